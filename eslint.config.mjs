@@ -1,0 +1,46 @@
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+// Module boundaries: domain depends on nothing; adapters only on domain and contracts;
+// services never on adapters (they are injected); only the composition root wires everything.
+const allow = (sourceTag, ...onlyDependOnLibsWithTags) => ({ sourceTag, onlyDependOnLibsWithTags });
+
+export default [
+  { ignores: ['**/node_modules/**', 'dist/**', 'coverage/**', '.nx/**', 'examples/**', '.ci/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { '@nx': nx },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Read configuration through @gi/config only.' },
+      ],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          banTransitiveDependencies: false,
+          depConstraints: [
+            allow('type:domain'),
+            allow('type:contracts', 'type:domain'),
+            allow('type:util', 'type:domain'),
+            allow('type:core', 'type:domain', 'type:contracts', 'type:core'),
+            allow('type:adapter', 'type:domain', 'type:contracts'),
+            allow('type:service', 'type:domain', 'type:contracts', 'type:core'),
+            allow('type:composition', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:adapter', 'type:service'),
+            allow('type:testing', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:adapter'),
+            allow('type:e2e', 'type:testing', 'type:domain', 'type:contracts'),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['libs/config/**/*.ts', 'apps/e2e/**/*.ts', 'libs/testing/**/*.ts', '**/*.test.ts', 'tools/**'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+];

@@ -1,0 +1,11 @@
+/** Jest: unit tests (pure logic and in-process adapters) and e2e tests (real processes over HTTP). */
+const { pathsToModuleNameMapper } = require('./tools/jest-paths');
+const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] };
+const common = { testEnvironment: 'node', transform, moduleNameMapper: pathsToModuleNameMapper(), rootDir: __dirname };
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.test.ts'], testPathIgnorePatterns: ['/apps/e2e/'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/apps/e2e/**/*.e2e.ts'], testTimeout: 60000, maxWorkers: 1 },
+  ],
+};

@@ -1,0 +1,41 @@
+import type { CompletionEvent } from './ports';
+
+/**
+ * Lets callers wait for an invocation's completion event: sync replies and long polls are woken by
+ * the event, never by re-reading the store in a loop. Register before publishing to avoid missing it.
+ */
+export class CompletionWaiter {
+  private readonly waiting = new Map<string, Set<(event: CompletionEvent | null) => void>>();
+
+  /** Feed every completion event here. */
+  notify(event: CompletionEvent): void {
+    const listeners = this.waiting.get(event.invocationId);
+    if (!listeners) return;
+    this.waiting.delete(event.invocationId);
+    for (const listener of listeners) listener(event);
+  }
+
+  /**
+   * Starts waiting for `invocationId`; `promise` resolves with the event, or null after `timeoutMs`
+   * or on `cancel()`.
+   */
+  wait(invocationId: string, timeoutMs: number): { promise: Promise<CompletionEvent | null>; cancel: () => void } {
+    let settle!: (event: CompletionEvent | null) => void;
+    const promise = new Promise<CompletionEvent | null>((resolve) => (settle = resolve));
+    const listeners = this.waiting.get(invocationId) ?? new Set();
+    this.waiting.set(invocationId, listeners);
+    const done = (event: CompletionEvent | null) => {
+      clearTimeout(timer);
+      listeners.delete(done);
+      if (listeners.size === 0 && this.waiting.get(invocationId) === listeners) this.waiting.delete(invocationId);
+      settle(event);
+    };
+    listeners.add(done);
+    const timer = setTimeout(() => done(null), Math.max(0, timeoutMs));
+    return { promise, cancel: () => done(null) };
+  }
+
+  get size(): number {
+    return this.waiting.size;
+  }
+}

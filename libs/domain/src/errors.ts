@@ -1,0 +1,63 @@
+/**
+ * Domain errors carry a stable code and no HTTP status: the HTTP layer maps codes to statuses
+ * (libs/http problem table). `detail` is safe to show to the caller; never put secrets in it.
+ */
+export const ErrorCodes = [
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'payload_too_large',
+  'unsupported_media_type',
+  'connector_error', // Context.RaiseError(title, message)
+  'rate_limited',
+  'connector_failed', // the connector threw or broke a limit
+  'unavailable',
+  'timeout', // the connector or the sync wait ran out of time
+  'internal',
+] as const;
+export type ErrorCode = (typeof ErrorCodes)[number];
+
+export interface ErrorDetails {
+  /** Extra members of the problem document (invocationId, errors, ...). */
+  extensions?: Record<string, unknown>;
+  /** Response headers the HTTP layer should add (Retry-After, Location, ...). */
+  headers?: Record<string, string>;
+}
+
+export class GiError extends Error {
+  readonly code: ErrorCode;
+  readonly title: string;
+  readonly detail: string;
+  readonly extensions: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, title: string, detail: string, details: ErrorDetails = {}) {
+    super(`${title}: ${detail}`);
+    this.name = 'GiError';
+    this.code = code;
+    this.title = title;
+    this.detail = detail;
+    this.extensions = details.extensions ?? {};
+    this.headers = details.headers ?? {};
+  }
+}
+
+export const badRequest = (detail: string, details?: ErrorDetails) => new GiError('bad_request', 'Bad request', detail, details);
+export const notFound = (detail: string) => new GiError('not_found', 'Not found', detail);
+export const payloadTooLarge = (detail: string) => new GiError('payload_too_large', 'Payload too large', detail);
+export const unsupportedMediaType = (detail: string) =>
+  new GiError('unsupported_media_type', 'Unsupported media type', detail);
+export const unavailable = (detail: string, retryAfterSeconds = 5) =>
+  new GiError('unavailable', 'Service unavailable', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+
+/** The failure recorded on an invocation; rendered the same way for the sync reply and for every poll. */
+export interface InvocationError {
+  code: ErrorCode;
+  title: string;
+  detail: string;
+}
+
+export const toGiError = (error: InvocationError, invocationId: string): GiError =>
+  new GiError(error.code, error.title, error.detail, { extensions: { invocationId } });

@@ -1,0 +1,141 @@
+/**
+ * Ports: every side effect the services need, named by role. Adapters (store-sqlite, bus-local,
+ * sandbox, ...) implement them; services receive them in their factories.
+ */
+import type { EntityDefinition, IntegrationDefinition, IntegrationSettings, TokenRecord } from './catalog';
+import type {
+  Invocation,
+  InvocationRef,
+  InvocationStatus,
+  InvocationSummary,
+  LogLine,
+  NewInvocation,
+  Outcome,
+  Progress,
+} from './invocation';
+import type { WebhookEntity } from './request-entity';
+
+export interface InvocationListFilter {
+  status?: InvocationStatus;
+  integrationId?: string;
+  limit: number;
+}
+
+export interface InvocationStore {
+  /** Persists a new invocation in status Queued. Resolves only once it is durable. */
+  create(invocation: NewInvocation): Promise<void>;
+  get(ref: InvocationRef): Promise<Invocation | null>;
+  /**
+   * Claims an invocation for a run: Queued, or Running with an expired lease, becomes Running with
+   * attempt + 1 and a lease for `owner`. Null when it is terminal or leased by someone else.
+   */
+  claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null>;
+  /** Extends the lease while the run goes on; false when the lease was lost. */
+  renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean>;
+  setProgress(ref: InvocationRef, owner: string, progress: Progress): Promise<void>;
+  /** Records the outcome once: only the lease owner of a Running invocation can complete it. */
+  complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean>;
+  /** Running invocations whose lease ended before `before` go back to Queued; returns them. */
+  requeueExpiredLeases(before: number): Promise<InvocationRef[]>;
+  /** Queued invocations created before `before` (candidates for republishing). */
+  listQueued(before: number, limit: number): Promise<Array<InvocationRef & { pool: string }>>;
+  list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]>;
+  /** Deletes invocations whose expireAt has passed; returns how many. */
+  deleteExpired(now: number): Promise<number>;
+}
+
+export interface CatalogStore {
+  putEntity(botId: string, name: string, extraFields: string[], now: number): Promise<EntityDefinition>;
+  getEntity(botId: string, name: string): Promise<EntityDefinition | null>;
+  listEntities(botId: string): Promise<EntityDefinition[]>;
+  /** Stores a new version of the integration (1 for the first deploy). */
+  deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition>;
+  /** The latest version, or the given one. */
+  getIntegration(botId: string, integrationId: string, version?: number): Promise<IntegrationDefinition | null>;
+  listIntegrations(botId: string): Promise<IntegrationDefinition[]>;
+  listIntegrationVersions(botId: string, integrationId: string): Promise<Array<{ version: number; deployedAt: number }>>;
+  listBots(): Promise<string[]>;
+}
+
+export interface TokenStore {
+  create(record: TokenRecord): Promise<void>;
+  get(botId: string, tokenId: string): Promise<TokenRecord | null>;
+  list(botId: string): Promise<TokenRecord[]>;
+  /** False when there is no such token. */
+  revoke(botId: string, tokenId: string, now: number): Promise<boolean>;
+}
+
+/** The whole store of one deployment. */
+export interface Store {
+  invocations: InvocationStore;
+  catalog: CatalogStore;
+  tokens: TokenStore;
+  /** True when the store answers (readiness). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** "Look at this invocation": jobs carry ids, never data; the executor reloads from the store. */
+export interface JobMessage {
+  kind: 'job';
+  version: 1;
+  botId: string;
+  invocationId: string;
+  pool: string;
+}
+
+/** Published once an outcome is recorded; wakes sync callers and long polls. */
+export interface CompletionEvent {
+  kind: 'completed';
+  version: 1;
+  botId: string;
+  invocationId: string;
+  status: InvocationStatus;
+}
+
+/** What a job handler decides: done, try again later, or give up on this message. */
+export type JobDecision = 'ack' | 'requeue' | 'dead-letter';
+export type JobHandler = (job: JobMessage) => Promise<JobDecision>;
+
+export interface Subscription {
+  /** Stops taking new messages and waits for running handlers. */
+  close(): Promise<void>;
+}
+
+export interface JobBus {
+  /** Resolves once the broker holds the job (publisher confirm); rejects when it cannot. */
+  publish(job: JobMessage): Promise<void>;
+  consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription>;
+  publishCompletion(event: CompletionEvent): Promise<void>;
+  onCompletion(listener: (event: CompletionEvent) => void): Promise<Subscription>;
+  close(): Promise<void>;
+}
+
+export interface ConnectorRunRequest {
+  /** Identifies the code for the compiled-code cache, e.g. `bot/integration@version`. */
+  cacheKey: string;
+  code: string;
+  entity: WebhookEntity | null;
+  timeoutMs: number;
+  allowedHosts: string[];
+  onProgress?: (progress: Progress) => void;
+}
+
+export type ConnectorRunResult =
+  | { kind: 'ok'; responseBody: unknown; logs: LogLine[]; durationMs: number }
+  | { kind: 'raised'; title: string; message: string; logs: LogLine[]; durationMs: number }
+  | { kind: 'failed'; reason: 'threw' | 'timeout' | 'limit'; message: string; logs: LogLine[]; durationMs: number };
+
+export type CompileResult = { ok: true } | { ok: false; message: string; line: number; column: number };
+
+export interface ConnectorRuntime {
+  /** Checks that the code compiles, without running it. */
+  compile(code: string): CompileResult;
+  run(request: ConnectorRunRequest): Promise<ConnectorRunResult>;
+  close(): Promise<void>;
+}
+
+export interface Clock {
+  now(): number;
+}
+export const systemClock: Clock = { now: () => Date.now() };

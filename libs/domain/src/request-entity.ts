@@ -1,0 +1,154 @@
+import sjson from 'secure-json-parse';
+import { badRequest, unsupportedMediaType } from './errors';
+
+/** A file uploaded through GenericIntegrationFileTransfer; the bytes live in the file store. */
+export interface FileEntity {
+  Id: string;
+  FileName: string;
+  ContentType: string;
+  Size: number;
+  Sha256: string;
+  PartName: string;
+}
+
+/** The webhook entity: the five fields of spec section 2.1. */
+export interface WebhookEntity {
+  RequestParams: string;
+  RequestHeaders: string;
+  RequestBody: unknown;
+  ResponseBody: unknown;
+  RequestFiles?: FileEntity[];
+  [field: string]: unknown;
+}
+
+/** Query parameters that steer the service and are therefore not the caller's own. */
+export const CONTROL_PARAMS = new Set(['asyncResponse', 'responseContentType']);
+
+/** Headers never stored: credentials of the caller or of a proxy on the way. */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
+const decode = (s: string) => {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+};
+
+export interface ParsedQuery {
+  /** The caller's parameters in URL query format, order and repeats preserved, control parameters removed. */
+  requestParams: string;
+  /** Decoded control parameters (asyncResponse, responseContentType); a repeated one keeps all values. */
+  control: Map<string, string[]>;
+}
+
+/** Splits a raw query string (without '?') into the caller's parameters and the control parameters. */
+export function parseQuery(rawQuery: string): ParsedQuery {
+  const kept: string[] = [];
+  const control = new Map<string, string[]>();
+  for (const pair of rawQuery.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = decode(eq === -1 ? pair : pair.slice(0, eq));
+    if (CONTROL_PARAMS.has(name)) {
+      const values = control.get(name) ?? [];
+      values.push(eq === -1 ? '' : decode(pair.slice(eq + 1)));
+      control.set(name, values);
+    } else {
+      kept.push(pair);
+    }
+  }
+  return { requestParams: kept.join('&'), control };
+}
+
+/** Reads a control parameter that may appear at most once (with one value). */
+export function singleControlValue(control: Map<string, string[]>, name: string): string | undefined {
+  const values = control.get(name);
+  if (!values) return undefined;
+  if (new Set(values).size > 1) throw badRequest(`Query parameter '${name}' was given more than once with different values.`);
+  return values[0];
+}
+
+/** `asyncResponse`: absent means sync; `true`/`false` (any case); anything else is refused. */
+export function parseAsyncResponse(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const v = value.toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw badRequest(`Query parameter 'asyncResponse' must be 'true' or 'false', not '${value.slice(0, 40)}'.`);
+}
+
+/**
+ * Headers in URL query format (`name=value&...`) from Node's rawHeaders (alternating name, value):
+ * original name case and order kept, credentials left out.
+ */
+export function formatRequestHeaders(rawHeaders: readonly string[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (SECRET_HEADERS.has(name.toLowerCase())) continue;
+    parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(rawHeaders[i + 1])}`);
+  }
+  return parts.join('&');
+}
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Media types that are not text: they belong on the file transfer endpoint. */
+function isBinaryMediaType(type: string): boolean {
+  return (
+    type === 'multipart/form-data' ||
+    type === 'application/octet-stream' ||
+    /^(image|audio|video|font)\//.test(type) ||
+    type === 'application/zip' ||
+    type === 'application/pdf'
+  );
+}
+
+/** The bare media type of a Content-Type header, lower-cased, parameters removed. */
+export function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
+export const isJsonMediaType = (type: string) => type === 'application/json' || type.endsWith('+json');
+
+/**
+ * `RequestBody` from the raw body: JSON parsed (prototype-pollution keys refused), form-urlencoded as an
+ * object (repeated keys become arrays), any other text as a string, an empty body as null.
+ */
+export function parseRequestBody(contentType: string | undefined, text: string): unknown {
+  const type = mediaTypeOf(contentType);
+  if (isBinaryMediaType(type)) {
+    throw unsupportedMediaType(
+      `Content-Type '${type}' is not accepted here: send JSON or text, or use GenericIntegrationFileTransfer for files.`,
+    );
+  }
+  if (text.length === 0) return null;
+  if (isJsonMediaType(type)) return parseJson(text);
+  if (type === 'application/x-www-form-urlencoded') return parseForm(text);
+  return text;
+}
+
+/** JSON.parse that refuses `__proto__` and `constructor.prototype` keys instead of silently keeping them. */
+export function parseJson(text: string): unknown {
+  try {
+    return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    const reason = error instanceof SyntaxError && /prototype/i.test(error.message)
+      ? 'it contains a forbidden key (__proto__ or constructor.prototype)'
+      : `it is not valid JSON (${(error as Error).message})`;
+    throw badRequest(`The request body could not be read: ${reason}.`);
+  }
+}
+
+function parseForm(text: string): Record<string, string | string[]> {
+  const form: Record<string, string | string[]> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    if (FORBIDDEN_KEYS.has(key)) throw badRequest(`The form field name '${key}' is not allowed.`);
+    const existing = form[key];
+    if (existing === undefined) form[key] = value;
+    else if (Array.isArray(existing)) existing.push(value);
+    else form[key] = [existing, value];
+  }
+  return form;
+}
