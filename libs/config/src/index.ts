@@ -1,0 +1,3 @@
+export * from './service-config';
+export * from './secret-files';
+export * from './cli-config';

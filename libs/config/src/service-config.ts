@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { parsePlatformVersion } from '@gi/domain';
+
+/**
+ * The service configuration, read once from the environment at start. Every problem is reported at
+ * once; nothing else in the code base reads process.env.
+ */
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const bytes = z
+  .string()
+  .regex(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, 'a size such as 1048576, 512kb or 1mb')
+  .transform(parseBytes);
+
+const schema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  ADMIN_TOKEN: z.string().min(24, 'at least 24 characters').optional(),
+  TOKEN_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  PLATFORM_SEGMENT: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').default('Platform'),
+  PLATFORM_VERSION: z
+    .string()
+    .default('9.19')
+    .refine((v) => parsePlatformVersion(v) !== null, 'a version such as 9.19'),
+  PUBLIC_BASE_URL: z.url().optional(),
+  SYNC_TIMEOUT_SECONDS: int(1, 3600).default(300),
+  POLL_DEFAULT_WAIT_SECONDS: int(0, 60).default(20),
+  MAX_BODY_SIZE: bytes.default(1024 ** 2),
+  MAX_ADMIN_BODY_SIZE: bytes.default(2 * 1024 ** 2),
+  EXECUTOR_CONCURRENCY: int(1, 1024).default(8),
+  INVOCATION_TTL_HOURS: int(1, 24 * 365).default(72),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type ServiceConfig = Omit<z.infer<typeof schema>, 'PLATFORM_VERSION'> & { PLATFORM_VERSION: readonly [number, number] };
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; throws ConfigError listing every problem. Empty values count as unset. */
+export function parseServiceConfig(env: NodeJS.ProcessEnv): ServiceConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const version = parsePlatformVersion(result.data.PLATFORM_VERSION);
+  return { ...result.data, PLATFORM_VERSION: version as readonly [number, number] };
+}
+
+export function parseBytes(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(text.trim());
+  if (!match) throw new Error(`not a size: ${text}`);
+  const unit = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(match[2] ?? 'b').toLowerCase() as 'b'];
+  return Math.floor(Number(match[1]) * unit);
+}

@@ -1,0 +1,62 @@
+/** Schema migrations, applied in order; `PRAGMA user_version` records how many have run. */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE invocations (
+    id TEXT PRIMARY KEY,
+    bot_id TEXT NOT NULL,
+    entity_name TEXT NOT NULL,
+    integration_id TEXT NOT NULL,
+    integration_version INTEGER NOT NULL,
+    pool TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    response_content_type TEXT NOT NULL,
+    entity TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempt INTEGER NOT NULL DEFAULT 0,
+    lease_owner TEXT,
+    lease_until INTEGER,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    finished_at INTEGER,
+    expire_at INTEGER NOT NULL,
+    outcome TEXT,
+    logs TEXT NOT NULL DEFAULT '[]',
+    progress TEXT
+  );
+  CREATE INDEX invocations_by_bot ON invocations (bot_id, created_at DESC);
+  CREATE INDEX invocations_by_status ON invocations (status, created_at);
+  CREATE INDEX invocations_by_expiry ON invocations (expire_at);
+
+  CREATE TABLE entities (
+    bot_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    fields TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (bot_id, name)
+  );
+
+  CREATE TABLE integrations (
+    bot_id TEXT NOT NULL,
+    integration_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    entity_name TEXT NOT NULL,
+    code TEXT NOT NULL,
+    pool TEXT NOT NULL,
+    timeout_seconds INTEGER NOT NULL,
+    allowed_hosts TEXT NOT NULL,
+    deployed_at INTEGER NOT NULL,
+    PRIMARY KEY (bot_id, integration_id, version)
+  );
+
+  CREATE TABLE tokens (
+    bot_id TEXT NOT NULL,
+    token_id TEXT NOT NULL,
+    label TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    revoked_at INTEGER,
+    PRIMARY KEY (bot_id, token_id)
+  );
+  `,
+];

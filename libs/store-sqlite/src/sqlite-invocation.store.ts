@@ -1,0 +1,178 @@
+import type {
+  Clock,
+  Invocation,
+  InvocationListFilter,
+  InvocationRef,
+  InvocationStore,
+  InvocationSummary,
+  LogLine,
+  NewInvocation,
+  Outcome,
+  Progress,
+} from '@gi/domain';
+import type { SqliteDatabase } from './sqlite-database';
+
+interface InvocationRow {
+  id: string;
+  bot_id: string;
+  entity_name: string;
+  integration_id: string;
+  integration_version: number;
+  pool: string;
+  mode: string;
+  endpoint: string;
+  response_content_type: string;
+  entity: string;
+  status: string;
+  attempt: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  expire_at: number;
+  outcome: string | null;
+  logs: string;
+  progress: string | null;
+}
+
+const SUMMARY_COLUMNS =
+  'id, bot_id, entity_name, integration_id, integration_version, mode, status, attempt, created_at, started_at, finished_at, outcome';
+
+export class SqliteInvocationStore implements InvocationStore {
+  private readonly statements;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly clock: Clock,
+  ) {
+    this.statements = {
+      insert: db.prepare(`INSERT INTO invocations
+        (id, bot_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type,
+         entity, status, created_at, expire_at)
+        VALUES (@id, @botId, @entityName, @integrationId, @integrationVersion, @pool, @mode, @endpoint,
+         @responseContentType, @entity, 'Queued', @createdAt, @expireAt)`),
+      get: db.prepare('SELECT * FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?'),
+      claim: db.prepare(`UPDATE invocations
+        SET status = 'Running', attempt = attempt + 1, lease_owner = @owner, lease_until = @leaseUntil,
+            started_at = @now, progress = NULL
+        WHERE id = @id AND bot_id = @botId AND expire_at > @now
+          AND (status = 'Queued' OR (status = 'Running' AND lease_until < @now))
+        RETURNING *`),
+      renew: db.prepare(`UPDATE invocations SET lease_until = @leaseUntil
+        WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
+      progress: db.prepare(`UPDATE invocations SET progress = @progress
+        WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
+      complete: db.prepare(`UPDATE invocations
+        SET status = @status, outcome = @outcome, logs = @logs, finished_at = @now, lease_owner = NULL, lease_until = NULL
+        WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
+      requeue: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL
+        WHERE status = 'Running' AND lease_until < ? RETURNING id, bot_id`),
+      queued: db.prepare(`SELECT id, bot_id, pool FROM invocations
+        WHERE status = 'Queued' AND created_at < ? AND expire_at > ? ORDER BY created_at LIMIT ?`),
+      deleteExpired: db.prepare('DELETE FROM invocations WHERE expire_at <= ?'),
+    };
+  }
+
+  async create(invocation: NewInvocation): Promise<void> {
+    this.statements.insert.run({ ...invocation, entity: JSON.stringify(invocation.entity) });
+  }
+
+  async get(ref: InvocationRef): Promise<Invocation | null> {
+    const row = this.statements.get.get(ref.id, ref.botId, this.clock.now()) as InvocationRow | undefined;
+    return row ? toInvocation(row) : null;
+  }
+
+  async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null> {
+    const row = this.statements.claim.get({ ...ref, owner, leaseUntil: now + leaseMs, now }) as InvocationRow | undefined;
+    return row ? toInvocation(row) : null;
+  }
+
+  async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {
+    return this.statements.renew.run({ ...ref, owner, leaseUntil: now + leaseMs }).changes === 1;
+  }
+
+  async setProgress(ref: InvocationRef, owner: string, progress: Progress): Promise<void> {
+    this.statements.progress.run({ ...ref, owner, progress: JSON.stringify(progress) });
+  }
+
+  async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean> {
+    const result = this.statements.complete.run({
+      ...ref,
+      owner,
+      now,
+      status: outcome.status,
+      outcome: JSON.stringify(outcome),
+      logs: JSON.stringify(logs),
+    });
+    return result.changes === 1;
+  }
+
+  async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {
+    const rows = this.statements.requeue.all(before) as Array<{ id: string; bot_id: string }>;
+    return rows.map((row) => ({ id: row.id, botId: row.bot_id }));
+  }
+
+  async listQueued(before: number, limit: number): Promise<Array<InvocationRef & { pool: string }>> {
+    const rows = this.statements.queued.all(before, this.clock.now(), limit) as Array<{ id: string; bot_id: string; pool: string }>;
+    return rows.map((row) => ({ id: row.id, botId: row.bot_id, pool: row.pool }));
+  }
+
+  async list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]> {
+    const where = ['bot_id = @botId', 'expire_at > @now'];
+    if (filter.status) where.push('status = @status');
+    if (filter.integrationId) where.push('integration_id = @integrationId');
+    const rows = this.db
+      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM invocations WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id LIMIT @limit`)
+      .all({ botId, now: this.clock.now(), status: filter.status, integrationId: filter.integrationId, limit: filter.limit }) as InvocationRow[];
+    return rows.map(toSummary);
+  }
+
+  async deleteExpired(now: number): Promise<number> {
+    return this.statements.deleteExpired.run(now).changes;
+  }
+}
+
+function toSummary(row: Pick<InvocationRow, 'id' | 'bot_id' | 'entity_name' | 'integration_id' | 'integration_version' | 'mode' | 'status' | 'attempt' | 'created_at' | 'started_at' | 'finished_at' | 'outcome'>): InvocationSummary {
+  const outcome = row.outcome ? (JSON.parse(row.outcome) as Outcome) : null;
+  return {
+    id: row.id,
+    botId: row.bot_id,
+    entityName: row.entity_name,
+    integrationId: row.integration_id,
+    integrationVersion: row.integration_version,
+    mode: row.mode as Invocation['mode'],
+    status: row.status as Invocation['status'],
+    attempt: row.attempt,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    error: outcome?.status === 'Failed' ? outcome.error : null,
+  };
+}
+
+function toInvocation(row: InvocationRow): Invocation {
+  return {
+    id: row.id,
+    botId: row.bot_id,
+    entityName: row.entity_name,
+    integrationId: row.integration_id,
+    integrationVersion: row.integration_version,
+    pool: row.pool,
+    mode: row.mode as Invocation['mode'],
+    endpoint: row.endpoint as Invocation['endpoint'],
+    responseContentType: row.response_content_type,
+    entity: JSON.parse(row.entity),
+    status: row.status as Invocation['status'],
+    attempt: row.attempt,
+    leaseOwner: row.lease_owner,
+    leaseUntil: row.lease_until,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    expireAt: row.expire_at,
+    outcome: row.outcome ? JSON.parse(row.outcome) : null,
+    logs: JSON.parse(row.logs),
+    progress: row.progress ? JSON.parse(row.progress) : null,
+  };
+}

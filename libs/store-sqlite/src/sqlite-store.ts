@@ -1,0 +1,22 @@
+import { systemClock } from '@gi/domain';
+import type { Clock, Store } from '@gi/domain';
+import { SqliteCatalogStore } from './sqlite-catalog.store';
+import { openSqliteDatabase } from './sqlite-database';
+import { SqliteInvocationStore } from './sqlite-invocation.store';
+import { SqliteTokenStore } from './sqlite-token.store';
+
+/** The embedded store: one SQLite file (or ':memory:') holding invocations, the catalog and the token registry. */
+export function createSqliteStore(path: string, clock: Clock = systemClock): Store {
+  const db = openSqliteDatabase(path);
+  return {
+    invocations: new SqliteInvocationStore(db, clock),
+    catalog: new SqliteCatalogStore(db),
+    tokens: new SqliteTokenStore(db),
+    async ping() {
+      return db.prepare('SELECT 1 AS ok').get() !== undefined;
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type { TokenRecord, TokenStore } from '@gi/domain';
+import type { SqliteDatabase } from './sqlite-database';
+
+interface TokenRow {
+  bot_id: string;
+  token_id: string;
+  label: string | null;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+const toRecord = (row: TokenRow): TokenRecord => ({
+  botId: row.bot_id,
+  tokenId: row.token_id,
+  label: row.label,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  revokedAt: row.revoked_at,
+});
+
+/** The registry of issued tokens (by id only: the token itself is never stored). */
+export class SqliteTokenStore implements TokenStore {
+  private readonly getStatement;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.getStatement = db.prepare('SELECT * FROM tokens WHERE bot_id = ? AND token_id = ?');
+  }
+
+  async create(record: TokenRecord): Promise<void> {
+    this.db
+      .prepare('INSERT INTO tokens (bot_id, token_id, label, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(record.botId, record.tokenId, record.label, record.createdAt, record.expiresAt, record.revokedAt);
+  }
+
+  async get(botId: string, tokenId: string): Promise<TokenRecord | null> {
+    const row = this.getStatement.get(botId, tokenId) as TokenRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  async list(botId: string): Promise<TokenRecord[]> {
+    const rows = this.db.prepare('SELECT * FROM tokens WHERE bot_id = ? ORDER BY created_at DESC, token_id').all(botId) as TokenRow[];
+    return rows.map(toRecord);
+  }
+
+  async revoke(botId: string, tokenId: string, now: number): Promise<boolean> {
+    const result = this.db
+      .prepare('UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE bot_id = ? AND token_id = ?')
+      .run(now, botId, tokenId);
+    return result.changes === 1;
+  }
+}

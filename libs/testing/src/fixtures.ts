@@ -1,0 +1,19 @@
+import { randomUUID } from 'node:crypto';
+import type { NewInvocation } from '@gi/domain';
+
+export function newInvocation(overrides: Partial<NewInvocation> & { createdAt: number }): NewInvocation {
+  return {
+    id: randomUUID(),
+    botId: 'bot-a',
+    entityName: 'Order',
+    integrationId: 'ack',
+    integrationVersion: 1,
+    pool: 'default',
+    mode: 'async',
+    endpoint: 'GenericIntegration',
+    responseContentType: 'application/json',
+    entity: { RequestParams: 'a=1', RequestHeaders: 'Host=x', RequestBody: { orderId: 7 }, ResponseBody: null },
+    expireAt: overrides.createdAt + 3600_000,
+    ...overrides,
+  };
+}

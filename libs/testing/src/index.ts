@@ -1,0 +1,3 @@
+export * from './manual-clock';
+export * from './fixtures';
+export * from './store.contract';

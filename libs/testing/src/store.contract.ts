@@ -1,0 +1,194 @@
+import type { Store } from '@gi/domain';
+import { newInvocation } from './fixtures';
+import type { ManualClock } from './manual-clock';
+
+export interface StoreUnderTest {
+  store: Store;
+  clock: ManualClock;
+  /** Closes the store and removes what the test created. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * The behaviour every Store adapter must show (SQLite, MongoDB). Run it with the adapter's factory.
+ */
+export function describeStoreContract(name: string, open: () => Promise<StoreUnderTest>): void {
+  describe(`Store contract: ${name}`, () => {
+    let subject: StoreUnderTest;
+    beforeEach(async () => {
+      subject = await open();
+    });
+    afterEach(async () => {
+      await subject.dispose();
+    });
+
+    describe('invocations', () => {
+      it('stores a new invocation as Queued and reads it back only for its own bot', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        const read = await store.invocations.get({ botId: 'bot-a', id: inv.id });
+        expect(read).toMatchObject({ ...inv, status: 'Queued', attempt: 0, outcome: null, logs: [], progress: null });
+        expect(await store.invocations.get({ botId: 'bot-b', id: inv.id })).toBeNull();
+        expect(await store.invocations.get({ botId: 'bot-a', id: 'nope' })).toBeNull();
+      });
+
+      it('refuses a second invocation with the same id', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        await expect(store.invocations.create(inv)).rejects.toThrow();
+      });
+
+      it('lets exactly one owner claim a queued invocation', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        const claims = await Promise.all(
+          ['w1', 'w2', 'w3'].map((owner) => store.invocations.claim(inv, owner, 30_000, clock.now())),
+        );
+        const won = claims.filter((c) => c !== null);
+        expect(won).toHaveLength(1);
+        expect(won[0]).toMatchObject({ status: 'Running', attempt: 1, startedAt: clock.now() });
+        expect(await store.invocations.claim({ botId: 'bot-b', id: inv.id }, 'w4', 30_000, clock.now() + 60_000)).toBeNull();
+      });
+
+      it('hands an expired lease to a new owner with the next attempt, and keeps a renewed one', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        await store.invocations.claim(inv, 'w1', 10_000, clock.now());
+        clock.advance(5_000);
+        expect(await store.invocations.renewLease(inv, 'w1', 10_000, clock.now())).toBe(true);
+        clock.advance(9_000);
+        expect(await store.invocations.claim(inv, 'w2', 10_000, clock.now())).toBeNull();
+        clock.advance(2_000);
+        const second = await store.invocations.claim(inv, 'w2', 10_000, clock.now());
+        expect(second).toMatchObject({ attempt: 2, leaseOwner: 'w2' });
+        expect(await store.invocations.renewLease(inv, 'w1', 10_000, clock.now())).toBe(false);
+      });
+
+      it('records exactly one outcome, only from the lease owner', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        await store.invocations.claim(inv, 'w1', 10_000, clock.now());
+        const logs = [{ at: clock.now(), level: 'info' as const, message: 'hello' }];
+        expect(await store.invocations.complete(inv, 'w2', { status: 'Completed', responseBody: 'no' }, [], clock.now())).toBe(false);
+        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: { ok: 1 } }, logs, clock.now())).toBe(true);
+        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: { ok: 2 } }, [], clock.now())).toBe(false);
+        const done = await store.invocations.get(inv);
+        expect(done).toMatchObject({ status: 'Completed', outcome: { status: 'Completed', responseBody: { ok: 1 } }, logs, leaseOwner: null });
+        expect(await store.invocations.claim(inv, 'w3', 10_000, clock.now() + 3600_000 - 1)).toBeNull();
+      });
+
+      it('records failures with their error', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        await store.invocations.claim(inv, 'w1', 10_000, clock.now());
+        const error = { code: 'connector_error' as const, title: 'Missing entity', detail: 'null' };
+        await store.invocations.complete(inv, 'w1', { status: 'Failed', error }, [], clock.now());
+        expect((await store.invocations.get(inv))?.outcome).toEqual({ status: 'Failed', error });
+        const [summary] = await store.invocations.list('bot-a', { limit: 10 });
+        expect(summary).toMatchObject({ id: inv.id, status: 'Failed', error });
+      });
+
+      it('keeps progress of the running attempt', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        await store.invocations.claim(inv, 'w1', 10_000, clock.now());
+        await store.invocations.setProgress(inv, 'w1', { percent: 40, message: 'page 2' });
+        await store.invocations.setProgress(inv, 'other', { percent: 99 });
+        expect((await store.invocations.get(inv))?.progress).toEqual({ percent: 40, message: 'page 2' });
+      });
+
+      it('requeues running invocations whose lease expired and lists queued ones', async () => {
+        const { store, clock } = subject;
+        const running = newInvocation({ createdAt: clock.now() });
+        const queued = newInvocation({ createdAt: clock.now(), pool: 'bulk' });
+        await store.invocations.create(running);
+        await store.invocations.create(queued);
+        await store.invocations.claim(running, 'w1', 10_000, clock.now());
+        expect(await store.invocations.requeueExpiredLeases(clock.now() + 5_000)).toEqual([]);
+        expect(await store.invocations.requeueExpiredLeases(clock.now() + 20_000)).toEqual([{ botId: 'bot-a', id: running.id }]);
+        expect((await store.invocations.get(running))?.status).toBe('Queued');
+        const listed = await store.invocations.listQueued(clock.now() + 1, 10);
+        expect(listed.map((r) => r.id).sort()).toEqual([running.id, queued.id].sort());
+        expect(listed.find((r) => r.id === queued.id)?.pool).toBe('bulk');
+        expect(await store.invocations.listQueued(clock.now(), 10)).toEqual([]);
+      });
+
+      it('lists a bot\'s invocations newest first, filtered by status and integration', async () => {
+        const { store, clock } = subject;
+        const first = newInvocation({ createdAt: clock.now(), integrationId: 'x' });
+        clock.advance(1);
+        const second = newInvocation({ createdAt: clock.now(), integrationId: 'y' });
+        const other = newInvocation({ createdAt: clock.now(), botId: 'bot-b' });
+        for (const inv of [first, second, other]) await store.invocations.create(inv);
+        await store.invocations.claim(second, 'w', 1000, clock.now());
+        expect((await store.invocations.list('bot-a', { limit: 10 })).map((s) => s.id)).toEqual([second.id, first.id]);
+        expect((await store.invocations.list('bot-a', { limit: 1 })).map((s) => s.id)).toEqual([second.id]);
+        expect((await store.invocations.list('bot-a', { status: 'Queued', limit: 10 })).map((s) => s.id)).toEqual([first.id]);
+        expect((await store.invocations.list('bot-a', { integrationId: 'y', limit: 10 })).map((s) => s.id)).toEqual([second.id]);
+      });
+
+      it('hides expired invocations at once and deletes them', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now(), expireAt: clock.now() + 1000 });
+        await store.invocations.create(inv);
+        clock.advance(1000);
+        expect(await store.invocations.get(inv)).toBeNull();
+        expect(await store.invocations.claim(inv, 'w', 1000, clock.now())).toBeNull();
+        expect(await store.invocations.list('bot-a', { limit: 10 })).toEqual([]);
+        expect(await store.invocations.deleteExpired(clock.now())).toBe(1);
+      });
+    });
+
+    describe('catalog', () => {
+      it('defines entities with the webhook fields always present', async () => {
+        const { store, clock } = subject;
+        const entity = await store.catalog.putEntity('bot-a', 'Order', ['Customer', 'RequestBody'], clock.now());
+        expect(entity.fields).toEqual(['RequestParams', 'RequestBody', 'RequestHeaders', 'ResponseBody', 'RequestFiles', 'Customer']);
+        expect(await store.catalog.getEntity('bot-a', 'Order')).toEqual(entity);
+        expect(await store.catalog.getEntity('bot-b', 'Order')).toBeNull();
+        await store.catalog.putEntity('bot-a', 'Order', [], clock.now());
+        expect((await store.catalog.listEntities('bot-a')).map((e) => e.fields.length)).toEqual([5]);
+      });
+
+      it('versions integrations per deploy and reads any version', async () => {
+        const { store, clock } = subject;
+        const settings = { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 60, allowedHosts: ['api.example.com'] };
+        const v1 = await store.catalog.deployIntegration('bot-a', 'ack', settings, clock.now());
+        const v2 = await store.catalog.deployIntegration('bot-a', 'ack', { ...settings, code: 'return 2' }, clock.now() + 1);
+        await store.catalog.deployIntegration('bot-a', 'other', settings, clock.now());
+        expect([v1.version, v2.version]).toEqual([1, 2]);
+        expect((await store.catalog.getIntegration('bot-a', 'ack'))?.code).toBe('return 2');
+        expect(await store.catalog.getIntegration('bot-a', 'ack', 1)).toEqual(v1);
+        expect(await store.catalog.getIntegration('bot-b', 'ack')).toBeNull();
+        expect((await store.catalog.listIntegrations('bot-a')).map((i) => [i.integrationId, i.version])).toEqual([['ack', 2], ['other', 1]]);
+        expect((await store.catalog.listIntegrationVersions('bot-a', 'ack')).map((v) => v.version)).toEqual([2, 1]);
+        expect(await store.catalog.listBots()).toEqual(['bot-a']);
+      });
+    });
+
+    describe('tokens', () => {
+      it('registers, lists and revokes tokens per bot', async () => {
+        const { store, clock } = subject;
+        const record = { botId: 'bot-a', tokenId: 't1', label: 'crm', createdAt: clock.now(), expiresAt: null, revokedAt: null };
+        await store.tokens.create(record);
+        expect(await store.tokens.get('bot-a', 't1')).toEqual(record);
+        expect(await store.tokens.get('bot-b', 't1')).toBeNull();
+        expect(await store.tokens.revoke('bot-b', 't1', clock.now())).toBe(false);
+        expect(await store.tokens.revoke('bot-a', 't1', clock.now())).toBe(true);
+        expect((await store.tokens.get('bot-a', 't1'))?.revokedAt).toBe(clock.now());
+        expect(await store.tokens.list('bot-a')).toHaveLength(1);
+      });
+    });
+
+    it('answers ping', async () => {
+      expect(await subject.store.ping()).toBe(true);
+    });
+  });
+}
