@@ -1,3 +1,4 @@
 export * from './manual-clock';
 export * from './fixtures';
 export * from './store.contract';
+export * from './bus.contract';

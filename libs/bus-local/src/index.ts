@@ -1,0 +1,1 @@
+export { LocalJobBus, ALL_POOLS } from './local-job.bus';
