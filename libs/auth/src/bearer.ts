@@ -1,0 +1,28 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { GiError } from '@gi/domain';
+
+export const REALM = 'generic-integration';
+
+/** 401 with the RFC 6750 challenge: no error code when no credentials were sent, invalid_token otherwise. */
+export function unauthorized(detail: string, credentialsSent: boolean): GiError {
+  const challenge = credentialsSent
+    ? `Bearer realm="${REALM}", error="invalid_token", error_description="${detail.replace(/["\\]/g, '')}"`
+    : `Bearer realm="${REALM}"`;
+  return new GiError('unauthorized', 'Unauthorized', detail, { headers: { 'WWW-Authenticate': challenge } });
+}
+
+/** Extracts the token of an `Authorization: Bearer <token>` header. */
+export function bearerToken(header: string | undefined): string {
+  if (header === undefined || header === '') throw unauthorized('A bearer token is required (Authorization: Bearer <token>).', false);
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  if (!match) throw unauthorized('The Authorization header must be "Bearer <token>".', true);
+  return match[1];
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Checks the admin token in constant time. */
+export function verifyAdminBearer(header: string | undefined, adminToken: string): void {
+  const token = bearerToken(header);
+  if (!timingSafeEqual(digest(token), digest(adminToken))) throw unauthorized('The admin token is not valid.', true);
+}

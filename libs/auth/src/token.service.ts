@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { GiError } from '@gi/domain';
+import type { Clock, TokenStore } from '@gi/domain';
+import { bearerToken, REALM, unauthorized } from './bearer';
+
+const ALGORITHM = 'HS256';
+const ISSUER = 'generic-integration';
+const AUDIENCE = 'webhook';
+/** Short-lived tokens live at most this long; longer needs are served by permanent, revocable tokens. */
+export const MAX_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+
+export interface MintedToken {
+  token: string;
+  tokenId: string;
+  expiresAt: number | null;
+}
+
+export interface TokenService {
+  mint(botId: string, options: { ttlSeconds?: number; label?: string }): Promise<MintedToken>;
+  /** Verifies `Authorization: Bearer <jwt>` for `botId`: 401 for a bad token, 403 for another bot's. */
+  verify(authorization: string | undefined, botId: string): Promise<{ tokenId: string }>;
+}
+
+/**
+ * Bot-scoped bearer tokens: HS256 JWTs (algorithm pinned) with `sub` = bot id and `jti` = token id.
+ * Every token must be in the registry and not revoked, so revocation takes effect at once; a
+ * short-lived token must carry `exp`.
+ */
+export function createTokenService(deps: { secret: string; tokens: TokenStore; clock: Clock }): TokenService {
+  const { secret, tokens, clock } = deps;
+
+  return {
+    async mint(botId, { ttlSeconds, label }) {
+      const tokenId = randomUUID();
+      const now = clock.now();
+      const iat = Math.floor(now / 1000);
+      const expiresAt = ttlSeconds === undefined ? null : (iat + ttlSeconds) * 1000;
+      await tokens.create({ botId, tokenId, label: label ?? null, createdAt: now, expiresAt, revokedAt: null });
+      const claims: jwt.JwtPayload = { sub: botId, jti: tokenId, iat, iss: ISSUER, aud: AUDIENCE };
+      if (expiresAt !== null) claims.exp = expiresAt / 1000;
+      return { token: jwt.sign(claims, secret, { algorithm: ALGORITHM }), tokenId, expiresAt };
+    },
+
+    async verify(authorization, botId) {
+      const token = bearerToken(authorization);
+      let claims: jwt.JwtPayload;
+      try {
+        claims = jwt.verify(token, secret, {
+          algorithms: [ALGORITHM],
+          issuer: ISSUER,
+          audience: AUDIENCE,
+          clockTimestamp: Math.floor(clock.now() / 1000),
+        }) as jwt.JwtPayload;
+      } catch (error) {
+        const expired = error instanceof jwt.TokenExpiredError;
+        throw unauthorized(expired ? 'The token has expired.' : 'The token is not valid.', true);
+      }
+      if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string') throw unauthorized('The token is not valid.', true);
+      const record = await tokens.get(claims.sub, claims.jti);
+      if (!record) throw unauthorized('The token is not valid.', true);
+      if (record.revokedAt !== null) throw unauthorized('The token has been revoked.', true);
+      if (record.expiresAt !== null && typeof claims.exp !== 'number') throw unauthorized('The token is not valid.', true);
+      if (claims.sub !== botId) {
+        throw new GiError('forbidden', 'Forbidden', 'The token belongs to another bot.', {
+          headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="insufficient_scope"` },
+        });
+      }
+      return { tokenId: record.tokenId };
+    },
+  };
+}
