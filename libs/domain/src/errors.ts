@@ -15,6 +15,7 @@ export const ErrorCodes = [
   'connector_failed', // the connector threw or broke a limit
   'unavailable',
   'timeout', // the connector or the sync wait ran out of time
+  'not_implemented',
   'internal',
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];

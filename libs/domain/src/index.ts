@@ -8,3 +8,4 @@ export * from './catalog';
 export * from './ports';
 export * from './outcome';
 export * from './completion-waiter';
+export * from './reply';

@@ -1,0 +1,19 @@
+import type { TokenService } from '@gi/auth';
+import type { Clock, ConnectorRuntime, Store } from '@gi/domain';
+
+export interface ControlSettings {
+  adminToken: string;
+  platformSegment: string;
+  /** Base URL shown on the webhook screen; the request's own origin when unset. */
+  publicBaseUrl?: string;
+  maxBodyBytes: number;
+}
+
+export interface ControlDeps {
+  store: Store;
+  tokens: TokenService;
+  /** Used to check that connector code compiles before it is deployed. */
+  runtime: Pick<ConnectorRuntime, 'compile'>;
+  clock: Clock;
+  settings: ControlSettings;
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { DEFAULT_POOL, DEFAULT_TIMEOUT_SECONDS, isValidName, MAX_TIMEOUT_SECONDS } from '@gi/domain';
+import { MAX_TOKEN_TTL_SECONDS } from '@gi/auth';
+
+const name = z.string().refine(isValidName, 'letters, digits, _ . - (1-128, starting with a letter or digit)');
+const host = z
+  .string()
+  .regex(/^(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$/, 'a host name such as api.example.com, *.example.com or api.example.com:8443');
+
+export const entityBody = z.object({ fields: z.array(name).max(200).default([]) }).strict();
+
+export const integrationBody = z
+  .object({
+    entityName: name,
+    code: z.string().min(1).max(1024 * 1024),
+    pool: name.default(DEFAULT_POOL),
+    timeoutSeconds: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),
+    allowedHosts: z.array(host).max(100).default([]),
+  })
+  .strict();
+
+export const tokenBody = z
+  .object({
+    ttlSeconds: z.number().int().min(60).max(MAX_TOKEN_TTL_SECONDS).optional(),
+    label: z.string().max(200).optional(),
+  })
+  .strict();
+
+export const invocationListQuery = z.object({
+  status: z.enum(['Queued', 'Running', 'Completed', 'Failed']).optional(),
+  integrationId: name.optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});

@@ -1,0 +1,2 @@
+export { controlRouter } from './control.router';
+export type { ControlDeps, ControlSettings } from './control.deps';

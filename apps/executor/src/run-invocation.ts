@@ -1,0 +1,78 @@
+import { isTerminal, outcomeOf } from '@gi/domain';
+import type { Clock, ConnectorRuntime, JobBus, JobDecision, JobMessage, Outcome, Store } from '@gi/domain';
+import type { Logger, Metrics } from '@gi/http';
+
+export interface ExecutorDeps {
+  store: Store;
+  bus: JobBus;
+  runtime: ConnectorRuntime;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  /** Identifies this executor as a lease owner. */
+  ownerId: string;
+  /** Lease length; renewed every third of it while the run goes on. */
+  leaseMs: number;
+}
+
+/**
+ * Runs one job: claim the invocation (conditional update with a lease), run its connector at the
+ * version pinned when it was accepted, record the outcome once, and announce it. A job of an
+ * invocation that is already finished only re-announces it.
+ */
+export async function runInvocation(deps: ExecutorDeps, job: JobMessage): Promise<JobDecision> {
+  const { store, bus, clock, logger, ownerId, leaseMs } = deps;
+  const ref = { botId: job.botId, id: job.invocationId };
+  const invocation = await store.invocations.claim(ref, ownerId, leaseMs, clock.now());
+  if (!invocation) {
+    const current = await store.invocations.get(ref);
+    if (current && isTerminal(current.status)) await announce(deps, ref.botId, ref.id, current.status);
+    // Unknown or expired: nothing to do. Leased by another executor: it finishes it, or the sweeper requeues it.
+    return 'ack';
+  }
+
+  const log = logger.child({ invocationId: ref.id, botId: ref.botId, attempt: invocation.attempt });
+  const integration = await store.catalog.getIntegration(ref.botId, invocation.integrationId, invocation.integrationVersion);
+  let outcome: Outcome;
+  let logs: Awaited<ReturnType<ExecutorDeps['runtime']['run']>>['logs'] = [];
+  const heartbeat = setInterval(() => {
+    store.invocations.renewLease(ref, ownerId, leaseMs, clock.now()).catch((err) => log.warn({ err }, 'lease renewal failed'));
+  }, Math.max(1000, leaseMs / 3));
+  const inFlight = deps.metrics.jobsInFlight.labels(invocation.pool);
+  inFlight.inc();
+  const endTimer = deps.metrics.jobDuration.startTimer({ pool: invocation.pool });
+  try {
+    if (!integration) {
+      outcome = { status: 'Failed', error: { code: 'internal', title: 'Integration missing', detail: 'The integration version this invocation was accepted for no longer exists.' } };
+    } else {
+      const timeoutMs = integration.timeoutSeconds * 1000;
+      const result = await deps.runtime.run({
+        cacheKey: `${ref.botId}/${integration.integrationId}@${integration.version}`,
+        code: integration.code,
+        entity: invocation.entity,
+        timeoutMs,
+        allowedHosts: integration.allowedHosts,
+        onProgress: (progress) => void store.invocations.setProgress(ref, ownerId, progress).catch(() => undefined),
+      });
+      outcome = outcomeOf(result, timeoutMs);
+      logs = result.logs;
+    }
+  } finally {
+    clearInterval(heartbeat);
+    inFlight.dec();
+  }
+  endTimer({ status: outcome.status });
+  deps.metrics.outcomes.inc({ status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });
+
+  if (await store.invocations.complete(ref, ownerId, outcome, logs, clock.now())) {
+    log.info({ status: outcome.status, integrationId: invocation.integrationId }, 'invocation finished');
+    await announce(deps, ref.botId, ref.id, outcome.status);
+  } else {
+    log.warn('lease lost before completion; the outcome of this attempt was discarded');
+  }
+  return 'ack';
+}
+
+async function announce(deps: ExecutorDeps, botId: string, invocationId: string, status: Outcome['status'] | 'Queued' | 'Running') {
+  await deps.bus.publishCompletion({ kind: 'completed', version: 1, botId, invocationId, status });
+}

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import {
+  badRequest,
+  defaultResponseContentType,
+  formatRequestHeaders,
+  GiError,
+  notFound,
+  parseAsyncResponse,
+  parseQuery,
+  parseRequestBody,
+  parseResponseContentType,
+  singleControlValue,
+  supportsAsync,
+  unavailable,
+} from '@gi/domain';
+import type { Endpoint, NewInvocation } from '@gi/domain';
+import type { GatewayDeps } from './gateway.deps';
+
+export interface InboundCall {
+  botId: string;
+  entityName: string;
+  integrationId: string;
+  endpoint: Endpoint;
+  rawQuery: string;
+  rawHeaders: string[];
+  contentType: string | undefined;
+  /** Reads the body; called only once the call is known to be valid. */
+  readBody: () => Promise<string>;
+}
+
+/**
+ * Validates an inbound webhook call, persists its invocation (the entity with RequestParams,
+ * RequestHeaders and RequestBody), then publishes the job. Persist before publish: once this resolves
+ * the invocation is durable and will run.
+ */
+export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Promise<NewInvocation> {
+  const { settings, store, bus, clock } = deps;
+  const { requestParams, control } = parseQuery(call.rawQuery);
+  const asyncMode = parseAsyncResponse(singleControlValue(control, 'asyncResponse'));
+  if (asyncMode && !supportsAsync(settings.platformVersion)) {
+    throw badRequest('Asynchronous mode (asyncResponse=true) needs platform version 9.10 or later.');
+  }
+  const mode = asyncMode ? 'async' : 'sync';
+  const requested = singleControlValue(control, 'responseContentType');
+  const responseContentType = requested
+    ? parseResponseContentType(requested)
+    : defaultResponseContentType(settings.platformVersion, mode);
+
+  const integration = await store.catalog.getIntegration(call.botId, call.integrationId);
+  if (!integration || integration.entityName !== call.entityName) {
+    throw notFound(`No integration '${call.integrationId}' is defined on entity '${call.entityName}' of bot '${call.botId}'.`);
+  }
+
+  const body = parseRequestBody(call.contentType, await call.readBody());
+  const now = clock.now();
+  const invocation: NewInvocation = {
+    id: randomUUID(),
+    botId: call.botId,
+    entityName: call.entityName,
+    integrationId: integration.integrationId,
+    integrationVersion: integration.version,
+    pool: integration.pool,
+    mode,
+    endpoint: call.endpoint,
+    responseContentType,
+    entity: {
+      RequestParams: requestParams,
+      RequestHeaders: formatRequestHeaders(call.rawHeaders),
+      RequestBody: body,
+      ResponseBody: null,
+    },
+    createdAt: now,
+    expireAt: now + settings.invocationTtlMs,
+  };
+  try {
+    await store.invocations.create(invocation);
+  } catch (error) {
+    deps.logger.error({ err: error }, 'store write failed');
+    throw unavailable('The request could not be stored; nothing was accepted. Try again.');
+  }
+  return invocation;
+}
+
+/** Publishes the job of a stored invocation. */
+export async function publishInvocation(deps: GatewayDeps, invocation: NewInvocation): Promise<void> {
+  try {
+    await deps.bus.publish({ kind: 'job', version: 1, botId: invocation.botId, invocationId: invocation.id, pool: invocation.pool });
+  } catch (error) {
+    // The invocation is stored: the sweeper republishes it, so the caller is told it was accepted.
+    deps.logger.warn({ err: error, invocationId: invocation.id }, 'publish failed; left for the sweeper');
+  }
+}
+
+export function pollLocation(platformSegment: string, botId: string, invocationId: string): string {
+  return `/api/${platformSegment}/${encodeURIComponent(botId)}/GetGenericIntegrationResponse?invocationId=${invocationId}`;
+}
+
+export const syncTimedOut = (invocationId: string, location: string, seconds: number) =>
+  new GiError('timeout', 'Sync wait timed out', `The job did not finish within ${seconds} s; it goes on and its result can be polled.`, {
+    extensions: { invocationId },
+    headers: { Location: location },
+  });

@@ -1,0 +1,22 @@
+import type { TokenService } from '@gi/auth';
+import type { Clock, CompletionWaiter, JobBus, PlatformVersion, Store } from '@gi/domain';
+import type { Logger } from '@gi/http';
+
+export interface GatewaySettings {
+  platformSegment: string;
+  platformVersion: PlatformVersion;
+  syncTimeoutMs: number;
+  maxBodyBytes: number;
+  invocationTtlMs: number;
+}
+
+export interface GatewayDeps {
+  store: Store;
+  bus: JobBus;
+  tokens: TokenService;
+  /** Fed with the bus's completion events by the composition root. */
+  waiter: CompletionWaiter;
+  clock: Clock;
+  logger: Logger;
+  settings: GatewaySettings;
+}

@@ -1,0 +1,3 @@
+export { gatewayRouter } from './gateway.router';
+export type { GatewayDeps, GatewaySettings } from './gateway.deps';
+export { pollLocation } from './accept-invocation';

@@ -1,0 +1,2 @@
+export { resultsRouter } from './results.router';
+export type { ResultsDeps, ResultsSettings } from './results.deps';

@@ -1,0 +1,16 @@
+import type { TokenService } from '@gi/auth';
+import type { CompletionWaiter, PlatformVersion, Store } from '@gi/domain';
+
+export interface ResultsSettings {
+  platformSegment: string;
+  platformVersion: PlatformVersion;
+  defaultWaitSeconds: number;
+}
+
+export interface ResultsDeps {
+  store: Store;
+  tokens: TokenService;
+  /** Fed with the bus's completion events by the composition root. */
+  waiter: CompletionWaiter;
+  settings: ResultsSettings;
+}

@@ -1,0 +1,49 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Context, Next } from 'koa';
+
+/** The Prometheus metrics of one process. Services add their own to `registry`. */
+export interface Metrics {
+  registry: Registry;
+  httpDuration: Histogram<'route' | 'method' | 'status'>;
+  jobsInFlight: Gauge<'pool'>;
+  jobDuration: Histogram<'pool' | 'status'>;
+  outcomes: Counter<'status' | 'code'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'gi_http_request_duration_seconds',
+      help: 'HTTP request latency by route, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      buckets,
+      registers: [registry],
+    }),
+    jobsInFlight: new Gauge({ name: 'gi_jobs_in_flight', help: 'Connector runs in progress.', labelNames: ['pool'], registers: [registry] }),
+    jobDuration: new Histogram({
+      name: 'gi_job_duration_seconds',
+      help: 'Connector run duration by pool and outcome.',
+      labelNames: ['pool', 'status'],
+      buckets,
+      registers: [registry],
+    }),
+    outcomes: new Counter({ name: 'gi_invocation_outcomes_total', help: 'Recorded outcomes by status and error code.', labelNames: ['status', 'code'], registers: [registry] }),
+  };
+}
+
+/** Times every request, labelled by the matched route pattern (never the raw path: ids would explode cardinality). */
+export function httpMetrics(metrics: Metrics) {
+  return async (ctx: Context, next: Next) => {
+    const end = metrics.httpDuration.startTimer();
+    try {
+      await next();
+    } finally {
+      const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      end({ route: String(route), method: ctx.method, status: String(ctx.status) });
+    }
+  };
+}
