@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export const ROOT = resolve(__dirname, '../../..');
+export const CLI = join(ROOT, 'dist/apps/cli/main.js');
+export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
+
+export interface ServiceProcess {
+  baseUrl: string;
+  dataDir: string;
+  child: ChildProcess;
+  /** Everything the process printed (JSON log lines and stderr). */
+  output: string[];
+  /** SIGTERM (or the given signal) and wait for exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Stops the process and removes its data directory. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Starts the built service (`gi up`, what `npm start` runs) as a child process on a free port and waits
+ * until it listens. Reuse a data directory to restart on the same store.
+ */
+export async function startService(options: { env?: Record<string, string>; dataDir?: string } = {}): Promise<ServiceProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gi-e2e-'));
+  const child = spawn(process.execPath, [CLI, 'up'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'info', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const port = await new Promise<number>((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output.join('\n')}`)), 20_000);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      output.push(line);
+      try {
+        const entry = JSON.parse(line) as { msg?: string; port?: number };
+        if (entry.msg === 'listening' && entry.port) {
+          clearTimeout(timer);
+          resolvePort(entry.port);
+        }
+      } catch {
+        // not a log line
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before listening:\n${output.join('\n')}`));
+    });
+  });
+
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    dataDir,
+    child,
+    output,
+    stop,
+    async dispose() {
+      await stop();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { GiError } from './errors';
+import { formatRequestHeaders, parseAsyncResponse, parseQuery, parseRequestBody, singleControlValue } from './request-entity';
+
+const codeOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    return (error as GiError).code;
+  }
+  return 'no error';
+};
+
+describe('parseQuery', () => {
+  it('keeps the caller parameters in order with repeats and original encoding, without control parameters', () => {
+    const { requestParams, control } = parseQuery('b=2&a=1&asyncResponse=true&a=3&name=J%C3%BCrgen+X&responseContentType=text%2Fplain&flag');
+    expect(requestParams).toBe('b=2&a=1&a=3&name=J%C3%BCrgen+X&flag');
+    expect(control.get('asyncResponse')).toEqual(['true']);
+    expect(control.get('responseContentType')).toEqual(['text/plain']);
+  });
+
+  it('gives an empty string when there are no caller parameters', () => {
+    expect(parseQuery('').requestParams).toBe('');
+    expect(parseQuery('asyncResponse=false').requestParams).toBe('');
+  });
+
+  it('refuses a control parameter repeated with different values', () => {
+    const { control } = parseQuery('asyncResponse=true&asyncResponse=false');
+    expect(codeOf(() => singleControlValue(control, 'asyncResponse'))).toBe('bad_request');
+    expect(singleControlValue(parseQuery('asyncResponse=true&asyncResponse=true').control, 'asyncResponse')).toBe('true');
+  });
+});
+
+describe('parseAsyncResponse', () => {
+  it.each([[undefined, false], ['true', true], ['TRUE', true], ['false', false]])('%p -> %p', (value, expected) => {
+    expect(parseAsyncResponse(value)).toBe(expected);
+  });
+  it.each(['yes', '1', '', 'truee'])('refuses %p', (value) => {
+    expect(codeOf(() => parseAsyncResponse(value))).toBe('bad_request');
+  });
+});
+
+describe('formatRequestHeaders', () => {
+  it('keeps name case and order, encodes values and drops credentials', () => {
+    const raw = ['Host', 'example.com', 'X-Trace', 'a b&c=d', 'Authorization', 'Bearer secret', 'cookie', 's=1', 'Proxy-Authorization', 'Basic x', 'X-Trace', 'second'];
+    expect(formatRequestHeaders(raw)).toBe('Host=example.com&X-Trace=a%20b%26c%3Dd&X-Trace=second');
+  });
+});
+
+describe('parseRequestBody', () => {
+  it('parses JSON, including vendor +json types', () => {
+    expect(parseRequestBody('application/json; charset=utf-8', '{"orderId":7}')).toEqual({ orderId: 7 });
+    expect(parseRequestBody('application/vnd.api+json', '[1,2]')).toEqual([1, 2]);
+  });
+
+  it('gives null for an empty body', () => {
+    expect(parseRequestBody('application/json', '')).toBeNull();
+    expect(parseRequestBody(undefined, '')).toBeNull();
+  });
+
+  it('refuses malformed JSON with 400', () => {
+    expect(codeOf(() => parseRequestBody('application/json', '{"a":'))).toBe('bad_request');
+  });
+
+  it.each(['{"__proto__":{"polluted":true}}', '{"a":{"constructor":{"prototype":{"polluted":true}}}}'])('refuses prototype pollution %s', (body) => {
+    expect(codeOf(() => parseRequestBody('application/json', body))).toBe('bad_request');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('parses forms into objects, repeated keys into arrays', () => {
+    expect(parseRequestBody('application/x-www-form-urlencoded', 'a=1&b=x+y&a=2')).toEqual({ a: ['1', '2'], b: 'x y' });
+    expect(codeOf(() => parseRequestBody('application/x-www-form-urlencoded', '__proto__=1'))).toBe('bad_request');
+  });
+
+  it('keeps any other text as a string', () => {
+    expect(parseRequestBody('text/plain', 'hello')).toBe('hello');
+    expect(parseRequestBody('application/xml', '<a>1</a>')).toBe('<a>1</a>');
+    expect(parseRequestBody(undefined, 'raw')).toBe('raw');
+  });
+
+  it('sends binary and multipart bodies to the file endpoint with 415', () => {
+    for (const type of ['multipart/form-data; boundary=x', 'application/octet-stream', 'image/png']) {
+      expect(codeOf(() => parseRequestBody(type, 'x'))).toBe('unsupported_media_type');
+    }
+  });
+});

@@ -1,0 +1,2 @@
+export { createQuickJsRuntime } from './quickjs-connector.runtime';
+export { DEFAULT_LIMITS, type QuickJsRuntimeOptions } from './sandbox-options';
