@@ -1,0 +1,24 @@
+/** Where the CLI writes: process.stdout/stderr in production, string buffers in tests. */
+export interface TextSink {
+  write(text: string): unknown;
+  /** True when a person is watching (enables the live progress indicator). */
+  readonly isTTY?: boolean;
+}
+
+export interface CliIo {
+  out: TextSink;
+  err: TextSink;
+  /** Waits between polls; tests replace it to run without sleeping. */
+  sleep(ms: number): Promise<void>;
+  now(): number;
+}
+
+export const nodeIo = (): CliIo => ({
+  out: process.stdout,
+  err: process.stderr,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  now: () => Date.now(),
+});
+
+/** Writes a line, adding the newline only when the text lacks one. */
+export const writeLine = (sink: TextSink, text: string) => sink.write(text.endsWith('\n') ? text : `${text}\n`);

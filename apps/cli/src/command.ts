@@ -1,0 +1,53 @@
+import type { CliIo } from './cli-io';
+import type { CommandInput } from './command-input';
+import type { AdminTokenSource } from './admin-token';
+import type { ControlClient } from './control-client';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  short?: string;
+  required?: boolean;
+  /** Placeholder shown in help, e.g. SECONDS. */
+  value?: string;
+  description: string;
+}
+
+export type OptionSpecs = Record<string, OptionSpec>;
+
+/** What every command gets: output, settings and the admin API client. */
+export interface CommandContext {
+  io: CliIo;
+  json: boolean;
+  /** Base URL of the service. */
+  url: string;
+  adminToken: AdminTokenSource;
+  control: ControlClient;
+}
+
+/** One `gi` command: its words, arguments, options and what it does. */
+export interface CommandSpec {
+  path: readonly string[];
+  summary: string;
+  /** Positional argument names, in order; all required. */
+  args: readonly string[];
+  options: OptionSpecs;
+  /** Extra help text (examples, notes). */
+  details?: string;
+  run(ctx: CommandContext, input: CommandInput): Promise<void>;
+}
+
+export const commandName = (spec: Pick<CommandSpec, 'path'>) => `gi ${spec.path.join(' ')}`;
+
+/** "gi token create --bot B [--ttl SECONDS] [--label L]" */
+export function usageLine(spec: Pick<CommandSpec, 'path' | 'args' | 'options'>): string {
+  const args = spec.args.map((name) => `<${name}>`);
+  const options = Object.entries(spec.options).map(([name, option]) => {
+    const text = option.type === 'boolean' ? `--${name}` : `--${name} ${option.value ?? 'VALUE'}`;
+    if (option.required) return text;
+    return option.multiple ? `[${text} ...]` : `[${text}]`;
+  });
+  const required = options.filter((o) => !o.startsWith('['));
+  const optional = options.filter((o) => o.startsWith('['));
+  return [commandName(spec), ...args, ...required, ...optional].join(' ');
+}

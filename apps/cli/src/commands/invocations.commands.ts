@@ -1,0 +1,95 @@
+import { writeLine } from '../cli-io';
+import type { CommandSpec } from '../command';
+import type { InvocationDetail, InvocationSummaryView } from '../control-api';
+import { fields, formatDuration, formatTime, json, table, toMillis } from '../format';
+import { botOption } from './shared-options';
+
+const STATUSES = ['Queued', 'Running', 'Completed', 'Failed'];
+
+const duration = (inv: InvocationSummaryView) => {
+  if (inv.durationMs != null) return inv.durationMs;
+  const started = toMillis(inv.startedAt);
+  const finished = toMillis(inv.finishedAt);
+  return started !== null && finished !== null ? finished - started : null;
+};
+
+const errorText = (inv: InvocationSummaryView) =>
+  inv.error ? [inv.error.title, inv.error.detail].filter(Boolean).join(': ').replace(/\s+/g, ' ') : '';
+
+export const invocationsList: CommandSpec = {
+  path: ['invocations', 'list'],
+  summary: 'List recent invocations of a bot, newest first',
+  args: [],
+  options: {
+    bot: botOption,
+    status: { type: 'string', value: 'S', description: `Only this status: ${STATUSES.join(', ')}` },
+    integration: { type: 'string', value: 'I', description: 'Only this integration' },
+    limit: { type: 'string', value: 'N', description: 'At most N invocations' },
+  },
+  async run(ctx, input) {
+    const botId = input.requiredName('bot');
+    const statusText = input.string('status');
+    const status = statusText === undefined ? undefined : STATUSES.find((s) => s.toLowerCase() === statusText.toLowerCase());
+    if (statusText !== undefined && status === undefined) throw input.usage(`--status must be one of ${STATUSES.join(', ')}, got "${statusText}"`);
+    const integration = input.string('integration');
+    if (integration !== undefined) input.name('--integration', integration);
+    const limit = input.int('limit', 1, 1000);
+
+    const { invocations } = await ctx.control.listInvocations(botId, { status, integrationId: integration, limit });
+    if (ctx.json) return void writeLine(ctx.io.out, json(invocations));
+    if (invocations.length === 0) return void writeLine(ctx.io.err, `No invocations for bot ${botId}${status ? ` with status ${status}` : ''}`);
+    const rows = invocations.map((inv) => [
+      inv.id,
+      inv.integrationId,
+      inv.entityName,
+      inv.mode,
+      inv.status,
+      String(inv.attempt ?? ''),
+      formatTime(inv.createdAt),
+      formatDuration(duration(inv)),
+      errorText(inv),
+    ]);
+    writeLine(ctx.io.out, table(['ID', 'INTEGRATION', 'ENTITY', 'MODE', 'STATUS', 'ATTEMPT', 'CREATED', 'DURATION', 'ERROR'], rows));
+  },
+};
+
+export const invocationsShow: CommandSpec = {
+  path: ['invocations', 'show'],
+  summary: 'Show one invocation: timings, outcome, progress and the logs of the connector',
+  args: ['invocationId'],
+  options: { bot: botOption },
+  async run(ctx, input) {
+    const botId = input.requiredName('bot');
+    const invocation = await ctx.control.getInvocation(botId, input.arg('invocationId'));
+    if (ctx.json) return void writeLine(ctx.io.out, json(invocation));
+    writeLine(ctx.io.out, renderInvocation(invocation));
+  },
+};
+
+export function renderInvocation(inv: InvocationDetail): string {
+  const pairs: Array<[string, string]> = [
+    ['invocation', inv.id],
+    ['integration', inv.integrationId],
+    ['entity', inv.entityName],
+    ['mode', inv.mode],
+    ['status', inv.status],
+    ['attempt', String(inv.attempt ?? '-')],
+    ['created', formatTime(inv.createdAt)],
+    ['started', formatTime(inv.startedAt)],
+    ['finished', formatTime(inv.finishedAt)],
+    ['duration', formatDuration(duration(inv))],
+  ];
+  if (inv.progress) pairs.push(['progress', `${inv.progress.percent}%${inv.progress.message ? ` ${inv.progress.message}` : ''}`]);
+  if (inv.error) pairs.push(['error', errorText(inv)]);
+  const lines = [fields(pairs)];
+  const response = responseBodyOf(inv.outcome);
+  if (response !== undefined) lines.push('', '--- response body ---', json(response));
+  lines.push('', inv.logs.length > 0 ? '--- logs ---' : '--- no logs ---');
+  for (const log of inv.logs) lines.push(`${formatTime(log.at)} ${log.level.toUpperCase().padEnd(5)} ${log.message}`);
+  return lines.join('\n');
+}
+
+function responseBodyOf(outcome: unknown): unknown {
+  if (typeof outcome !== 'object' || outcome === null || !('responseBody' in outcome)) return undefined;
+  return outcome.responseBody;
+}

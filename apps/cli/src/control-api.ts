@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+/**
+ * The control API replies the CLI reads. Only the members it shows are checked; the rest pass through
+ * untouched so --json prints everything the service sent.
+ */
+const time = z.union([z.number(), z.string()]);
+const nullableTime = time.nullable().optional();
+
+export const entitySchema = z.looseObject({ botId: z.string(), name: z.string(), fields: z.array(z.string()), updatedAt: time.optional() });
+export const entityListSchema = z.looseObject({ entities: z.array(entitySchema) });
+
+export const integrationSchema = z.looseObject({
+  botId: z.string(),
+  integrationId: z.string(),
+  version: z.number(),
+  entityName: z.string(),
+  pool: z.string(),
+  timeoutSeconds: z.number(),
+  allowedHosts: z.array(z.string()),
+  deployedAt: time.optional(),
+});
+export const integrationListSchema = z.looseObject({ integrations: z.array(integrationSchema) });
+export const integrationDetailSchema = integrationSchema.extend({
+  code: z.string(),
+  versions: z.array(z.looseObject({ version: z.number(), deployedAt: time.optional() })).default([]),
+});
+
+export const createdTokenSchema = z.looseObject({ token: z.string(), tokenId: z.string(), expiresAt: nullableTime });
+export const tokenSchema = z.looseObject({
+  tokenId: z.string(),
+  label: z.string().nullable().optional(),
+  createdAt: time.optional(),
+  expiresAt: nullableTime,
+  revokedAt: nullableTime,
+});
+export const tokenListSchema = z.looseObject({ tokens: z.array(tokenSchema) });
+
+const url = z.string().nullable().optional();
+export const webhookSchema = z.looseObject({
+  baseUrl: z.string(),
+  botId: z.string(),
+  integrations: z.array(
+    z.looseObject({
+      integrationId: z.string(),
+      entityName: z.string(),
+      urls: z.looseObject({ sync: z.string(), async: url, fileTransfer: url, poll: url }),
+    }),
+  ),
+});
+
+const invocationErrorSchema = z.looseObject({ code: z.string().optional(), title: z.string(), detail: z.string().optional() });
+export const invocationSummarySchema = z.looseObject({
+  id: z.string(),
+  integrationId: z.string(),
+  entityName: z.string(),
+  mode: z.string(),
+  status: z.string(),
+  attempt: z.number().optional(),
+  createdAt: time,
+  startedAt: nullableTime,
+  finishedAt: nullableTime,
+  durationMs: z.number().nullable().optional(),
+  error: invocationErrorSchema.nullable().optional(),
+});
+export const invocationListSchema = z.looseObject({ invocations: z.array(invocationSummarySchema) });
+export const invocationDetailSchema = invocationSummarySchema.extend({
+  entity: z.unknown().optional(),
+  outcome: z.unknown().optional(),
+  logs: z.array(z.looseObject({ at: time, level: z.string(), message: z.string() })).default([]),
+  progress: z.looseObject({ percent: z.number(), message: z.string().nullable().optional() }).nullable().optional(),
+});
+
+export type Entity = z.infer<typeof entitySchema>;
+export type Integration = z.infer<typeof integrationSchema>;
+export type IntegrationDetail = z.infer<typeof integrationDetailSchema>;
+export type CreatedToken = z.infer<typeof createdTokenSchema>;
+export type TokenInfo = z.infer<typeof tokenSchema>;
+export type Webhook = z.infer<typeof webhookSchema>;
+export type InvocationSummaryView = z.infer<typeof invocationSummarySchema>;
+export type InvocationDetail = z.infer<typeof invocationDetailSchema>;
+export type Time = z.infer<typeof time>;
+
+export interface DeployRequest {
+  entityName: string;
+  code: string;
+  pool?: string;
+  timeoutSeconds?: number;
+  allowedHosts?: string[];
+}
+
+export interface InvocationQuery {
+  status?: string;
+  integrationId?: string;
+  limit?: number;
+}

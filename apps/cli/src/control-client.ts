@@ -1,0 +1,117 @@
+import type { z } from 'zod';
+import type { AdminTokenSource } from './admin-token';
+import { CliError } from './cli-errors';
+import {
+  createdTokenSchema,
+  entityListSchema,
+  entitySchema,
+  integrationDetailSchema,
+  integrationListSchema,
+  integrationSchema,
+  invocationDetailSchema,
+  invocationListSchema,
+  tokenListSchema,
+  webhookSchema,
+  type DeployRequest,
+  type InvocationQuery,
+} from './control-api';
+import { send } from './http-send';
+import { ApiError, readProblem } from './problem';
+
+const seg = encodeURIComponent;
+
+/** The admin API of the service: one method per endpoint, replies checked against their schema. */
+export class ControlClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly adminToken: AdminTokenSource,
+  ) {}
+
+  putEntity(botId: string, entityName: string, fields: string[]) {
+    return this.call('PUT', `/admin/bots/${seg(botId)}/entities/${seg(entityName)}`, entitySchema, { fields });
+  }
+
+  listEntities(botId: string) {
+    return this.call('GET', `/admin/bots/${seg(botId)}/entities`, entityListSchema);
+  }
+
+  deploy(botId: string, integrationId: string, request: DeployRequest) {
+    return this.call('PUT', `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}`, integrationSchema, request);
+  }
+
+  listIntegrations(botId: string) {
+    return this.call('GET', `/admin/bots/${seg(botId)}/integrations`, integrationListSchema);
+  }
+
+  getIntegration(botId: string, integrationId: string) {
+    return this.call('GET', `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}`, integrationDetailSchema);
+  }
+
+  createToken(botId: string, request: { ttlSeconds?: number; label?: string }) {
+    return this.call('POST', `/admin/bots/${seg(botId)}/tokens`, createdTokenSchema, request);
+  }
+
+  listTokens(botId: string) {
+    return this.call('GET', `/admin/bots/${seg(botId)}/tokens`, tokenListSchema);
+  }
+
+  async revokeToken(botId: string, tokenId: string): Promise<void> {
+    await this.call('DELETE', `/admin/bots/${seg(botId)}/tokens/${seg(tokenId)}`, null);
+  }
+
+  webhook(botId: string) {
+    return this.call('GET', `/admin/bots/${seg(botId)}/webhook`, webhookSchema);
+  }
+
+  listInvocations(botId: string, query: InvocationQuery) {
+    const params = new URLSearchParams();
+    if (query.status) params.set('status', query.status);
+    if (query.integrationId) params.set('integrationId', query.integrationId);
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    const search = params.size > 0 ? `?${params}` : '';
+    return this.call('GET', `/admin/bots/${seg(botId)}/invocations${search}`, invocationListSchema);
+  }
+
+  getInvocation(botId: string, invocationId: string) {
+    return this.call('GET', `/admin/bots/${seg(botId)}/invocations/${seg(invocationId)}`, invocationDetailSchema);
+  }
+
+  private async call(method: string, path: string, schema: null, body?: unknown): Promise<void>;
+  private async call<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown): Promise<z.infer<S>>;
+  private async call<S extends z.ZodType>(method: string, path: string, schema: S | null, body?: unknown): Promise<z.infer<S> | void> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${await this.adminToken.get()}`,
+      accept: 'application/json',
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await send(`${this.baseUrl}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) {
+      const problem = await readProblem(response);
+      if (response.status === 401) {
+        throw new CliError(`the service refused the admin token from ${this.adminToken.describeSource()} (${problem.title})`);
+      }
+      throw new ApiError(problem);
+    }
+    if (schema === null) {
+      await response.arrayBuffer();
+      return;
+    }
+    let json: unknown;
+    try {
+      json = await response.json();
+    } catch {
+      throw new CliError(`unexpected reply to ${method} ${path}: not JSON`);
+    }
+    const result = schema.safeParse(json);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+      throw new CliError(`unexpected reply to ${method} ${path}: ${where}${issue?.message ?? 'invalid'}`);
+    }
+    return result.data;
+  }
+}

@@ -1,0 +1,46 @@
+/** Plain-text output helpers: times, durations and aligned tables. */
+
+/** An ISO string or epoch milliseconds, shown as "2026-01-02 03:04:05Z"; "-" when absent. */
+export function formatTime(value: number | string | null | undefined): string {
+  if (value === null || value === undefined || value === '') return '-';
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return String(value);
+  return date.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function toMillis(value: number | string | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  const ms = new Date(value).getTime();
+  return Number.isNaN(ms) ? null : ms;
+}
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '-';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.floor((ms % 60_000) / 1000);
+  return `${minutes}m ${String(seconds).padStart(2, '0')}s`;
+}
+
+/** Columns padded to the widest cell; the last column is left ragged. */
+export function table(headers: string[], rows: string[][]): string {
+  const all = [headers, ...rows];
+  const widths = headers.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
+  return all
+    .map((row) =>
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/** "key  value" lines with the keys aligned. */
+export function fields(pairs: Array<[string, string]>): string {
+  const width = Math.max(...pairs.map(([key]) => key.length));
+  return pairs.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n');
+}
+
+export const json = (value: unknown) => JSON.stringify(value, null, 2);

@@ -1,0 +1,52 @@
+import type { Webhook } from '../control-api';
+
+/**
+ * URLs of the public webhook API. The API root is "{base}/api/{platform}"; it is read from the
+ * service's own webhook configuration when possible, so a configured platform segment or public
+ * base URL is followed without extra options.
+ */
+const seg = encodeURIComponent;
+
+export const apiRootFor = (baseUrl: string, platform: string) => `${baseUrl.replace(/\/+$/, '')}/api/${seg(platform)}`;
+
+/** The API root the service advertises, or null when no integration URL shows it. */
+export function apiRootFromWebhook(webhook: Webhook): string | null {
+  const bot = seg(webhook.botId);
+  for (const { integrationId, entityName, urls } of webhook.integrations) {
+    const suffixes: Array<[string | null | undefined, string]> = [
+      [urls.poll, `/${bot}/GetGenericIntegrationResponse`],
+      [urls.sync, `/${bot}/${seg(entityName)}/${seg(integrationId)}/GenericIntegration`],
+    ];
+    for (const [url, suffix] of suffixes) {
+      if (!url) continue;
+      const withoutQuery = url.split('?')[0];
+      if (withoutQuery.endsWith(suffix)) return withoutQuery.slice(0, -suffix.length);
+    }
+  }
+  return null;
+}
+
+export function genericIntegrationUrl(
+  apiRoot: string,
+  target: { botId: string; entityName: string; integrationId: string },
+  query: Array<[string, string]>,
+  asyncResponse: boolean,
+): string {
+  const url = new URL(`${apiRoot}/${seg(target.botId)}/${seg(target.entityName)}/${seg(target.integrationId)}/GenericIntegration`);
+  for (const [key, value] of query) url.searchParams.append(key, value);
+  if (asyncResponse) url.searchParams.set('asyncResponse', 'true');
+  return url.href;
+}
+
+export function pollUrl(apiRoot: string, botId: string, invocationId: string): string {
+  const url = new URL(`${apiRoot}/${seg(botId)}/GetGenericIntegrationResponse`);
+  url.searchParams.set('invocationId', invocationId);
+  return url.href;
+}
+
+/** The poll URL with the long-poll hold set. */
+export function withWait(url: string, waitSeconds: number): string {
+  const result = new URL(url);
+  result.searchParams.set('waitSeconds', String(waitSeconds));
+  return result.href;
+}
