@@ -1,4 +1,4 @@
-import { CliError } from '../cli-errors';
+import { CliError, UsageError } from '../cli-errors';
 import { writeLine } from '../cli-io';
 import type { CommandContext, CommandSpec } from '../command';
 import type { CommandInput } from '../command-input';
@@ -97,7 +97,7 @@ interface TargetQuery {
 /** Where to send the call: from --platform, or from the bot's webhook configuration on the service. */
 async function resolveTarget(ctx: CommandContext, q: TargetQuery): Promise<{ apiRoot: string; entityName: string }> {
   const needEntity = () => {
-    if (q.entityOption === undefined) throw new CliError('missing --entity (needed with --platform or without an admin token)');
+    if (q.entityOption === undefined) throw new UsageError('missing --entity (needed with --platform or without an admin token)', 'gi invoke --help');
     return q.entityOption;
   };
   if (q.platform !== undefined) return { apiRoot: apiRootFor(ctx.url, q.platform), entityName: needEntity() };

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { CliError } from '../cli-errors';
+import { CliError, UsageError } from '../cli-errors';
+
+const usage = (message: string) => new UsageError(message, 'gi invoke --help');
 
 /** What `gi invoke` sends: parsed from --body/--body-file, --content-type, --query and --header. */
 export interface InvokeRequest {
@@ -24,7 +26,7 @@ export function parseQueryItems(items: string[]): Array<[string, string]> {
   return items.map((item) => {
     const eq = item.indexOf('=');
     const key = eq < 0 ? item : item.slice(0, eq);
-    if (key === '') throw new CliError(`--query "${item}" must look like name=value`);
+    if (key === '') throw usage(`--query "${item}" must look like name=value`);
     return [key, eq < 0 ? '' : item.slice(eq + 1)];
   });
 }
@@ -34,10 +36,10 @@ export function parseHeaderItems(items: string[]): Array<[string, string]> {
   return items.map((item) => {
     const colon = item.indexOf(':');
     const name = colon < 0 ? '' : item.slice(0, colon).trim();
-    if (!HEADER_NAME.test(name)) throw new CliError(`--header "${item}" must look like 'Name: value'`);
+    if (!HEADER_NAME.test(name)) throw usage(`--header "${item}" must look like 'Name: value'`);
     const lower = name.toLowerCase();
-    if (lower === 'authorization') throw new CliError('--header Authorization is not allowed: pass the bot token with --token');
-    if (lower === 'content-type') throw new CliError('--header Content-Type is not allowed: use --content-type');
+    if (lower === 'authorization') throw usage('--header Authorization is not allowed: pass the bot token with --token');
+    if (lower === 'content-type') throw usage('--header Content-Type is not allowed: use --content-type');
     return [name, item.slice(colon + 1).trim()];
   });
 }
@@ -51,14 +53,14 @@ export interface BodyOptions {
 }
 
 export async function readBody(options: BodyOptions): Promise<Pick<InvokeRequest, 'body' | 'contentType'>> {
-  if (options.body !== undefined && options.bodyFile !== undefined) throw new CliError('pass either --body or --body-file, not both');
+  if (options.body !== undefined && options.bodyFile !== undefined) throw usage('pass either --body or --body-file, not both');
   if (options.body !== undefined) {
     const contentType = options.contentType ?? 'application/json';
     if (isJsonType(contentType)) {
       try {
         JSON.parse(options.body);
       } catch (error) {
-        throw new CliError(`--body is not valid JSON (${(error as Error).message}); pass --content-type text/plain to send text`);
+        throw usage(`--body is not valid JSON (${(error as Error).message}); pass --content-type text/plain to send text`);
       }
     }
     return { body: Buffer.from(options.body, 'utf8'), contentType };
