@@ -125,9 +125,14 @@ describe('admin commands against the control API', () => {
     it('reports a compile error as file:line:column', async () => {
       const file = join(dir, 'broken.js');
       writeFileSync(file, 'const x = ;\n');
-      service.on('PUT', '/admin/bots/acme/integrations/ack', problem(400, 'Connector does not compile', "SyntaxError: unexpected token in expression: ';'", { line: 1, column: 11 }));
-      const result = await gi(['connector', 'deploy', file, '--bot', 'acme', '--integration', 'ack', '--entity', 'Order']);
-      expect(result).toEqual({ code: 1, out: '', err: `error: ${file}:1:11: SyntaxError: unexpected token in expression: ';'\n` });
+      const message = "SyntaxError: unexpected token in expression: ';'";
+      const detail = `The connector code does not compile: ${message} (line 1, column 11).`;
+      const deploy = ['connector', 'deploy', file, '--bot', 'acme', '--integration', 'ack', '--entity', 'Order'];
+      service.on('PUT', '/admin/bots/acme/integrations/ack', problem(400, 'Bad request', detail, { line: 1, column: 11, message }));
+      expect(await gi(deploy)).toEqual({ code: 1, out: '', err: `error: ${file}:1:11: ${message}\n` });
+      // Without the compiler message, the detail is shown.
+      service.on('PUT', '/admin/bots/acme/integrations/ack', problem(400, 'Bad request', detail, { line: 1, column: 11 }));
+      expect(await gi(deploy)).toEqual({ code: 1, out: '', err: `error: ${file}:1:11: ${detail}\n` });
     });
 
     it('reports other refusals with the problem title and detail', async () => {

@@ -65,10 +65,12 @@ async function readSource(file: string): Promise<string> {
 /** A 400 carrying line and column is a compile error: report it the way compilers do. */
 function compileError(file: string, error: unknown): CliError | null {
   if (!(error instanceof ApiError) || error.problem.status !== 400) return null;
-  const { line, column, detail, title } = error.problem;
+  const { line, column, message, detail, title } = error.problem;
   if (typeof line !== 'number') return null;
   const position = typeof column === 'number' ? `${line}:${column}` : `${line}`;
-  return new CliError(`${file}:${position}: ${(detail ?? title).replace(/\s+/g, ' ').trim()}`);
+  // The compiler's own message when the problem carries it; the detail repeats the position.
+  const text = typeof message === 'string' && message ? message : (detail ?? title);
+  return new CliError(`${file}:${position}: ${text.replace(/\s+/g, ' ').trim()}`);
 }
 
 export const connectorShow: CommandSpec = {
