@@ -31,7 +31,9 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       if (!(request.timeoutMs > 0)) throw new RangeError(`A connector run needs a positive timeoutMs, not ${request.timeoutMs}.`);
       const started = performance.now();
       try {
-        return await runConnector(module, limits, request);
+        const { result, damaged } = await runConnector(module, limits, request);
+        if (damaged) await recover();
+        return result;
       } catch (error) {
         await recover();
         const message = `The sandbox failed while running the connector: ${(error as Error).message}`;

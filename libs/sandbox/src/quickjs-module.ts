@@ -1,10 +1,25 @@
-import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSWASMModule } from 'quickjs-emscripten';
+import { createRequire } from 'node:module';
+import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten';
+
+/**
+ * The RELEASE_SYNC variant, with its Emscripten loader taken through `require` instead of a dynamic
+ * `import()`: the same file either way, but `require` also works where dynamic import is not
+ * available (jest's module sandbox, bundles).
+ */
+function releaseSyncVariant(): QuickJSSyncVariant {
+  const fromQuickJs = createRequire(createRequire(__filename).resolve('quickjs-emscripten'));
+  type Loader = Awaited<ReturnType<QuickJSSyncVariant['importModuleLoader']>>;
+  return {
+    ...RELEASE_SYNC,
+    importModuleLoader: async () => fromQuickJs('@jitl/quickjs-wasmfile-release-sync/emscripten-module') as Loader,
+  };
+}
 
 let loading: Promise<QuickJSWASMModule> | undefined;
 
 /** The QuickJS WebAssembly module, compiled once per thread and shared by every run on it. */
 export function loadQuickJs(): Promise<QuickJSWASMModule> {
-  loading ??= newQuickJSWASMModule(RELEASE_SYNC).catch((error: unknown) => {
+  loading ??= newQuickJSWASMModule(releaseSyncVariant()).catch((error: unknown) => {
     loading = undefined; // let a later call try again
     throw error;
   });

@@ -28,15 +28,33 @@ type Ending =
  * next. The deadline is enforced inside the engine by the interrupt handler; values cross the
  * boundary only as JSON text.
  */
-export async function runConnector(module: QuickJSWASMModule, limits: SandboxLimits, input: RunInput): Promise<ConnectorRunResult> {
+export async function runConnector(module: QuickJSWASMModule, limits: SandboxLimits, input: RunInput): Promise<RunOutcome> {
   const started = performance.now();
   const run = new ConnectorRun(module, limits, input);
+  let verdict: Verdict;
   try {
-    const result = await run.execute();
-    return { ...result, logs: run.logs.toArray(), durationMs: performance.now() - started } as ConnectorRunResult;
-  } finally {
+    verdict = await run.execute();
+  } catch (error) {
     run.dispose();
+    throw error;
   }
+  const result = { ...verdict, logs: run.logs.toArray(), durationMs: performance.now() - started } as ConnectorRunResult;
+  // The verdict stands even when freeing the engine fails: QuickJS can lose track of an object when
+  // it is interrupted at an unlucky point, and then refuses to free the runtime. The caller replaces
+  // the damaged module; the connector's result is not affected.
+  let damaged = false;
+  try {
+    run.dispose();
+  } catch {
+    damaged = true;
+  }
+  return { result, damaged };
+}
+
+export interface RunOutcome {
+  result: ConnectorRunResult;
+  /** True when the engine could not be freed cleanly and its module must not be used again. */
+  damaged: boolean;
 }
 
 type Verdict =
@@ -82,8 +100,9 @@ class ConnectorRun {
 
   dispose(): void {
     for (const handle of this.handles.reverse()) if (handle.alive) handle.dispose();
-    this.context.dispose();
-    this.runtime.dispose();
+    this.handles.length = 0;
+    if (this.context.alive) this.context.dispose();
+    if (this.runtime.alive) this.runtime.dispose();
   }
 
   private keep(handle: QuickJSHandle): QuickJSHandle {
@@ -187,7 +206,7 @@ class ConnectorRun {
     const value = this.keep(result.value);
     if (ctx.typeof(value) !== 'string') return undefined;
     const length = ctx.getNumber(this.keep(ctx.getProp(value, 'length')));
-    if (length > this.limits.maxResponseBytes) throw new ResponseTooLarge();
+    if (name === 'collect' && length > this.limits.maxResponseBytes) throw new ResponseTooLarge();
     return ctx.getString(value);
   }
 
@@ -209,7 +228,7 @@ class ConnectorRun {
         return {
           kind: 'failed',
           reason: 'timeout',
-          message: 'The connector waits on a promise that nothing will ever settle, so it can never finish.',
+          message: 'The connector waits on a promise that can never settle (nothing is left that could resolve it), so it cannot finish.',
         };
       case 'fulfilled':
         return this.response();
