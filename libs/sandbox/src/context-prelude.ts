@@ -59,11 +59,14 @@ export const CONTEXT_PRELUDE = String.raw`(function (host, entityJson, maxLogCha
       hostProgress(value, message === undefined || message === null ? undefined : show(message).slice(0, 1000));
     },
   };
-  if (hostHttp) {
+  {
     Context.Http = freeze({
       Request(request) {
         return new Promise((resolve, reject) => {
-          hostHttp(stringify(request === undefined ? {} : request), (ok, json) => (ok ? resolve(parse(json)) : reject(new Error(json))));
+          const json = stringify(request === undefined ? {} : request);
+          if (typeof json !== 'string') throw new TypeError('Context.Http.Request expects an object like { method, url, headers, body }.');
+          const refused = hostHttp(json, (ok, text) => (ok ? resolve(parse(text)) : reject(new Error(text))));
+          if (refused !== undefined) reject(new Error(refused));
         });
       },
     });

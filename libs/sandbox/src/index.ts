@@ -1,2 +1,3 @@
-export { createQuickJsRuntime } from './quickjs-connector.runtime';
-export { DEFAULT_LIMITS, type QuickJsRuntimeOptions } from './sandbox-options';
+export { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
+export { DEFAULT_LIMITS, type HttpOptions, type QuickJsRuntimeOptions } from './sandbox-options';
+export type { ConnectorHttpRequest, ConnectorHttpResponse } from './connector-http';

@@ -1,50 +1,65 @@
 import type { CompileResult, ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime } from '@gi/domain';
+import { availableParallelism } from 'node:os';
 import { ConnectorCompiler } from './compile-connector';
-import { loadQuickJs, reloadQuickJs } from './quickjs-module';
-import { runConnector } from './run-connector';
-import { resolveLimits, type QuickJsRuntimeOptions } from './sandbox-options';
+import { loadQuickJs } from './quickjs-module';
+import { SandboxEngine } from './sandbox-engine';
+import { resolveEnvironment, type QuickJsRuntimeOptions } from './sandbox-options';
+import { WorkerPool } from './worker-pool';
+import { locateWorkerScript } from './worker-script';
+
+/** Runs one worker takes at once; more wait in the pool's queue. */
+const RUNS_PER_WORKER = 16;
+const KILL_GRACE_MS = 2000;
+
+/** The Custom Code runtime, with how it isolates runs from the caller's thread. */
+export interface QuickJsConnectorRuntime extends ConnectorRuntime {
+  /** 'worker-threads' normally; 'in-process' when asked for (workers: 0) or no worker entry exists. */
+  readonly isolation: 'worker-threads' | 'in-process';
+}
 
 /**
  * The Custom Code runtime: every run gets a fresh QuickJS runtime and context with its own memory,
- * stack and time limits. The WebAssembly module is loaded once per process.
+ * stack and time limits, on a pool of worker threads. The WebAssembly module is loaded once per thread.
  */
-export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}): Promise<ConnectorRuntime> {
-  const limits = resolveLimits(options);
-  let module = await loadQuickJs();
-  let compiler = new ConnectorCompiler(module, limits);
+export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}): Promise<QuickJsConnectorRuntime> {
+  const workers = options.workers ?? Math.min(4, Math.max(1, availableParallelism()));
+  const script = workers > 0 ? locateWorkerScript() : null;
   let closed = false;
+  const ensureOpen = () => {
+    if (closed) throw new Error('The connector runtime is closed.');
+  };
+  const check = (request: ConnectorRunRequest) => {
+    ensureOpen();
+    if (!(request.timeoutMs > 0)) throw new RangeError(`A connector run needs a positive timeoutMs, not ${request.timeoutMs}.`);
+    return { code: request.code, entity: request.entity, timeoutMs: request.timeoutMs, allowedHosts: request.allowedHosts, onProgress: request.onProgress };
+  };
 
-  /** After a fault of the engine itself the module may be damaged: start again from a fresh one. */
-  async function recover(): Promise<void> {
-    module = await reloadQuickJs();
-    compiler = new ConnectorCompiler(module, limits);
+  if (script) {
+    const env = resolveEnvironment(options, true);
+    const compiler = new ConnectorCompiler(await loadQuickJs(), resolveEnvironment(options, false).limits);
+    const pool = new WorkerPool({ size: workers, runsPerWorker: RUNS_PER_WORKER, env, script, killGraceMs: KILL_GRACE_MS });
+    return {
+      isolation: 'worker-threads',
+      compile: (code: string): CompileResult => (ensureOpen(), compiler.compile(code)),
+      run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => pool.run(check(request)),
+      async close() {
+        if (closed) return;
+        closed = true;
+        await pool.close();
+        compiler.dispose();
+      },
+    };
   }
 
+  const engine = await SandboxEngine.create(resolveEnvironment(options, false));
   return {
-    compile(code: string): CompileResult {
-      if (closed) throw new Error('The connector runtime is closed.');
-      return compiler.compile(code);
-    },
-
-    async run(request: ConnectorRunRequest): Promise<ConnectorRunResult> {
-      if (closed) throw new Error('The connector runtime is closed.');
-      if (!(request.timeoutMs > 0)) throw new RangeError(`A connector run needs a positive timeoutMs, not ${request.timeoutMs}.`);
-      const started = performance.now();
-      try {
-        const { result, damaged } = await runConnector(module, limits, request);
-        if (damaged) await recover();
-        return result;
-      } catch (error) {
-        await recover();
-        const message = `The sandbox failed while running the connector: ${(error as Error).message}`;
-        return { kind: 'failed', reason: 'threw', message, logs: [{ at: Date.now(), level: 'error', message }], durationMs: performance.now() - started };
-      }
-    },
-
-    async close(): Promise<void> {
+    isolation: 'in-process',
+    compile: (code: string): CompileResult => (ensureOpen(), engine.compile(code)),
+    run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => engine.run(check(request)),
+    async close() {
       if (closed) return;
       closed = true;
-      compiler.dispose();
+      engine.dispose();
     },
   };
 }

@@ -8,10 +8,16 @@ import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSSyncVariant, type Quick
  */
 function releaseSyncVariant(): QuickJSSyncVariant {
   const fromQuickJs = createRequire(createRequire(__filename).resolve('quickjs-emscripten'));
-  type Loader = Awaited<ReturnType<QuickJSSyncVariant['importModuleLoader']>>;
+  type ModuleImport = Awaited<ReturnType<QuickJSSyncVariant['importModuleLoader']>>;
+  type Loader = (options?: object) => Promise<unknown>;
   return {
     ...RELEASE_SYNC,
-    importModuleLoader: async () => fromQuickJs('@jitl/quickjs-wasmfile-release-sync/emscripten-module') as Loader,
+    importModuleLoader: async () => {
+      const load = fromQuickJs('@jitl/quickjs-wasmfile-release-sync/emscripten-module') as Loader;
+      // The engine's own console output (an abort notice) is handled by the caller, not printed.
+      const quiet: Loader = (options) => load({ ...options, print: () => {}, printErr: () => {} });
+      return quiet as unknown as ModuleImport;
+    },
   };
 }
 

@@ -1,87 +1,109 @@
 import type { ConnectorRunResult, Progress } from '@gi/domain';
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 import sjson from 'secure-json-parse';
-import { CONNECTOR_FILENAME, locateInStack, wrapConnector } from './connector-source';
-import { CONTEXT_PRELUDE, PRELUDE_FILENAME } from './context-prelude';
+import { ConnectorHttpError, performHttpRequest } from './connector-http';
+import { CONNECTOR_FILENAME, wrapConnector } from './connector-source';
 import { LogBuffer } from './log-buffer';
-import { formatBytes, type SandboxLimits } from './sandbox-options';
+import type { PreparedSandbox } from './prepared-sandbox';
+import type { SandboxEnvironment, SandboxLimits } from './sandbox-options';
+import {
+  failureVerdict,
+  responseBodyOf,
+  stalledVerdict,
+  timeoutVerdict,
+  tooLargeVerdict,
+  withRunFacts,
+  type Verdict,
+} from './run-verdict';
+
 
 /** What one run needs: the request without its cache key (the engine has no use for it). */
 export interface RunInput {
   code: string;
   entity: unknown;
   timeoutMs: number;
+  allowedHosts: readonly string[];
   onProgress?: (progress: Progress) => void;
-}
-
-/** Jobs run between checks of the deadline and of the connector's promise. */
-const JOB_BATCH = 256;
-
-type Ending =
-  | { kind: 'fulfilled' }
-  | { kind: 'rejected'; message: string; stack: string }
-  | { kind: 'syntax'; message: string; stack: string }
-  | { kind: 'stalled' };
-
-/**
- * Runs one connector in a fresh QuickJS runtime and context, so nothing of one run is visible to the
- * next. The deadline is enforced inside the engine by the interrupt handler; values cross the
- * boundary only as JSON text.
- */
-export async function runConnector(module: QuickJSWASMModule, limits: SandboxLimits, input: RunInput): Promise<RunOutcome> {
-  const started = performance.now();
-  const run = new ConnectorRun(module, limits, input);
-  let verdict: Verdict;
-  try {
-    verdict = await run.execute();
-  } catch (error) {
-    run.dispose();
-    throw error;
-  }
-  const result = { ...verdict, logs: run.logs.toArray(), durationMs: performance.now() - started } as ConnectorRunResult;
-  // The verdict stands even when freeing the engine fails: QuickJS can lose track of an object when
-  // it is interrupted at an unlucky point, and then refuses to free the runtime. The caller replaces
-  // the damaged module; the connector's result is not affected.
-  let damaged = false;
-  try {
-    run.dispose();
-  } catch {
-    damaged = true;
-  }
-  return { result, damaged };
 }
 
 export interface RunOutcome {
   result: ConnectorRunResult;
-  /** True when the engine could not be freed cleanly and its module must not be used again. */
-  damaged: boolean;
+  /**
+   * Frees the run's engine; false when QuickJS could not free it cleanly (it can lose track of an
+   * object when interrupted at an unlucky point), and the module must then not be used again.
+   * Separate from the result so the caller can reply first and clean up after.
+   */
+  release(): boolean;
 }
 
-type Verdict =
-  | { kind: 'ok'; responseBody: unknown }
-  | { kind: 'raised'; title: string; message: string }
-  | { kind: 'failed'; reason: 'threw' | 'timeout' | 'limit'; message: string };
+/** Jobs run between checks of the deadline and of the connector's promise. */
+const JOB_BATCH = 256;
+/** Longest stretch of connector code before pending HTTP responses get a chance to arrive. */
+const SLICE_MS = 20;
+
+type Ending =
+  | { kind: 'fulfilled' }
+  | { kind: 'rejected'; message: string; stack: string }
+  | { kind: 'stalled' };
+
+/**
+ * Runs one connector in a sandbox nobody used before, so nothing of one run is visible to the next.
+ * The deadline is enforced inside the engine by the interrupt handler; values cross the boundary
+ * only as JSON text.
+ */
+export async function runConnector(sandbox: PreparedSandbox, env: SandboxEnvironment, input: RunInput): Promise<RunOutcome> {
+  const started = performance.now();
+  const run = new ConnectorRun(sandbox, env, input);
+  let verdict: Verdict;
+  try {
+    verdict = await run.execute();
+  } catch (error) {
+    run.end();
+    release(sandbox);
+    throw error;
+  }
+  run.end();
+  return {
+    result: withRunFacts(verdict, { logs: run.logs.toArray(), durationMs: performance.now() - started }),
+    release: () => release(sandbox),
+  };
+}
+
+function release(sandbox: PreparedSandbox): boolean {
+  try {
+    sandbox.dispose();
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 class ConnectorRun {
   readonly logs: LogBuffer;
   private readonly runtime: QuickJSRuntime;
   private readonly context: QuickJSContext;
+  private readonly limits: SandboxLimits;
   private readonly handles: QuickJSHandle[] = [];
   private readonly deadline: number;
+  private readonly cancel = new AbortController();
+  /** Resolve callbacks of HTTP requests still in flight, owned until the response arrives. */
+  private readonly pending = new Set<QuickJSHandle>();
+  private api: QuickJSHandle | null = null;
   private raised: { title: string; message: string } | null = null;
   private timedOut = false;
-  private api: QuickJSHandle | null = null;
+  private ended = false;
+  private wake: (() => void) | null = null;
 
   constructor(
-    module: QuickJSWASMModule,
-    private readonly limits: SandboxLimits,
+    sandbox: PreparedSandbox,
+    private readonly env: SandboxEnvironment,
     private readonly input: RunInput,
   ) {
-    this.logs = new LogBuffer(limits.maxLogBytes);
+    this.runtime = sandbox.runtime;
+    this.context = sandbox.context;
+    this.limits = env.limits;
+    this.logs = new LogBuffer(this.limits.maxLogBytes);
     this.deadline = Date.now() + input.timeoutMs;
-    this.runtime = module.newRuntime();
-    this.runtime.setMemoryLimit(limits.memoryLimitBytes);
-    this.runtime.setMaxStackSize(limits.maxStackBytes);
     // Called by the engine every few thousand operations: a raised error or a passed deadline stops
     // the code with an error that no try/catch inside the sandbox can catch.
     this.runtime.setInterruptHandler(() => {
@@ -89,20 +111,26 @@ class ConnectorRun {
       if (Date.now() >= this.deadline) this.timedOut = true;
       return this.timedOut;
     });
-    this.context = this.runtime.newContext();
+    this.api = this.installContext(sandbox.prelude);
   }
 
   async execute(): Promise<Verdict> {
-    this.api = this.installContext();
     const ending = await this.start();
-    return this.judge(ending);
+    const verdict = this.verdictOf(ending);
+    if (verdict.kind === 'failed') this.logs.addSystem('error', verdict.message);
+    if (verdict.kind === 'raised') this.logs.addSystem('error', `RaiseError: ${verdict.title}: ${verdict.message}`);
+    return verdict;
   }
 
-  dispose(): void {
+  /** Stops host work and drops every handle, so the sandbox can be freed. */
+  end(): void {
+    this.ended = true;
+    this.cancel.abort();
+    for (const callback of this.pending) callback.dispose();
+    this.pending.clear();
     for (const handle of this.handles.reverse()) if (handle.alive) handle.dispose();
     this.handles.length = 0;
-    if (this.context.alive) this.context.dispose();
-    if (this.runtime.alive) this.runtime.dispose();
+    this.runtime.removeInterruptHandler();
   }
 
   private keep(handle: QuickJSHandle): QuickJSHandle {
@@ -111,7 +139,7 @@ class ConnectorRun {
   }
 
   /** Defines `Context` and `console`; returns the prelude's `{collect, describe}` object. */
-  private installContext(): QuickJSHandle {
+  private installContext(prelude: QuickJSHandle): QuickJSHandle {
     const ctx = this.context;
     const host = this.keep(ctx.newObject());
     this.hostFunction(host, 'log', (level, text) => {
@@ -121,19 +149,16 @@ class ConnectorRun {
     this.hostFunction(host, 'raise', (title, message) => {
       this.raised ??= { title: ctx.getString(title), message: ctx.getString(message) };
     });
-    const entityJson = this.input.entity === null || this.input.entity === undefined
-      ? ctx.null
-      : this.keep(ctx.newString(JSON.stringify(this.input.entity)));
-    const prelude = this.keep(ctx.unwrapResult(ctx.evalCode(CONTEXT_PRELUDE, PRELUDE_FILENAME, { strict: true })));
+    this.hostFunction(host, 'http', (json, callback) => this.startHttp(ctx.getString(json), callback));
+    const entity = this.input.entity;
+    const entityJson = entity === null || entity === undefined ? ctx.null : this.keep(ctx.newString(JSON.stringify(entity)));
     const maxLogChars = this.keep(ctx.newNumber(this.limits.maxLogBytes));
     return this.keep(ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, host, entityJson, maxLogChars)));
   }
 
-  private hostFunction(target: QuickJSHandle, name: string, fn: (...args: QuickJSHandle[]) => void): void {
+  private hostFunction(target: QuickJSHandle, name: string, fn: (...args: QuickJSHandle[]) => QuickJSHandle | void): void {
     const ctx = this.context;
-    const handle = ctx.newFunction(name, (...args) => {
-      fn(...args);
-    });
+    const handle = ctx.newFunction(name, (...args) => fn(...args));
     ctx.setProp(target, name, handle);
     handle.dispose();
   }
@@ -149,22 +174,71 @@ class ConnectorRun {
     }
   }
 
+  /**
+   * Starts a host HTTP request; `callback(ok, json)` is called inside the sandbox when it ends.
+   * Returns a message (as a sandbox string) when the request is refused before it starts.
+   */
+  private startHttp(json: string, callback: QuickJSHandle): QuickJSHandle | void {
+    const ctx = this.context;
+    const max = this.env.http.maxPendingCalls;
+    if (this.pending.size >= max) return ctx.newString(`Too many HTTP requests at once (at most ${max}): await some before starting more.`);
+    let request: unknown;
+    try {
+      request = JSON.parse(json);
+    } catch {
+      return ctx.newString('Context.Http.Request expects an object like { method, url, headers, body }.');
+    }
+    const owned = callback.dup();
+    this.pending.add(owned);
+    performHttpRequest(request, this.input.allowedHosts, this.env.http, this.cancel.signal).then(
+      (response) => this.settleHttp(owned, true, JSON.stringify(response)),
+      (error: unknown) => this.settleHttp(owned, false, error instanceof ConnectorHttpError ? error.message : 'The HTTP request failed.'),
+    );
+  }
+
+  private settleHttp(callback: QuickJSHandle, ok: boolean, text: string): void {
+    if (this.ended || !this.pending.delete(callback)) return;
+    const ctx = this.context;
+    const textHandle = ctx.newString(text);
+    const result = ctx.callFunction(callback, ctx.undefined, ok ? ctx.true : ctx.false, textHandle);
+    textHandle.dispose();
+    callback.dispose();
+    if (result.error) this.keep(result.error);
+    else result.value.dispose();
+    this.wake?.();
+  }
+
+  /** Waits until a host request settles or the deadline passes. */
+  private waitForHost(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, Math.max(0, this.deadline - Date.now()));
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    }).then(() => {
+      this.wake = null;
+    });
+  }
+
   /** Compiles and calls the connector, then runs its jobs until its promise settles or it cannot. */
   private async start(): Promise<Ending> {
     const ctx = this.context;
     const compiled = ctx.evalCode(wrapConnector(this.input.code), CONNECTOR_FILENAME);
-    if (compiled.error) return { kind: 'syntax', ...this.describe(this.keep(compiled.error)) };
+    if (compiled.error) return { kind: 'rejected', ...this.describe(this.keep(compiled.error)) };
     const fn = this.keep(compiled.value);
-    if (ctx.typeof(fn) !== 'function') return { kind: 'syntax', message: 'SyntaxError: the connector code ends its function body early (an unmatched "}").', stack: '' };
+    if (ctx.typeof(fn) !== 'function') {
+      return { kind: 'rejected', message: 'SyntaxError: the connector code closes its function body early (an unmatched "}").', stack: '' };
+    }
     const called = ctx.callFunction(fn, ctx.undefined);
     if (called.error) return { kind: 'rejected', ...this.describe(this.keep(called.error)) };
     const promise = this.keep(called.value);
+    let slice = performance.now();
     for (;;) {
       const jobs = this.runtime.executePendingJobs(JOB_BATCH);
-      if (jobs.error) {
-        // Only errors no code can catch escape a job: an interrupt (deadline, RaiseError) or the engine giving up.
-        return { kind: 'rejected', ...this.describe(this.keep(jobs.error)) };
-      }
+      // Only errors no code can catch escape a job: an interrupt (deadline, RaiseError) or the engine giving up.
+      if (jobs.error) return { kind: 'rejected', ...this.describe(this.keep(jobs.error)) };
       const state = ctx.getPromiseState(promise);
       if (state.type === 'fulfilled') {
         if (!state.notAPromise) state.value.dispose();
@@ -176,14 +250,23 @@ class ConnectorRun {
         this.timedOut = true;
         return { kind: 'stalled' };
       }
-      if (!this.runtime.hasPendingJob()) return { kind: 'stalled' };
+      if (this.runtime.hasPendingJob()) {
+        if (this.pending.size > 0 && performance.now() - slice > SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          slice = performance.now();
+        }
+        continue;
+      }
+      if (this.pending.size === 0) return { kind: 'stalled' };
+      await this.waitForHost();
+      slice = performance.now();
     }
   }
 
   /** `{message, stack}` of a thrown value, read by the prelude inside the sandbox. */
   private describe(error: QuickJSHandle): { message: string; stack: string } {
     const fallback = { message: 'Error: the connector failed with an error that cannot be described.', stack: '' };
-    if (this.raised || this.timedOut || !this.api) return fallback;
+    if (this.raised || this.timedOut) return fallback;
     try {
       const text = this.callApi('describe', error);
       if (text === undefined) return fallback;
@@ -210,33 +293,17 @@ class ConnectorRun {
     return ctx.getString(value);
   }
 
-  private judge(ending: Ending): Verdict {
-    const verdict = this.verdictOf(ending);
-    if (verdict.kind === 'failed') this.logs.addSystem('error', verdict.message);
-    if (verdict.kind === 'raised') this.logs.addSystem('error', `RaiseError: ${verdict.title}: ${verdict.message}`);
-    return verdict;
-  }
-
   private verdictOf(ending: Ending): Verdict {
     if (this.raised) return { kind: 'raised', ...this.raised };
-    if (this.timedOut) return this.timeout();
+    if (this.timedOut) return timeoutVerdict(this.input.timeoutMs);
     switch (ending.kind) {
-      case 'syntax':
       case 'rejected':
-        return failure(ending.message, ending.stack, this.limits);
+        return failureVerdict(ending.message, ending.stack, this.limits);
       case 'stalled':
-        return {
-          kind: 'failed',
-          reason: 'timeout',
-          message: 'The connector waits on a promise that can never settle (nothing is left that could resolve it), so it cannot finish.',
-        };
+        return stalledVerdict;
       case 'fulfilled':
         return this.response();
     }
-  }
-
-  private timeout(): Verdict {
-    return { kind: 'failed', reason: 'timeout', message: `The connector did not finish within its time limit of ${this.input.timeoutMs} ms.` };
   }
 
   /** The ResponseBody of the entity given to SetResponseEntity, else of the request entity. */
@@ -246,41 +313,18 @@ class ConnectorRun {
       text = this.callApi('collect');
     } catch (error) {
       if (this.raised) return { kind: 'raised', ...this.raised };
-      if (this.timedOut) return this.timeout();
-      if (error instanceof ResponseTooLarge) return this.tooLarge();
-      if (error instanceof CollectError) return failure(`The ResponseBody cannot be sent: ${error.message}`, '', this.limits);
+      if (this.timedOut) return timeoutVerdict(this.input.timeoutMs);
+      if (error instanceof ResponseTooLarge) return tooLargeVerdict(this.limits);
+      if (error instanceof CollectError) return failureVerdict(`The ResponseBody cannot be sent: ${error.message}`, '', this.limits);
       throw error;
     }
     if (text === undefined) return { kind: 'ok', responseBody: responseBodyOf(this.input.entity) };
-    if (Buffer.byteLength(text) > this.limits.maxResponseBytes) return this.tooLarge();
+    if (Buffer.byteLength(text) > this.limits.maxResponseBytes) return tooLargeVerdict(this.limits);
     // Keys like __proto__ are dropped so a returned object cannot pollute prototypes on the host.
     const parsed = sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }) as { body?: unknown };
     return { kind: 'ok', responseBody: parsed.body };
-  }
-
-  private tooLarge(): Verdict {
-    return {
-      kind: 'failed',
-      reason: 'limit',
-      message: `The ResponseBody is larger than the limit of ${formatBytes(this.limits.maxResponseBytes)}.`,
-    };
   }
 }
 
 class ResponseTooLarge extends Error {}
 class CollectError extends Error {}
-
-const responseBodyOf = (entity: unknown) =>
-  entity !== null && typeof entity === 'object' ? (entity as { ResponseBody?: unknown }).ResponseBody : undefined;
-
-/** A thrown error as a run result: engine limits are told apart from the connector's own errors. */
-function failure(message: string, stack: string, limits: SandboxLimits): Verdict {
-  if (/^InternalError: out of memory/.test(message)) {
-    return { kind: 'failed', reason: 'limit', message: `The connector used more than its memory limit of ${formatBytes(limits.memoryLimitBytes)}.` };
-  }
-  if (/^\w*Error: stack overflow/.test(message)) {
-    return { kind: 'failed', reason: 'limit', message: 'The connector nested calls too deeply (stack overflow).' };
-  }
-  const at = locateInStack(stack);
-  return { kind: 'failed', reason: 'threw', message: at ? `${message} (line ${at.line}, column ${at.column})` : message };
-}

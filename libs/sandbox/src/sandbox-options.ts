@@ -6,6 +6,29 @@ export interface QuickJsRuntimeOptions {
   maxLogBytes?: number;
   /** Largest ResponseBody, as JSON text, in bytes. */
   maxResponseBytes?: number;
+  /**
+   * Worker threads that run connectors, so a busy connector never blocks the caller's event loop.
+   * 0 runs connectors on the calling thread (tests, tools). Default: one per core, at most 4.
+   */
+  workers?: number;
+  http?: HttpOptions;
+}
+
+/** Limits of `Context.Http.Request`. */
+export interface HttpOptions {
+  /** Largest response body a connector may receive, in bytes (default 5 MiB). */
+  maxResponseBytes?: number;
+  /** Time limit of one request when the connector gives none (default 30 s). */
+  defaultTimeoutMs?: number;
+  /** Requests one run may have in flight at once (default 8). */
+  maxPendingCalls?: number;
+  /** Redirects followed per request, each one checked like the first URL (default 5). */
+  maxRedirects?: number;
+  /**
+   * Addresses treated as public although they are private or loopback. Only for local test
+   * servers and development; leave empty in production.
+   */
+  trustedAddresses?: string[];
 }
 
 export interface SandboxLimits {
@@ -28,10 +51,36 @@ export const DEFAULT_LIMITS: SandboxLimits = {
   maxStackBytes: 256 * KiB,
 };
 
+/** Worker threads get a larger native stack, so connectors there may recurse deeper (about 5,000 calls). */
+export const WORKER_STACK_MB = 8;
+export const WORKER_MAX_STACK_BYTES = 1 * MiB;
+
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value <= 0) throw new RangeError(`Sandbox option ${name} must be a positive number, not ${value}.`);
   return Math.floor(value);
+}
+
+/** Everything a thread running connectors needs to know; plain data, so it can be sent to a worker. */
+export interface SandboxEnvironment {
+  limits: SandboxLimits;
+  http: Required<HttpOptions>;
+}
+
+export function resolveEnvironment(options: QuickJsRuntimeOptions = {}, onWorker: boolean): SandboxEnvironment {
+  const limits = resolveLimits(options);
+  if (onWorker) limits.maxStackBytes = WORKER_MAX_STACK_BYTES;
+  const http = options.http ?? {};
+  return {
+    limits,
+    http: {
+      maxResponseBytes: positive('http.maxResponseBytes', http.maxResponseBytes, 5 * MiB),
+      defaultTimeoutMs: positive('http.defaultTimeoutMs', http.defaultTimeoutMs, 30_000),
+      maxPendingCalls: positive('http.maxPendingCalls', http.maxPendingCalls, 8),
+      maxRedirects: http.maxRedirects === undefined ? 5 : Math.max(0, Math.floor(http.maxRedirects)),
+      trustedAddresses: [...(http.trustedAddresses ?? [])],
+    },
+  };
 }
 
 export function resolveLimits(options: QuickJsRuntimeOptions = {}): SandboxLimits {

@@ -1,0 +1,204 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { isAllowedHost, isForbiddenAddress } from './egress-policy';
+import { formatBytes } from './sandbox-options';
+
+/** `Context.Http.Request(...)` as the connector writes it. */
+export interface ConnectorHttpRequest {
+  method?: string;
+  url: string;
+  headers?: Record<string, string>;
+  /** A string is sent as is; anything else as JSON. */
+  body?: unknown;
+  timeoutMs?: number;
+}
+
+export interface ConnectorHttpResponse {
+  status: number;
+  statusText: string;
+  headers: Record<string, string>;
+  body: string;
+  /** The body parsed, when the response is JSON. */
+  json?: unknown;
+  /** The URL that answered, after redirects. */
+  url: string;
+}
+
+export interface HttpLimits {
+  maxResponseBytes: number;
+  defaultTimeoutMs: number;
+  maxRedirects: number;
+  /** Addresses treated as public although they are not (local test servers); empty in production. */
+  trustedAddresses: readonly string[];
+}
+
+/** A refusal or failure the connector sees as the message of the rejected promise. */
+export class ConnectorHttpError extends Error {}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const DROPPED_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'upgrade', 'keep-alive', 'te', 'trailer']);
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Performs one connector HTTP request: only to allowed hosts, only to public addresses (checked
+ * after DNS and pinned for the connection, so a name cannot re-resolve elsewhere), with every
+ * redirect checked the same way, within a time and a response size limit.
+ */
+export async function performHttpRequest(
+  input: unknown,
+  allowedHosts: readonly string[],
+  limits: HttpLimits,
+  signal: AbortSignal,
+): Promise<ConnectorHttpResponse> {
+  const request = validate(input);
+  const timeoutMs = Math.min(request.timeoutMs ?? limits.defaultTimeoutMs, limits.defaultTimeoutMs * 10);
+  const abort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+  let url = new URL(request.url);
+  let method = request.method;
+  let body = request.body;
+  try {
+    for (let hop = 0; ; hop++) {
+      const address = await checkDestination(url, allowedHosts, limits);
+      const response = await send(url, method, request.headers, body, address, abort);
+      const location = response.headers.location;
+      if (!REDIRECTS.has(response.statusCode ?? 0) || !location) return await readResponse(response, url, limits, abort);
+      response.resume();
+      if (hop >= limits.maxRedirects) throw new ConnectorHttpError(`Too many redirects (more than ${limits.maxRedirects}).`);
+      url = new URL(location, url);
+      if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
+        method = 'GET';
+        body = undefined;
+      }
+    }
+  } catch (error) {
+    if (error instanceof ConnectorHttpError) throw error;
+    if (abort.aborted && !signal.aborted) throw new ConnectorHttpError(`The request to ${url.host} timed out after ${timeoutMs} ms.`);
+    if (signal.aborted) throw new ConnectorHttpError('The request was cancelled because the run ended.');
+    throw new ConnectorHttpError(`The request to ${url.host} failed: ${(error as Error).message}`);
+  }
+}
+
+interface ValidRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  timeoutMs?: number;
+}
+
+function validate(input: unknown): ValidRequest {
+  if (input === null || typeof input !== 'object') throw new ConnectorHttpError('Context.Http.Request expects an object like { method, url, headers, body }.');
+  const raw = input as Record<string, unknown>;
+  if (typeof raw.url !== 'string' || raw.url === '') throw new ConnectorHttpError('Context.Http.Request needs a url.');
+  const method = raw.method === undefined ? 'GET' : String(raw.method).toUpperCase();
+  if (!METHODS.has(method)) throw new ConnectorHttpError(`HTTP method '${String(raw.method).slice(0, 20)}' is not supported.`);
+  const headers: Record<string, string> = {};
+  if (raw.headers !== undefined && raw.headers !== null) {
+    if (typeof raw.headers !== 'object') throw new ConnectorHttpError('Context.Http.Request headers must be an object of strings.');
+    for (const [name, value] of Object.entries(raw.headers as Record<string, unknown>)) {
+      if (!DROPPED_HEADERS.has(name.toLowerCase())) headers[name] = String(value);
+    }
+  }
+  let body: string | undefined;
+  if (raw.body !== undefined && raw.body !== null) {
+    if (typeof raw.body === 'string') body = raw.body;
+    else {
+      body = JSON.stringify(raw.body);
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+    }
+  }
+  let timeoutMs: number | undefined;
+  if (raw.timeoutMs !== undefined) {
+    timeoutMs = Number(raw.timeoutMs);
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new ConnectorHttpError('Context.Http.Request timeoutMs must be a positive number.');
+  }
+  try {
+    new URL(raw.url);
+  } catch {
+    throw new ConnectorHttpError(`'${raw.url.slice(0, 200)}' is not a valid URL.`);
+  }
+  return { method, url: raw.url, headers, body, timeoutMs };
+}
+
+interface Destination {
+  address: string;
+  family: 4 | 6;
+}
+
+async function checkDestination(url: URL, allowedHosts: readonly string[], limits: HttpLimits): Promise<Destination> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConnectorHttpError(`Only http and https URLs can be requested, not ${url.protocol}.`);
+  if (url.username || url.password) throw new ConnectorHttpError('URLs with credentials are not allowed; send an Authorization header instead.');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!isAllowedHost(host, allowedHosts)) {
+    throw new ConnectorHttpError(`The host '${host}' is not in this integration's allowed hosts.`);
+  }
+  const permitted = (address: string) => limits.trustedAddresses.includes(address) || !isForbiddenAddress(address);
+  const literal = isIP(host);
+  if (literal) {
+    if (!permitted(host)) throw new ConnectorHttpError(`The address ${host} is private, loopback or link-local and cannot be requested.`);
+    return { address: host, family: literal as 4 | 6 };
+  }
+  let found: Array<{ address: string; family: number }>;
+  try {
+    found = await dnsLookup(host, { all: true, verbatim: true });
+  } catch {
+    throw new ConnectorHttpError(`The host '${host}' could not be resolved.`);
+  }
+  const refused = found.find((entry) => !permitted(entry.address));
+  if (refused || found.length === 0) {
+    throw new ConnectorHttpError(`The host '${host}' resolves to a private, loopback or link-local address and cannot be requested.`);
+  }
+  return { address: found[0].address, family: found[0].family === 6 ? 6 : 4 };
+}
+
+function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  destination: Destination,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
+  // The connection goes to the address checked above, never to a fresh DNS answer.
+  const pinned = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [destination]);
+    else callback(null, destination.address, destination.family);
+  }) as unknown as LookupFunction;
+  const options: RequestOptions = { method, headers: { ...headers }, lookup: pinned, signal, agent: false };
+  if (body !== undefined) (options.headers as Record<string, string>)['Content-Length'] = String(Buffer.byteLength(body));
+  return new Promise((resolve, reject) => {
+    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options, resolve);
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function readResponse(response: IncomingMessage, url: URL, limits: HttpLimits, signal: AbortSignal): Promise<ConnectorHttpResponse> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response) {
+    size += (chunk as Buffer).length;
+    if (size > limits.maxResponseBytes) {
+      response.destroy();
+      throw new ConnectorHttpError(`The response from ${url.host} is larger than the limit of ${formatBytes(limits.maxResponseBytes)}.`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  if (signal.aborted) throw new ConnectorHttpError(`The response from ${url.host} did not arrive in time.`);
+  const body = Buffer.concat(chunks).toString('utf8');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const result: ConnectorHttpResponse = { status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers, body, url: url.href };
+  if (/^application\/([\w.+-]+\+)?json\b/i.test(headers['content-type'] ?? '')) {
+    try {
+      result.json = JSON.parse(body);
+    } catch {
+      // Not JSON after all: the connector still has the text.
+    }
+  }
+  return result;
+}

@@ -1,0 +1,30 @@
+import { isAllowedHost, isForbiddenAddress } from './egress-policy';
+
+describe('egress policy', () => {
+  it.each([
+    '127.0.0.1', '127.1.2.3', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.100.100.200',
+    '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', '[::1]', 'fe80::1', 'fe80::1%eth0', 'fd00:ec2::254', 'fc00::1',
+    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '::127.0.0.1', '64:ff9b::a00:1', '2002:7f00:1::', 'ff02::1',
+    'not-an-ip', '',
+  ])('refuses %s', (address) => {
+    expect(isForbiddenAddress(address)).toBe(true);
+  });
+
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows %s', (address) => {
+    expect(isForbiddenAddress(address)).toBe(false);
+  });
+
+  it('matches hosts exactly or below a wildcard', () => {
+    const allowed = ['api.example.com', '*.partner.io', 'EXACT.org.'];
+    expect(isAllowedHost('api.example.com', allowed)).toBe(true);
+    expect(isAllowedHost('API.example.com.', allowed)).toBe(true);
+    expect(isAllowedHost('exact.org', allowed)).toBe(true);
+    expect(isAllowedHost('x.api.example.com', allowed)).toBe(false);
+    expect(isAllowedHost('example.com', allowed)).toBe(false);
+    expect(isAllowedHost('eu.partner.io', allowed)).toBe(true);
+    expect(isAllowedHost('a.b.partner.io', allowed)).toBe(true);
+    expect(isAllowedHost('partner.io', allowed)).toBe(false);
+    expect(isAllowedHost('evilpartner.io', allowed)).toBe(false);
+    expect(isAllowedHost('anything', [])).toBe(false);
+  });
+});

@@ -1,0 +1,175 @@
+import type { ConnectorRunResult } from '@gi/domain';
+import { Worker } from 'node:worker_threads';
+import type { RunInput } from './run-connector';
+import { timeoutVerdict, withRunFacts } from './run-verdict';
+import { WORKER_STACK_MB, type SandboxEnvironment } from './sandbox-options';
+import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
+import type { WorkerScript } from './worker-script';
+
+export interface WorkerPoolOptions {
+  size: number;
+  /** Runs one worker takes at once; they share its thread while they wait on host calls. */
+  runsPerWorker: number;
+  env: SandboxEnvironment;
+  script: WorkerScript;
+  /**
+   * Extra time past a run's own limit before its worker is terminated. The engine stops code at
+   * the deadline; this catches the rare native operation that does not check in time.
+   */
+  killGraceMs: number;
+}
+
+interface PendingRun {
+  id: number;
+  input: RunInput;
+  started: number;
+  resolve: (result: ConnectorRunResult) => void;
+  timer?: NodeJS.Timeout;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  runs: Map<number, PendingRun>;
+}
+
+/** Consecutive workers that die before they are ready, after which the pool stops trying. */
+const MAX_STARTUP_FAILURES = 3;
+
+/** A pool of worker threads running connectors; the process's own event loop never runs connector code. */
+export class WorkerPool {
+  private readonly slots = new Set<Slot>();
+  private readonly queue: PendingRun[] = [];
+  private nextId = 1;
+  private closed = false;
+  private startupFailures = 0;
+  private broken: string | null = null;
+
+  constructor(private readonly options: WorkerPoolOptions) {
+    for (let i = 0; i < options.size; i++) this.spawn();
+  }
+
+  run(input: RunInput): Promise<ConnectorRunResult> {
+    if (this.closed) return Promise.reject(new Error('The connector runtime is closed.'));
+    return new Promise((resolve) => {
+      const run: PendingRun = { id: this.nextId++, input, started: performance.now(), resolve };
+      if (this.broken) return resolve(this.failure(run, this.broken));
+      this.queue.push(run);
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const run of this.queue.splice(0)) run.resolve(this.failure(run, 'The connector runtime was closed before the run started.'));
+    await Promise.all([...this.slots].map((slot) => this.retire(slot, 'The connector runtime was closed during the run.')));
+  }
+
+  private spawn(): void {
+    const { script, env } = this.options;
+    const workerData: SandboxWorkerData = { env };
+    if (script.kind === 'typescript') workerData.typescript = { swcCore: script.swcCore, entry: script.entry };
+    const worker = new Worker(script.kind === 'file' ? script.filename : script.bootstrap, {
+      eval: script.kind === 'typescript',
+      workerData,
+      resourceLimits: { stackSizeMb: WORKER_STACK_MB },
+    });
+    const slot: Slot = { worker, ready: false, runs: new Map() };
+    this.slots.add(slot);
+    worker.unref();
+    worker.on('message', (message: FromWorker) => this.onMessage(slot, message));
+    worker.on('error', (error) => void this.onExit(slot, `The sandbox worker failed: ${error.message}`));
+    worker.on('exit', (code) => void this.onExit(slot, `The sandbox worker stopped unexpectedly (exit code ${code}).`));
+  }
+
+  private onMessage(slot: Slot, message: FromWorker): void {
+    switch (message.kind) {
+      case 'ready':
+        slot.ready = true;
+        this.startupFailures = 0;
+        this.dispatch();
+        return;
+      case 'progress':
+        try {
+          slot.runs.get(message.id)?.input.onProgress?.(message.progress);
+        } catch {
+          // A failing progress listener is the host's problem, never the connector's.
+        }
+        return;
+      case 'result': {
+        const run = slot.runs.get(message.id);
+        if (!run) return;
+        this.finish(slot, run, message.result);
+        this.dispatch();
+        return;
+      }
+    }
+  }
+
+  /** Sends queued runs to the least busy ready workers with room. */
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let best: Slot | null = null;
+      for (const slot of this.slots) {
+        if (slot.ready && slot.runs.size < this.options.runsPerWorker && (!best || slot.runs.size < best.runs.size)) best = slot;
+      }
+      if (!best) return;
+      this.start(best, this.queue.shift() as PendingRun);
+    }
+  }
+
+  private start(slot: Slot, run: PendingRun): void {
+    slot.runs.set(run.id, run);
+    if (slot.runs.size === 1) slot.worker.ref();
+    const { onProgress: _onProgress, ...input } = run.input;
+    const message: ToWorker = { kind: 'run', id: run.id, input };
+    run.timer = setTimeout(() => void this.kill(slot, run), run.input.timeoutMs + this.options.killGraceMs);
+    slot.worker.postMessage(message);
+  }
+
+  private finish(slot: Slot, run: PendingRun, result: ConnectorRunResult): void {
+    clearTimeout(run.timer);
+    slot.runs.delete(run.id);
+    if (slot.runs.size === 0) slot.worker.unref();
+    run.resolve(result);
+  }
+
+  /** A run went past its limit without the engine stopping it: terminate its worker. */
+  private async kill(slot: Slot, run: PendingRun): Promise<void> {
+    if (!slot.runs.has(run.id)) return;
+    this.finish(slot, run, withRunFacts(timeoutVerdict(run.input.timeoutMs), this.facts(run, 'The run was stopped by force.')));
+    await this.retire(slot, 'The sandbox was restarted because another connector on it stopped responding; the run may be tried again.');
+  }
+
+  /** Takes a worker out of the pool, fails its runs with `reason`, and replaces it unless closing. */
+  private async retire(slot: Slot, reason: string): Promise<void> {
+    if (!this.slots.delete(slot)) return;
+    for (const run of [...slot.runs.values()]) this.finish(slot, run, this.failure(run, reason));
+    slot.worker.removeAllListeners('exit');
+    await slot.worker.terminate();
+    if (!this.closed) {
+      this.spawn();
+      this.dispatch();
+    }
+  }
+
+  private async onExit(slot: Slot, reason: string): Promise<void> {
+    if (!this.slots.has(slot)) return;
+    if (!slot.ready && ++this.startupFailures >= MAX_STARTUP_FAILURES) {
+      this.broken = `The sandbox workers cannot start: ${reason}`;
+      this.slots.delete(slot);
+      for (const run of this.queue.splice(0)) run.resolve(this.failure(run, this.broken));
+      return;
+    }
+    await this.retire(slot, reason);
+  }
+
+  private failure(run: PendingRun, message: string): ConnectorRunResult {
+    return withRunFacts({ kind: 'failed', reason: 'threw', message }, this.facts(run, message));
+  }
+
+  private facts(run: PendingRun, message: string): Pick<ConnectorRunResult, 'logs' | 'durationMs'> {
+    return { logs: [{ at: Date.now(), level: 'error', message }], durationMs: performance.now() - run.started };
+  }
+}

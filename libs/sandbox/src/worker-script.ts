@@ -1,0 +1,59 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/** How to start a sandbox worker thread: a JavaScript file, or the TypeScript source through @swc/core. */
+export type WorkerScript =
+  | { kind: 'file'; filename: string }
+  | { kind: 'typescript'; bootstrap: string; swcCore: string; entry: string };
+
+const ENTRY = 'sandbox-worker.main';
+
+/** Registers a `.ts` loader backed by @swc/core, then loads the worker entry. */
+const TYPESCRIPT_BOOTSTRAP = `
+const Module = require('node:module');
+const { readFileSync } = require('node:fs');
+const { workerData } = require('node:worker_threads');
+const swc = require(workerData.typescript.swcCore);
+Module._extensions['.ts'] = function (module, filename) {
+  const { code } = swc.transformSync(readFileSync(filename, 'utf8'), {
+    filename,
+    sourceMaps: 'inline',
+    jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
+    module: { type: 'commonjs' },
+  });
+  module._compile(code, filename);
+};
+require(workerData.typescript.entry);
+`;
+
+/**
+ * Finds the worker entry: compiled JavaScript beside this module or beside the bundle
+ * (`sandbox-worker.js`), else the TypeScript source in the checkout when @swc/core is installed.
+ * Null when neither exists; connectors then run on the calling thread.
+ */
+export function locateWorkerScript(here: string = __dirname): WorkerScript | null {
+  for (const name of [`${ENTRY}.js`, 'sandbox-worker.js']) {
+    const filename = join(here, name);
+    if (existsSync(filename)) return { kind: 'file', filename };
+  }
+  const entry = findSource(here);
+  if (!entry) return null;
+  try {
+    const swcCore = createRequire(entry).resolve('@swc/core');
+    return { kind: 'typescript', bootstrap: TYPESCRIPT_BOOTSTRAP, swcCore, entry };
+  } catch {
+    return null;
+  }
+}
+
+/** The TypeScript entry beside this file, or in libs/sandbox/src of a checkout above a bundle. */
+function findSource(here: string): string | null {
+  const beside = join(here, `${ENTRY}.ts`);
+  if (existsSync(beside)) return beside;
+  for (let dir = here; dirname(dir) !== dir; dir = dirname(dir)) {
+    const candidate = join(dir, 'libs', 'sandbox', 'src', `${ENTRY}.ts`);
+    if (existsSync(candidate)) return candidate;
+  }
+  return null;
+}
