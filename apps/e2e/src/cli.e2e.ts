@@ -1,0 +1,129 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, ROOT, startService } from './service-process';
+import type { ServiceProcess } from './service-process';
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/**
+ * The README flow through the built `gi` binary against the real embedded service. The service makes
+ * its own admin token (ADMIN_TOKEN unset), and the CLI finds it the way a user's would: in DATA_DIR.
+ */
+describe('gi command line (built CLI against the embedded service)', () => {
+  let service: ServiceProcess;
+  let token: string;
+  let tokenId: string;
+  let asyncId: string;
+
+  const gi = (...args: string[]) =>
+    new Promise<Run>((resolve) => {
+      const env = { PATH: process.env.PATH, GI_URL: service.baseUrl, DATA_DIR: service.dataDir };
+      execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env, timeout: 30_000 }, (error, out, err) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, out, err });
+      });
+    });
+
+  beforeAll(async () => {
+    service = await startService({ env: { ADMIN_TOKEN: '' } });
+  });
+  afterAll(() => service.dispose());
+
+  it('defines an entity', async () => {
+    const run = await gi('entity', 'create', 'acme', 'Order', '--field', 'CustomerId');
+    expect(run).toEqual({ code: 0, out: 'Entity Order of bot acme: RequestParams, RequestBody, RequestHeaders, ResponseBody, RequestFiles, CustomerId\n', err: '' });
+  });
+
+  it('deploys the example connector and reports a compile error by file, line and column', async () => {
+    const deployed = await gi('connector', 'deploy', 'examples/connectors/ack.js', '--bot', 'acme', '--integration', 'ack', '--entity', 'Order');
+    expect(deployed).toMatchObject({ code: 0, out: expect.stringMatching(/^Deployed ack version 1 on bot acme: entity Order, pool default/) });
+
+    const bad = join(service.dataDir, 'bad.js');
+    writeFileSync(bad, 'const entity = Context.GetRequestEntity();\nconst x = ;\n');
+    const refused = await gi('connector', 'deploy', bad, '--bot', 'acme', '--integration', 'bad', '--entity', 'Order');
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(new RegExp(`^error: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+: .+\\n$`));
+  });
+
+  it('creates a token: the token alone on stdout, its id and expiry on stderr', async () => {
+    const run = await gi('token', 'create', '--bot', 'acme', '--ttl', '3600', '--label', 'e2e');
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/^\S+\n$/);
+    const match = /^token (\S+) for bot acme, expires \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\n$/.exec(run.err);
+    expect(match).not.toBeNull();
+    token = run.out.trim();
+    tokenId = (match as RegExpExecArray)[1];
+  });
+
+  it('shows the webhook configuration', async () => {
+    const run = await gi('webhook', '--bot', 'acme');
+    expect(run.code).toBe(0);
+    expect(run.out).toContain(`base URL  ${service.baseUrl}`);
+    expect(run.out).toContain(`sync           ${service.baseUrl}/api/Platform/acme/Order/ack/GenericIntegration`);
+  });
+
+  it('invokes synchronously with a given token and with one it mints itself', async () => {
+    const given = await gi('invoke', '--bot', 'acme', '--integration', 'ack', '--body', '{"orderId":42}', '--token', token);
+    expect(given).toMatchObject({ code: 0, err: '' });
+    expect(JSON.parse(given.out)).toEqual({ Status: 'Accepted', Message: 'order 42' });
+
+    const minted = await gi('invoke', '--bot', 'acme', '--entity', 'Order', '--integration', 'ack', '--body', '{"orderId":7}');
+    expect(JSON.parse(minted.out)).toEqual({ Status: 'Accepted', Message: 'order 7' });
+  });
+
+  it('invokes asynchronously: the invocationId first, then the final body', async () => {
+    const run = await gi('invoke', '--bot', 'acme', '--integration', 'ack', '--async', '--body', '{"orderId":43}');
+    expect(run.code).toBe(0);
+    const [id, body, rest] = run.out.split('\n');
+    expect(id).toMatch(/^\S+$/);
+    expect(JSON.parse(body)).toEqual({ Status: 'Accepted', Message: 'order 43' });
+    expect(rest).toBe('');
+    asyncId = id;
+  });
+
+  it('prints the error of a failed run and exits 1', async () => {
+    const run = await gi('invoke', '--bot', 'acme', '--integration', 'ack', '--content-type', 'text/plain', '--body', 'not an order');
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/^error: .+\n$/);
+  });
+
+  it('revokes the token, after which calls with it are refused', async () => {
+    expect(await gi('token', 'revoke', '--bot', 'acme', tokenId)).toEqual({ code: 0, out: `Revoked token ${tokenId} of bot acme\n`, err: '' });
+    const refused = await gi('invoke', '--bot', 'acme', '--integration', 'ack', '--body', '{"orderId":1}', '--token', token);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/^error: .+\n$/);
+    expect(refused.err).not.toContain(token);
+
+    const listed = await gi('token', 'list', '--bot', 'acme');
+    expect(listed.out).toMatch(new RegExp(`^${tokenId}\\s+revoked\\s`, 'm'));
+  });
+
+  it('lists the invocations and shows one with its outcome', async () => {
+    const listed = await gi('invocations', 'list', '--bot', 'acme', '--json');
+    expect(listed.code).toBe(0);
+    const invocations = JSON.parse(listed.out) as Array<{ id: string; status: string; mode: string }>;
+    expect(invocations.length).toBeGreaterThanOrEqual(4);
+    expect(invocations).toContainEqual(expect.objectContaining({ id: asyncId, status: 'Completed', mode: 'async' }));
+
+    const table = await gi('invocations', 'list', '--bot', 'acme', '--status', 'Completed');
+    expect(table.out.split('\n')[0]).toMatch(/^ID\s+INTEGRATION\s+ENTITY\s+MODE\s+STATUS/);
+
+    const shown = await gi('invocations', 'show', '--bot', 'acme', asyncId);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toMatch(/^status\s+Completed$/m);
+    expect(shown.out).toContain('"Message": "order 43"');
+  });
+
+  it('fails with one clear line, never showing the admin token', async () => {
+    const unknown = await gi('connector', 'show', '--bot', 'acme', '--integration', 'nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toMatch(/^error: .*nope.*\n$/);
+    const usage = await gi('token', 'create');
+    expect(usage).toEqual({ code: 2, out: '', err: "error: missing --bot (see 'gi token create --help')\n" });
+  });
+});
