@@ -13,7 +13,12 @@ export async function send(url: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (error) {
-    throw new UnreachableError(url, networkReason(error));
+    const reason = networkReason(error);
+    // fetch gives up on a reply after 300 s, the service's own sync limit by default.
+    if (reason === 'UND_ERR_HEADERS_TIMEOUT' || reason === 'UND_ERR_BODY_TIMEOUT') {
+      throw new CliError(`the service at ${new URL(url).origin} did not answer in time (${reason}); use --async for long runs`);
+    }
+    throw new UnreachableError(url, reason);
   }
 }
 

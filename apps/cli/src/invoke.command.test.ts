@@ -108,6 +108,12 @@ describe('gi invoke', () => {
       expect(result).toMatchObject({ code: 1, out: '', err: 'error: Missing entity: The request entity is null (invocation inv9)\n' });
     });
 
+    it('points at the still-running invocation when the sync wait runs out', async () => {
+      service.on('POST', CALL, problem(504, 'Gateway timeout', 'The connector is still running', { invocationId: 'inv5' }));
+      const result = await gi(['invoke', '--bot', 'acme', '--integration', 'ack']);
+      expect(result.err).toBe('error: Gateway timeout: The connector is still running (invocation inv5); the run goes on: gi invocations show --bot acme inv5\n');
+    });
+
     it('says when the integration is not deployed', async () => {
       const result = await gi(['invoke', '--bot', 'acme', '--integration', 'other']);
       expect(result.err).toBe('error: integration other is not deployed on bot acme: gi connector deploy <file> --bot acme --integration other --entity <E>\n');

@@ -8,7 +8,7 @@ import { BotToken } from '../invoke/bot-token';
 import { parseHeaderItems, parseQueryItems, readBody, type InvokeRequest } from '../invoke/invoke-request';
 import { pollInvocation, type FinalReply } from '../invoke/poll-invocation';
 import { apiRootFor, apiRootFromWebhook, genericIntegrationUrl, pollUrl } from '../invoke/public-api';
-import { ApiError, readProblem } from '../problem';
+import { ApiError, describeProblem, readProblem } from '../problem';
 import { createProgressIndicator } from '../progress-indicator';
 import { botOption, integrationOption } from './shared-options';
 
@@ -82,7 +82,14 @@ async function runInvoke(ctx: CommandContext, input: CommandInput): Promise<void
     printReply(ctx, reply, invocationId);
     return;
   }
-  if (!response.ok) throw new ApiError(await readProblem(response));
+  if (!response.ok) {
+    const problem = await readProblem(response);
+    // A sync call that outlived the sync limit keeps running on the service: say where to find it.
+    if (response.status === 504 && problem.invocationId) {
+      throw new CliError(`${describeProblem(problem)}; the run goes on: gi invocations show --bot ${botId} ${problem.invocationId}`);
+    }
+    throw new ApiError(problem);
+  }
   printReply(ctx, { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() });
 }
 
