@@ -6,6 +6,6 @@ const common = { testEnvironment: 'node', transform, moduleNameMapper: pathsToMo
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.test.ts'], testPathIgnorePatterns: ['/apps/e2e/'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/apps/e2e/**/*.e2e.ts'], testTimeout: 60000 },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/apps/e2e/**/*.e2e.ts'], setupFilesAfterEnv: ['<rootDir>/apps/e2e/src/jest.setup.ts'] },
   ],
 };

@@ -127,7 +127,7 @@ export function controlRouter(deps: ControlDeps): Router {
 
   router.get('/bots/:botId/webhook', async (ctx) => {
     const { botId } = ctx.params;
-    const baseUrl = (settings.publicBaseUrl ?? ctx.origin).replace(/\/$/, '');
+    const baseUrl = (settings.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`).replace(/\/$/, '');
     const prefix = `${baseUrl}/api/${settings.platformSegment}/${encodeURIComponent(botId)}`;
     const integrations = await store.catalog.listIntegrations(botId);
     ctx.body = {
