@@ -1,0 +1,151 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
+
+/** A local downstream API; `hits` counts every request that reached it. */
+function startServer(): Promise<{ server: Server; base: string; hits: string[] }> {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.pathname === '/json') {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ hello: 'world' }));
+      } else if (url.pathname === '/echo') {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ method: req.method, contentType: req.headers['content-type'], token: req.headers['x-token'], body }));
+      } else if (url.pathname === '/redirect') {
+        res.writeHead(302, { Location: url.searchParams.get('to') ?? '/json' });
+        res.end();
+      } else if (url.pathname === '/big') {
+        res.end('x'.repeat(10_000));
+      } else if (url.pathname === '/slow') {
+        setTimeout(() => res.end('late'), 2000).unref();
+      } else {
+        res.writeHead(404);
+        res.end('no such page');
+      }
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits })),
+  );
+}
+
+describe('Context.Http.Request', () => {
+  let local: Awaited<ReturnType<typeof startServer>>;
+  /** Treats the local test server's address as public, as a real downstream API would be. */
+  let trusting: QuickJsConnectorRuntime;
+  /** The production policy: nothing private is trusted. */
+  let strict: QuickJsConnectorRuntime;
+
+  beforeAll(async () => {
+    local = await startServer();
+    trusting = await createQuickJsRuntime({ workers: 1, http: { trustedAddresses: ['127.0.0.1'], maxResponseBytes: 5000, maxPendingCalls: 3 } });
+    strict = await createQuickJsRuntime({ workers: 1 });
+  });
+  afterAll(async () => {
+    await Promise.all([trusting.close(), strict.close()]);
+    local.server.closeAllConnections();
+    await new Promise((resolve) => local.server.close(resolve));
+  });
+  beforeEach(() => (local.hits.length = 0));
+
+  const call = (runtime: QuickJsConnectorRuntime, code: string, allowedHosts = ['127.0.0.1']) =>
+    runtime.run({ cacheKey: 'http', code, entity: null, timeoutMs: 5000, allowedHosts });
+
+  /** A connector that requests `request` and answers with the response or the error message. */
+  const tryRequest = (request: string) => `
+    try {
+      const r = await Context.Http.Request(${request});
+      Context.SetResponseEntity({ ResponseBody: { status: r.status, json: r.json, body: r.body.slice(0, 50) } });
+    } catch (e) {
+      Context.SetResponseEntity({ ResponseBody: { error: e.message } });
+    }`;
+
+  it('fetches JSON from an allowed host', async () => {
+    const result = await call(trusting, tryRequest(`{ url: '${local.base}/json' }`));
+    expect(result).toMatchObject({ kind: 'ok', responseBody: { status: 200, json: { hello: 'world' } } });
+  });
+
+  it('sends a method, headers and a JSON body', async () => {
+    const result = await call(trusting, tryRequest(`{ method: 'post', url: '${local.base}/echo', headers: { 'X-Token': 't1' }, body: { a: 1 } }`));
+    expect(result).toMatchObject({
+      kind: 'ok',
+      responseBody: { status: 200, json: { method: 'POST', contentType: 'application/json', token: 't1', body: '{"a":1}' } },
+    });
+  });
+
+  it('follows redirects within the allowed hosts', async () => {
+    const result = await call(trusting, tryRequest(`{ url: '${local.base}/redirect?to=/json' }`));
+    expect(result).toMatchObject({ kind: 'ok', responseBody: { status: 200, json: { hello: 'world' } } });
+  });
+
+  it('refuses hosts that are not allowed', async () => {
+    const result = await call(trusting, tryRequest(`{ url: '${local.base}/json' }`), ['api.example.com']);
+    expect(result).toMatchObject({ responseBody: { error: "The host '127.0.0.1' is not in this integration's allowed hosts." } });
+    expect(local.hits).toEqual([]);
+  });
+
+  it.each([
+    ['loopback', 'http://127.0.0.1:9/x', '127.0.0.1'],
+    ['IPv6 loopback', 'http://[::1]:9/x', '::1'],
+    ['a private network', 'http://10.0.0.1/x', '10.0.0.1'],
+    ['cloud metadata', 'http://169.254.169.254/latest/meta-data/', '169.254.169.254'],
+    ['IPv4 mapped in IPv6', 'http://[::ffff:127.0.0.1]:9/x', '::ffff:7f00:1'],
+  ])('refuses %s before connecting', async (_name, url, host) => {
+    const result = await call(strict, tryRequest(`{ url: '${url}' }`), [host]);
+    expect(result).toMatchObject({ kind: 'ok', responseBody: { error: expect.stringMatching(/private, loopback or link-local/) } });
+  });
+
+  it('refuses a host name that resolves to loopback', async () => {
+    const result = await call(strict, tryRequest(`{ url: 'http://localhost:${new URL(local.base).port}/json' }`), ['localhost']);
+    expect(result).toMatchObject({ responseBody: { error: "The host 'localhost' resolves to a private, loopback or link-local address and cannot be requested." } });
+    expect(local.hits).toEqual([]);
+  });
+
+  it('checks every redirect: a redirect to loopback or metadata is refused', async () => {
+    for (const target of ['http://[::1]:9/x', 'http://169.254.169.254/latest/meta-data/']) {
+      const result = await call(trusting, tryRequest(`{ url: '${local.base}/redirect?to=${encodeURIComponent(target)}' }`), ['127.0.0.1', '::1', '169.254.169.254']);
+      expect(result).toMatchObject({ responseBody: { error: expect.stringMatching(/private, loopback or link-local/) } });
+    }
+    const elsewhere = await call(trusting, tryRequest(`{ url: '${local.base}/redirect?to=${encodeURIComponent('http://evil.example/')}' }`));
+    expect(elsewhere).toMatchObject({ responseBody: { error: "The host 'evil.example' is not in this integration's allowed hosts." } });
+  });
+
+  it('refuses other schemes and credentials in URLs', async () => {
+    const file = await call(trusting, tryRequest(`{ url: 'file:///etc/passwd' }`));
+    expect(file).toMatchObject({ responseBody: { error: 'Only http and https URLs can be requested, not file:.' } });
+    const creds = await call(trusting, tryRequest(`{ url: 'http://user:pw@127.0.0.1/' }`));
+    expect(creds).toMatchObject({ responseBody: { error: expect.stringMatching(/credentials/) } });
+  });
+
+  it('limits the response size and the request time', async () => {
+    const big = await call(trusting, tryRequest(`{ url: '${local.base}/big' }`));
+    expect(big).toMatchObject({ responseBody: { error: expect.stringMatching(/larger than the limit of 5000 bytes/) } });
+    const slow = await call(trusting, tryRequest(`{ url: '${local.base}/slow', timeoutMs: 100 }`));
+    expect(slow).toMatchObject({ responseBody: { error: expect.stringMatching(/timed out after 100 ms/) } });
+  });
+
+  it('caps the requests in flight', async () => {
+    const code = `
+      const results = await Promise.allSettled([1, 2, 3, 4].map(() => Context.Http.Request({ url: '${local.base}/json' })));
+      Context.SetResponseEntity({ ResponseBody: results.map((r) => r.status === 'fulfilled' ? 'ok' : r.reason.message) });`;
+    const result = await call(trusting, code);
+    expect(result).toMatchObject({
+      kind: 'ok',
+      responseBody: ['ok', 'ok', 'ok', 'Too many HTTP requests at once (at most 3): await some before starting more.'],
+    });
+  });
+
+  it('ends the run cleanly with a request still in flight', async () => {
+    const code = `Context.Http.Request({ url: '${local.base}/slow' }); Context.SetResponseEntity({ ResponseBody: 'done' });`;
+    expect(await call(trusting, code)).toMatchObject({ kind: 'ok', responseBody: 'done' });
+    const timedOut = await trusting.run({ cacheKey: 'http', code: `await Context.Http.Request({ url: '${local.base}/slow' });`, entity: null, timeoutMs: 200, allowedHosts: ['127.0.0.1'] });
+    expect(timedOut).toMatchObject({ kind: 'failed', reason: 'timeout' });
+    expect(await call(trusting, tryRequest(`{ url: '${local.base}/json' }`))).toMatchObject({ kind: 'ok', responseBody: { status: 200 } });
+  });
+});

@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createQuickJsRuntime } from './quickjs-connector.runtime';
+import { resolveEnvironment } from './sandbox-options';
+import { WorkerPool } from './worker-pool';
+
+const run = { code: '', entity: null, timeoutMs: 200, allowedHosts: [] };
+
+describe('worker thread pool', () => {
+  it('keeps the main event loop running while a connector spins', async () => {
+    const runtime = await createQuickJsRuntime({ workers: 1 });
+    try {
+      expect(runtime.isolation).toBe('worker-threads');
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 10);
+      const started = Date.now();
+      const result = await runtime.run({ ...run, cacheKey: 'spin', code: 'while (true) {}', timeoutMs: 500 });
+      clearInterval(timer);
+      expect(result).toMatchObject({ kind: 'failed', reason: 'timeout' });
+      // About 50 ticks in 500 ms; a blocked loop would see none until the run ends.
+      expect(ticks).toBeGreaterThan(20);
+      expect(Date.now() - started).toBeLessThan(3000);
+      // The worker survives and takes the next run.
+      expect(await runtime.run({ ...run, cacheKey: 'ok', code: 'Context.SetResponseEntity({ ResponseBody: 1 });' })).toMatchObject({ kind: 'ok', responseBody: 1 });
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('runs connectors of two workers side by side', async () => {
+    const runtime = await createQuickJsRuntime({ workers: 2 });
+    try {
+      const spin = 'const end = Date.now() + 300; while (Date.now() < end) {} Context.SetResponseEntity({ ResponseBody: 1 });';
+      const started = Date.now();
+      const results = await Promise.all([1, 2].map((i) => runtime.run({ ...run, cacheKey: `s${i}`, code: spin, timeoutMs: 5000 })));
+      expect(results.map((r) => r.kind)).toEqual(['ok', 'ok']);
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  describe('with a worker that stops answering', () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'gi-sandbox-'));
+      // Says it is ready, then never answers: what a worker stuck in native code looks like.
+      writeFileSync(join(dir, 'stuck.js'), "require('node:worker_threads').parentPort.postMessage({ kind: 'ready' }); setInterval(() => {}, 1000);");
+      writeFileSync(join(dir, 'broken.js'), "throw new Error('cannot start');");
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('terminates it after the time limit and a grace period, and replaces it', async () => {
+      const env = resolveEnvironment({}, true);
+      const pool = new WorkerPool({ size: 1, runsPerWorker: 2, env, script: { kind: 'file', filename: join(dir, 'stuck.js') }, killGraceMs: 100 });
+      try {
+        const started = Date.now();
+        const [late, neighbour] = await Promise.all([pool.run({ ...run, timeoutMs: 100 }), pool.run({ ...run, timeoutMs: 60_000 })]);
+        expect(late).toMatchObject({ kind: 'failed', reason: 'timeout' });
+        expect(late.logs.map((l) => l.message)).toContain('The run was stopped by force.');
+        expect(neighbour).toMatchObject({ kind: 'failed', reason: 'threw' });
+        expect(neighbour.kind === 'failed' && neighbour.message).toMatch(/restarted/);
+        expect(Date.now() - started).toBeLessThan(3000);
+        // The replacement worker takes runs again (and is stopped the same way).
+        expect(await pool.run({ ...run, timeoutMs: 50 })).toMatchObject({ kind: 'failed', reason: 'timeout' });
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it('gives up with a clear error when workers cannot start', async () => {
+      const env = resolveEnvironment({}, true);
+      const pool = new WorkerPool({ size: 1, runsPerWorker: 1, env, script: { kind: 'file', filename: join(dir, 'broken.js') }, killGraceMs: 100 });
+      try {
+        const result = await pool.run({ ...run });
+        expect(result).toMatchObject({ kind: 'failed', reason: 'threw' });
+        expect(result.kind === 'failed' && result.message).toMatch(/sandbox workers cannot start.*cannot start/);
+      } finally {
+        await pool.close();
+      }
+    });
+  });
+});
