@@ -40,6 +40,10 @@ export default [
     },
   },
   {
+    files: ['**/*.js', '**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['libs/config/**/*.ts', 'apps/e2e/**/*.ts', 'libs/testing/**/*.ts', '**/*.test.ts', 'tools/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },

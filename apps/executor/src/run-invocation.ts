@@ -21,7 +21,7 @@ export interface ExecutorDeps {
  * invocation that is already finished only re-announces it.
  */
 export async function runInvocation(deps: ExecutorDeps, job: JobMessage): Promise<JobDecision> {
-  const { store, bus, clock, logger, ownerId, leaseMs } = deps;
+  const { store, clock, logger, ownerId, leaseMs } = deps;
   const ref = { botId: job.botId, id: job.invocationId };
   const invocation = await store.invocations.claim(ref, ownerId, leaseMs, clock.now());
   if (!invocation) {

@@ -34,7 +34,7 @@ export interface InboundCall {
  * the invocation is durable and will run.
  */
 export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Promise<NewInvocation> {
-  const { settings, store, bus, clock } = deps;
+  const { settings, store, clock } = deps;
   const { requestParams, control } = parseQuery(call.rawQuery);
   const asyncMode = parseAsyncResponse(singleControlValue(control, 'asyncResponse'));
   if (asyncMode && !supportsAsync(settings.platformVersion)) {
