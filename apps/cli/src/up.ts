@@ -6,7 +6,7 @@ import { ALL_POOLS, LocalJobBus } from '@gi/bus-local';
 import { loadOrCreateSecret, parseServiceConfig, processEnvironment } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import { controlRouter } from '@gi/control';
-import { CompletionWaiter, systemClock } from '@gi/domain';
+import { CompletionWaiter, RateLimiter, systemClock } from '@gi/domain';
 import { recoverInvocations, startExecutor } from '@gi/executor';
 import { gatewayRouter } from '@gi/gateway';
 import { createHttpApp, createLogger, createMetrics } from '@gi/http';
@@ -62,6 +62,9 @@ export async function runUp(_argv: string[]): Promise<void> {
         waiter,
         clock,
         logger,
+        rateLimiter: config.BOT_RATE_LIMIT_PER_SECOND > 0
+          ? new RateLimiter(config.BOT_RATE_LIMIT_PER_SECOND, config.BOT_RATE_LIMIT_BURST ?? Math.ceil(config.BOT_RATE_LIMIT_PER_SECOND))
+          : undefined,
         settings: {
           ...platform,
           syncTimeoutMs: config.SYNC_TIMEOUT_SECONDS * 1000,

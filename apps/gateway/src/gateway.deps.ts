@@ -1,5 +1,5 @@
 import type { TokenService } from '@gi/auth';
-import type { Clock, CompletionWaiter, JobBus, PlatformVersion, Store } from '@gi/domain';
+import type { Clock, CompletionWaiter, JobBus, PlatformVersion, RateLimiter, Store } from '@gi/domain';
 import type { Logger } from '@gi/http';
 
 export interface GatewaySettings {
@@ -19,4 +19,6 @@ export interface GatewayDeps {
   clock: Clock;
   logger: Logger;
   settings: GatewaySettings;
+  /** Per-bot call rate limit; none when absent. */
+  rateLimiter?: RateLimiter;
 }

@@ -21,6 +21,7 @@ export function gatewayRouter(deps: GatewayDeps): Router {
       throw notFound('GenericIntegrationFileTransfer needs platform version 9.19 or later.');
     }
     await deps.tokens.verify(ctx.get('authorization') || undefined, botId);
+    deps.rateLimiter?.take(botId, deps.clock.now());
     assertName('entityName', entityName);
     assertName('integrationId', integrationId);
     if (endpoint === 'GenericIntegrationFileTransfer') {

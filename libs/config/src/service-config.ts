@@ -28,6 +28,8 @@ const schema = z.object({
   MAX_BODY_SIZE: bytes.default(1024 ** 2),
   MAX_ADMIN_BODY_SIZE: bytes.default(2 * 1024 ** 2),
   EXECUTOR_CONCURRENCY: int(1, 1024).default(8),
+  BOT_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(0),
+  BOT_RATE_LIMIT_BURST: int(1, 10_000_000).optional(),
   INVOCATION_TTL_HOURS: int(1, 24 * 365).default(72),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

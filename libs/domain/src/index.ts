@@ -9,3 +9,4 @@ export * from './ports';
 export * from './outcome';
 export * from './completion-waiter';
 export * from './reply';
+export * from './rate-limiter';
