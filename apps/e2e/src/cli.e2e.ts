@@ -86,10 +86,20 @@ describe('gi command line (built CLI against the embedded service)', () => {
     asyncId = id;
   });
 
-  it('prints the error of a failed run and exits 1', async () => {
-    const run = await gi('invoke', '--bot', 'acme', '--integration', 'ack', '--content-type', 'text/plain', '--body', 'not an order');
-    expect(run.code).toBe(1);
-    expect(run.err).toMatch(/^error: .+\n$/);
+  it('prints the error of a failed run, sync or async, and exits 1', async () => {
+    const strict = join(service.dataDir, 'strict.js');
+    writeFileSync(strict, 'const entity = Context.GetRequestEntity();\nif (!entity.RequestBody || !entity.RequestBody.orderId) Context.RaiseError("Rejected", "An order needs an orderId");\n');
+    expect((await gi('connector', 'deploy', strict, '--bot', 'acme', '--integration', 'strict', '--entity', 'Order')).code).toBe(0);
+
+    const sync = await gi('invoke', '--bot', 'acme', '--integration', 'strict', '--body', '{}');
+    expect(sync.code).toBe(1);
+    expect(sync.out).toBe('');
+    expect(sync.err).toMatch(/^error: Rejected: An order needs an orderId \(invocation \S+\)\n$/);
+
+    const async = await gi('invoke', '--bot', 'acme', '--integration', 'strict', '--body', '{}', '--async');
+    expect(async.code).toBe(1);
+    expect(async.out).toMatch(/^\S+\n$/);
+    expect(async.err).toMatch(/error: Rejected: An order needs an orderId \(invocation \S+\)\n$/);
   });
 
   it('revokes the token, after which calls with it are refused', async () => {
@@ -107,7 +117,7 @@ describe('gi command line (built CLI against the embedded service)', () => {
     const listed = await gi('invocations', 'list', '--bot', 'acme', '--json');
     expect(listed.code).toBe(0);
     const invocations = JSON.parse(listed.out) as Array<{ id: string; status: string; mode: string }>;
-    expect(invocations.length).toBeGreaterThanOrEqual(4);
+    expect(invocations.length).toBeGreaterThanOrEqual(5);
     expect(invocations).toContainEqual(expect.objectContaining({ id: asyncId, status: 'Completed', mode: 'async' }));
 
     const table = await gi('invocations', 'list', '--bot', 'acme', '--status', 'Completed');
