@@ -1,5 +1,7 @@
 import type { ConnectorRuntime, Progress, WebhookEntity } from '@gi/domain';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createQuickJsRuntime } from './quickjs-connector.runtime';
 
@@ -10,15 +12,44 @@ const entity = (body: unknown, params = ''): WebhookEntity => ({ RequestParams: 
 describe('example connectors', () => {
   let runtime: ConnectorRuntime;
   beforeAll(async () => {
-    runtime = await createQuickJsRuntime();
+    // The local stand-in for the downstream API listens on 127.0.0.1, which connectors may not reach
+    // unless it is trusted explicitly.
+    runtime = await createQuickJsRuntime({ workers: 1, http: { trustedAddresses: ['127.0.0.1'] } });
   });
   afterAll(() => runtime.close());
 
-  const run = (name: string, body: WebhookEntity | null, onProgress?: (p: Progress) => void) => {
+  const run = (name: string, body: WebhookEntity | null, onProgress?: (p: Progress) => void, allowedHosts: string[] = []) => {
     const code = example(name);
     expect(runtime.compile(code)).toEqual({ ok: true });
-    return runtime.run({ cacheKey: `examples/${name}@1`, code, entity: body, timeoutMs: 2000, allowedHosts: [], onProgress });
+    return runtime.run({ cacheKey: `examples/${name}@1`, code, entity: body, timeoutMs: 2000, allowedHosts, onProgress });
   };
+
+  it('call-api.js forwards the order and replies with the reference', async () => {
+    const received: string[] = [];
+    const server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk));
+      req.on('end', () => {
+        received.push(`${req.method} ${req.url} ${text}`);
+        res.setHeader('Content-Type', 'application/json');
+        if (JSON.parse(text).orderId === 'bad') res.statusCode = 500;
+        res.end(JSON.stringify({ reference: 'R-1' }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const apiBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const ok = await run('call-api.js', entity({ orderId: 'A-1', apiBase }), undefined, ['127.0.0.1']);
+      expect(ok).toMatchObject({ kind: 'ok', responseBody: { Status: 'Forwarded', Reference: 'R-1' } });
+      expect(received).toEqual(['POST /orders {"orderId":"A-1"}']);
+      const failed = await run('call-api.js', entity({ orderId: 'bad', apiBase }), undefined, ['127.0.0.1']);
+      expect(failed).toMatchObject({ kind: 'raised', title: 'Downstream error' });
+      const notAllowed = await run('call-api.js', entity({ orderId: 'A-1', apiBase }));
+      expect(notAllowed).toMatchObject({ kind: 'failed', reason: 'threw', message: expect.stringMatching(/not in this integration's allowed hosts/) });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 
   it('ack.js acknowledges with Status and Message', async () => {
     expect(await run('ack.js', entity({ orderId: 'A-17' }))).toMatchObject({

@@ -1,29 +1,24 @@
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
-import { CONTEXT_PRELUDE, PRELUDE_FILENAME } from './context-prelude';
+import type { QuickJSContext, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import type { SandboxLimits } from './sandbox-options';
 
 /**
- * A fresh QuickJS runtime and context with the Context prelude compiled, not yet used by any run.
+ * A fresh QuickJS runtime and context, not yet used by any run.
  * Creating a context is most of a run's fixed cost, so one is made ready while the thread is idle
  * and handed to the next run; every run still gets a context nobody used before.
  */
 export class PreparedSandbox {
   readonly runtime: QuickJSRuntime;
   readonly context: QuickJSContext;
-  /** The prelude function `(host, entityJson, maxLogChars) => {collect, describe}`. */
-  readonly prelude: QuickJSHandle;
 
   constructor(module: QuickJSWASMModule, limits: SandboxLimits) {
     this.runtime = module.newRuntime();
     this.runtime.setMemoryLimit(limits.memoryLimitBytes);
     this.runtime.setMaxStackSize(limits.maxStackBytes);
     this.context = this.runtime.newContext();
-    this.prelude = this.context.unwrapResult(this.context.evalCode(CONTEXT_PRELUDE, PRELUDE_FILENAME, { strict: true }));
   }
 
   /** Frees the engine; throws when QuickJS finds objects it lost track of (the module is then unusable). */
   dispose(): void {
-    if (this.prelude.alive) this.prelude.dispose();
     if (this.context.alive) this.context.dispose();
     if (this.runtime.alive) this.runtime.dispose();
   }

@@ -14,6 +14,7 @@ export class SandboxEngine {
   private spare: PreparedSandbox | null = null;
   private compiler: ConnectorCompiler | null = null;
   private recovering: Promise<void> | null = null;
+  private readonly releases: Array<() => boolean> = [];
 
   private constructor(
     private module: QuickJSWASMModule,
@@ -37,11 +38,7 @@ export class SandboxEngine {
     const sandbox = this.takeSandbox();
     try {
       const outcome = await runConnector(sandbox, this.env, input);
-      // Reply first; free the engine and build the next spare once the caller has its result.
-      setImmediate(() => {
-        if (outcome.release()) this.prepareSpare();
-        else void this.recover();
-      });
+      this.deferRelease(outcome.release);
       return outcome.result;
     } catch (error) {
       // A fault of the engine itself, not of the connector: start again from a fresh module.
@@ -60,6 +57,24 @@ export class SandboxEngine {
     }
     this.spare = null;
     this.compiler = null;
+  }
+
+  /**
+   * Reply first; free the engine and build the next spare once the caller has its result. Runs
+   * that follow each other without a turn of the event loop free the earlier ones themselves, so
+   * used sandboxes never pile up.
+   */
+  private deferRelease(release: () => boolean): void {
+    this.releases.push(release);
+    if (this.releases.length > 2) this.cleanUp();
+    else if (this.releases.length === 1) setImmediate(() => this.cleanUp());
+  }
+
+  private cleanUp(): void {
+    const releases = this.releases.splice(0);
+    const damaged = releases.map((release) => release()).includes(false);
+    if (damaged) void this.recover();
+    else this.prepareSpare();
   }
 
   private takeSandbox(): PreparedSandbox {

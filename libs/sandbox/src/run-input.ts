@@ -1,0 +1,10 @@
+import type { Progress } from '@gi/domain';
+
+/** What one run needs: the request without its cache key (the engine has no use for it). */
+export interface RunInput {
+  code: string;
+  entity: unknown;
+  timeoutMs: number;
+  allowedHosts: readonly string[];
+  onProgress?: (progress: Progress) => void;
+}
