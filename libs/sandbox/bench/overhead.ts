@@ -2,16 +2,18 @@
  * Per-run overhead of the Custom Code runtime for a trivial connector (the standard acknowledgment
  * snippet), measured run after run with the median and 90th percentile.
  *
- *   node -r @swc-node/register libs/sandbox/bench/overhead.ts        (not installed here), or
  *   npx esbuild libs/sandbox/bench/overhead.ts --bundle --platform=node --packages=external \
  *     --outfile=dist/bench/overhead.js && node dist/bench/overhead.js [runs]
  *
- * Prints three figures: the run on the calling thread (workers: 0), the same through one worker
- * thread (adds the message round trip), and a fresh QuickJS runtime + context + compile per run
- * without a ready spare, for comparison.
+ * (The bundle must sit inside the checkout so that node_modules and the worker entry are found.)
+ *
+ * Prints three figures: a run on the calling thread with the spare sandbox made ready in the idle
+ * moment between runs (the latency a webhook sees), the same back to back with no idle moment (all
+ * the work of a run: context creation, compile, run, free), and through one worker thread (adds
+ * the message round trip).
  */
 import type { ConnectorRuntime } from '@gi/domain';
-import { createQuickJsRuntime } from '@gi/sandbox';
+import { createQuickJsRuntime } from '../src/index';
 
 const CODE = `
 const entity = Context.GetRequestEntity();
