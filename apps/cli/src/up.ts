@@ -15,6 +15,7 @@ import { createQuickJsRuntime } from '@gi/sandbox';
 import { createSqliteStore } from '@gi/store-sqlite';
 
 const LEASE_MS = 30_000;
+const MAX_ATTEMPTS = 5;
 const EXPIRY_SWEEP_MS = 10 * 60_000;
 
 /**
@@ -37,12 +38,12 @@ export async function runUp(_argv: string[]): Promise<void> {
   await bus.onCompletion((event) => waiter.notify(event));
 
   const executor = await startExecutor(
-    { store, bus, runtime, clock, logger, metrics, ownerId: `embedded-${randomUUID()}`, leaseMs: LEASE_MS },
+    { store, bus, runtime, clock, logger, metrics, ownerId: `embedded-${randomUUID()}`, leaseMs: LEASE_MS, maxAttempts: MAX_ATTEMPTS },
     [ALL_POOLS],
     config.EXECUTOR_CONCURRENCY,
   );
   // This process is the only executor: whatever a previous run left unfinished is picked up again.
-  const recovered = await recoverInvocations({ store, bus, clock }, { leaseBefore: Number.MAX_SAFE_INTEGER, queuedBefore: clock.now() + 1 });
+  const recovered = await recoverInvocations({ store, bus, clock }, { leaseBefore: Number.MAX_SAFE_INTEGER, publishedBefore: clock.now() + 1 });
   if (recovered.republished > 0) logger.info(recovered, 'recovered unfinished invocations');
   const expirySweep = setInterval(() => {
     store.invocations.deleteExpired(clock.now()).catch((err) => logger.warn({ err }, 'expiry sweep failed'));

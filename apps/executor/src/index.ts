@@ -1,4 +1,5 @@
 export { startExecutor } from './executor';
+export { runInvocation } from './run-invocation';
 export type { Executor } from './executor';
 export type { ExecutorDeps } from './run-invocation';
 export { recoverInvocations } from './recover-invocations';

@@ -1,5 +1,5 @@
 import { isTerminal, outcomeOf } from '@gi/domain';
-import type { Clock, ConnectorRuntime, JobBus, JobDecision, JobMessage, Outcome, Store } from '@gi/domain';
+import type { Clock, ConnectorRuntime, InvocationRef, JobBus, JobDecision, JobMessage, LogLine, Outcome, Store } from '@gi/domain';
 import type { Logger, Metrics } from '@gi/http';
 
 export interface ExecutorDeps {
@@ -13,6 +13,8 @@ export interface ExecutorDeps {
   ownerId: string;
   /** Lease length; renewed every third of it while the run goes on. */
   leaseMs: number;
+  /** Runs started for one invocation before it is given up as Failed (each interrupted by a crash). */
+  maxAttempts: number;
 }
 
 /**
@@ -32,9 +34,13 @@ export async function runInvocation(deps: ExecutorDeps, job: JobMessage): Promis
   }
 
   const log = logger.child({ invocationId: ref.id, botId: ref.botId, attempt: invocation.attempt });
+  if (invocation.attempt > deps.maxAttempts) {
+    const detail = `The job was started ${deps.maxAttempts} times and never finished (its executor stopped each time); it is not retried again.`;
+    return finish(deps, ref, { status: 'Failed', error: { code: 'connector_failed', title: 'Gave up', detail } }, [], log);
+  }
   const integration = await store.catalog.getIntegration(ref.botId, invocation.integrationId, invocation.integrationVersion);
   let outcome: Outcome;
-  let logs: Awaited<ReturnType<ExecutorDeps['runtime']['run']>>['logs'] = [];
+  let logs: LogLine[] = [];
   const heartbeat = setInterval(() => {
     store.invocations.renewLease(ref, ownerId, leaseMs, clock.now()).catch((err) => log.warn({ err }, 'lease renewal failed'));
   }, Math.max(1000, leaseMs / 3));
@@ -64,8 +70,13 @@ export async function runInvocation(deps: ExecutorDeps, job: JobMessage): Promis
   endTimer({ status: outcome.status });
   deps.metrics.outcomes.inc({ status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });
 
-  if (await store.invocations.complete(ref, ownerId, outcome, logs, clock.now())) {
-    log.info({ status: outcome.status, integrationId: invocation.integrationId }, 'invocation finished');
+  return finish(deps, ref, outcome, logs, log);
+}
+
+/** Records the outcome (only the lease owner can) and announces it. */
+async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, logs: LogLine[], log: Logger): Promise<JobDecision> {
+  if (await deps.store.invocations.complete(ref, deps.ownerId, outcome, logs, deps.clock.now())) {
+    log.debug({ status: outcome.status }, 'invocation finished');
     await announce(deps, ref.botId, ref.id, outcome.status);
   } else {
     log.warn('lease lost before completion; the outcome of this attempt was discarded');

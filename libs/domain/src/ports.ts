@@ -37,8 +37,11 @@ export interface InvocationStore {
   complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean>;
   /** Running invocations whose lease ended before `before` go back to Queued; returns them. */
   requeueExpiredLeases(before: number): Promise<InvocationRef[]>;
-  /** Queued invocations created before `before` (candidates for republishing). */
-  listQueued(before: number, limit: number): Promise<Array<InvocationRef & { pool: string }>>;
+  /**
+   * Queued invocations last published before `before`: marks them published at `now` and returns them,
+   * so concurrent sweepers never republish the same invocation twice in one round.
+   */
+  takeUnpublished(before: number, now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>>;
   list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]>;
   /** Deletes invocations whose expireAt has passed; returns how many. */
   deleteExpired(now: number): Promise<number>;

@@ -59,4 +59,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (bot_id, token_id)
   );
   `,
+  // When the job of a queued invocation was last published: the sweeper republishes only stale ones.
+  `
+  ALTER TABLE invocations ADD COLUMN published_at INTEGER NOT NULL DEFAULT 0;
+  UPDATE invocations SET published_at = created_at;
+  CREATE INDEX invocations_unpublished ON invocations (status, published_at);
+  `,
 ];

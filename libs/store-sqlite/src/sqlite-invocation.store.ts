@@ -49,9 +49,9 @@ export class SqliteInvocationStore implements InvocationStore {
     this.statements = {
       insert: db.prepare(`INSERT INTO invocations
         (id, bot_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type,
-         entity, status, created_at, expire_at)
+         entity, status, created_at, published_at, expire_at)
         VALUES (@id, @botId, @entityName, @integrationId, @integrationVersion, @pool, @mode, @endpoint,
-         @responseContentType, @entity, 'Queued', @createdAt, @expireAt)`),
+         @responseContentType, @entity, 'Queued', @createdAt, @createdAt, @expireAt)`),
       get: db.prepare('SELECT * FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?'),
       claim: db.prepare(`UPDATE invocations
         SET status = 'Running', attempt = attempt + 1, lease_owner = @owner, lease_until = @leaseUntil,
@@ -66,10 +66,13 @@ export class SqliteInvocationStore implements InvocationStore {
       complete: db.prepare(`UPDATE invocations
         SET status = @status, outcome = @outcome, logs = @logs, finished_at = @now, lease_owner = NULL, lease_until = NULL
         WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
-      requeue: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL
+      // A requeued invocation counts as never published, so the next sweep publishes it.
+      requeue: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL, published_at = 0
         WHERE status = 'Running' AND lease_until < ? RETURNING id, bot_id`),
-      queued: db.prepare(`SELECT id, bot_id, pool FROM invocations
-        WHERE status = 'Queued' AND created_at < ? AND expire_at > ? ORDER BY created_at LIMIT ?`),
+      takeUnpublished: db.prepare(`UPDATE invocations SET published_at = @now
+        WHERE id IN (SELECT id FROM invocations
+          WHERE status = 'Queued' AND published_at < @before AND expire_at > @now ORDER BY created_at LIMIT @limit)
+        RETURNING id, bot_id, pool`),
       deleteExpired: db.prepare('DELETE FROM invocations WHERE expire_at <= ?'),
     };
   }
@@ -113,8 +116,8 @@ export class SqliteInvocationStore implements InvocationStore {
     return rows.map((row) => ({ id: row.id, botId: row.bot_id }));
   }
 
-  async listQueued(before: number, limit: number): Promise<Array<InvocationRef & { pool: string }>> {
-    const rows = this.statements.queued.all(before, this.clock.now(), limit) as Array<{ id: string; bot_id: string; pool: string }>;
+  async takeUnpublished(before: number, now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>> {
+    const rows = this.statements.takeUnpublished.all({ before, now, limit }) as Array<{ id: string; bot_id: string; pool: string }>;
     return rows.map((row) => ({ id: row.id, botId: row.bot_id, pool: row.pool }));
   }
 

@@ -104,7 +104,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await store.invocations.get(inv))?.progress).toEqual({ percent: 40, message: 'page 2' });
       });
 
-      it('requeues running invocations whose lease expired and lists queued ones', async () => {
+      it('requeues running invocations whose lease expired and hands out stale queued ones once per round', async () => {
         const { store, clock } = subject;
         const running = newInvocation({ createdAt: clock.now() });
         const queued = newInvocation({ createdAt: clock.now(), pool: 'bulk' });
@@ -114,10 +114,16 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.requeueExpiredLeases(clock.now() + 5_000)).toEqual([]);
         expect(await store.invocations.requeueExpiredLeases(clock.now() + 20_000)).toEqual([{ botId: 'bot-a', id: running.id }]);
         expect((await store.invocations.get(running))?.status).toBe('Queued');
-        const listed = await store.invocations.listQueued(clock.now() + 1, 10);
-        expect(listed.map((r) => r.id).sort()).toEqual([running.id, queued.id].sort());
-        expect(listed.find((r) => r.id === queued.id)?.pool).toBe('bulk');
-        expect(await store.invocations.listQueued(clock.now(), 10)).toEqual([]);
+        // Published at creation: not stale yet. The requeued one counts as never published.
+        const first = await store.invocations.takeUnpublished(clock.now(), clock.now(), 10);
+        expect(first.map((r) => r.id)).toEqual([running.id]);
+        clock.advance(60_000);
+        expect(await store.invocations.takeUnpublished(clock.now() - 90_000, clock.now(), 10)).toEqual([]);
+        const stale = await store.invocations.takeUnpublished(clock.now() - 30_000, clock.now(), 10);
+        expect(stale).toHaveLength(2);
+        expect(stale).toContainEqual({ botId: 'bot-a', id: queued.id, pool: 'bulk' });
+        // Taken once per round: a second sweeper in the same round gets nothing.
+        expect(await store.invocations.takeUnpublished(clock.now() - 30_000, clock.now(), 10)).toEqual([]);
       });
 
       it('lists a bot\'s invocations newest first, filtered by status and integration', async () => {

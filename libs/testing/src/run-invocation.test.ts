@@ -1,0 +1,135 @@
+import pino from 'pino';
+import { LocalJobBus } from '@gi/bus-local';
+import type { CompletionEvent, ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store } from '@gi/domain';
+import { recoverInvocations, runInvocation } from '@gi/executor';
+import type { ExecutorDeps } from '@gi/executor';
+import { createMetrics } from '@gi/http';
+import { createSqliteStore } from '@gi/store-sqlite';
+import { newInvocation } from './fixtures';
+import { ManualClock } from './manual-clock';
+
+/** The connector runtime is the edge here: a scripted stand-in. */
+class ScriptedRuntime implements ConnectorRuntime {
+  readonly runs: ConnectorRunRequest[] = [];
+  result: ConnectorRunResult = { kind: 'ok', responseBody: { ok: true }, logs: [], durationMs: 1 };
+  compile() {
+    return { ok: true as const };
+  }
+  async run(request: ConnectorRunRequest) {
+    this.runs.push(request);
+    return this.result;
+  }
+  async close() {}
+}
+
+describe('runInvocation (SQLite store, in-process bus)', () => {
+  let store: Store;
+  let bus: LocalJobBus;
+  let runtime: ScriptedRuntime;
+  let clock: ManualClock;
+  let events: CompletionEvent[];
+  let deps: ExecutorDeps;
+
+  beforeEach(async () => {
+    clock = new ManualClock();
+    store = createSqliteStore(':memory:', clock);
+    bus = new LocalJobBus();
+    runtime = new ScriptedRuntime();
+    events = [];
+    await bus.onCompletion((e) => events.push(e));
+    deps = { store, bus, runtime, clock, logger: pino({ level: 'silent' }), metrics: createMetrics(), ownerId: 'w1', leaseMs: 30_000, maxAttempts: 3 };
+    await store.catalog.putEntity('bot-a', 'Order', [], clock.now());
+    await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: ['x.example'] }, clock.now());
+    await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v2', pool: 'default', timeoutSeconds: 5, allowedHosts: [] }, clock.now());
+  });
+  afterEach(async () => {
+    await bus.close();
+    await store.close();
+  });
+
+  const job = (id: string) => ({ kind: 'job' as const, version: 1 as const, botId: 'bot-a', invocationId: id, pool: 'default' });
+  const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('runs the pinned connector version once, records the outcome and announces it', async () => {
+    const inv = newInvocation({ createdAt: clock.now(), integrationVersion: 1 });
+    await store.invocations.create(inv);
+    expect(await runInvocation(deps, job(inv.id))).toBe('ack');
+    expect(runtime.runs).toHaveLength(1);
+    expect(runtime.runs[0]).toMatchObject({ code: 'v1', timeoutMs: 5000, allowedHosts: ['x.example'], entity: inv.entity, cacheKey: 'bot-a/ack@1' });
+    expect((await store.invocations.get(inv))?.outcome).toEqual({ status: 'Completed', responseBody: { ok: true } });
+    await flush();
+    expect(events).toEqual([{ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Completed' }]);
+  });
+
+  it('only re-announces a redelivered job of a finished invocation', async () => {
+    const inv = newInvocation({ createdAt: clock.now() });
+    await store.invocations.create(inv);
+    await runInvocation(deps, job(inv.id));
+    await runInvocation(deps, job(inv.id));
+    expect(runtime.runs).toHaveLength(1);
+    await flush();
+    expect(events).toHaveLength(2);
+  });
+
+  it('acks jobs of unknown invocations and of another bot', async () => {
+    expect(await runInvocation(deps, job('missing'))).toBe('ack');
+    const inv = newInvocation({ createdAt: clock.now() });
+    await store.invocations.create(inv);
+    expect(await runInvocation(deps, { ...job(inv.id), botId: 'bot-b' })).toBe('ack');
+    expect(runtime.runs).toHaveLength(0);
+  });
+
+  it('discards the outcome of an attempt whose lease was taken over', async () => {
+    const inv = newInvocation({ createdAt: clock.now() });
+    await store.invocations.create(inv);
+    runtime.run = async (request) => {
+      runtime.runs.push(request);
+      // Meanwhile the lease expires and another executor claims the invocation.
+      await store.invocations.claim(inv, 'w2', 30_000, clock.now() + 60_000);
+      return runtime.result;
+    };
+    await runInvocation(deps, job(inv.id));
+    expect((await store.invocations.get(inv))?.status).toBe('Running');
+    expect((await store.invocations.get(inv))?.leaseOwner).toBe('w2');
+  });
+
+  it('gives up as Failed once the attempts are used up', async () => {
+    const inv = newInvocation({ createdAt: clock.now() });
+    await store.invocations.create(inv);
+    for (let i = 0; i < 3; i++) {
+      await store.invocations.claim(inv, `crashed-${i}`, 1000, clock.now());
+      clock.advance(2000);
+    }
+    await runInvocation(deps, job(inv.id));
+    expect(runtime.runs).toHaveLength(0);
+    const failed = await store.invocations.get(inv);
+    expect(failed?.outcome).toMatchObject({ status: 'Failed', error: { code: 'connector_failed', title: 'Gave up' } });
+  });
+
+  it('fails clearly when the pinned version is gone', async () => {
+    const inv = newInvocation({ createdAt: clock.now(), integrationVersion: 9 });
+    await store.invocations.create(inv);
+    await runInvocation(deps, job(inv.id));
+    expect((await store.invocations.get(inv))?.outcome).toMatchObject({ status: 'Failed', error: { title: 'Integration missing' } });
+  });
+
+  it('recovers expired leases and unpublished invocations, publishing each once', async () => {
+    const running = newInvocation({ createdAt: clock.now() });
+    const queued = newInvocation({ createdAt: clock.now() });
+    await store.invocations.create(running);
+    await store.invocations.create(queued);
+    await store.invocations.claim(running, 'dead', 1000, clock.now());
+    clock.advance(120_000);
+    const published: string[] = [];
+    await bus.consume('default', 10, async (j) => {
+      published.push(j.invocationId);
+      return 'ack';
+    });
+    const first = await recoverInvocations(deps, { leaseBefore: clock.now(), publishedBefore: clock.now() - 60_000 });
+    const second = await recoverInvocations(deps, { leaseBefore: clock.now(), publishedBefore: clock.now() - 60_000 });
+    await flush();
+    expect(first).toEqual({ requeued: 1, republished: 2 });
+    expect(second).toEqual({ requeued: 0, republished: 0 });
+    expect(published.sort()).toEqual([running.id, queued.id].sort());
+  });
+});
