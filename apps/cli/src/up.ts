@@ -94,7 +94,7 @@ export async function runUp(_argv: string[]): Promise<void> {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
-  logger.info({ port, dataDir: config.DATA_DIR, platformVersion: config.PLATFORM_VERSION.join('.') }, 'listening');
+  logger.info({ port, dataDir: config.DATA_DIR, platformVersion: config.PLATFORM_VERSION.join('.'), sandbox: runtime.isolation }, 'listening');
 
   let stopping = false;
   const shutdown = async (signal: string) => {

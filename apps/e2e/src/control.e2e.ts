@@ -108,6 +108,11 @@ describe('control API and operations endpoints', () => {
     expect((await api.admin('PUT', '/bots/bad%20bot/entities/X', {})).status).toBe(400);
   });
 
+  it('runs connectors on worker threads in the built service', () => {
+    const listening = service.output.map((line) => line).find((line) => line.includes('"msg":"listening"'));
+    expect(JSON.parse(listening!).sandbox).toBe('worker-threads');
+  });
+
   it('serves health, readiness and Prometheus metrics', async () => {
     expect((await send(`${service.baseUrl}/healthz`)).json).toEqual({ status: 'ok' });
     expect((await send(`${service.baseUrl}/readyz`)).json).toEqual({ status: 'ready' });
