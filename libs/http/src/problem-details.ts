@@ -32,13 +32,14 @@ export interface ProblemDocument {
 }
 
 export function problemOf(error: GiError): ProblemDocument {
-  return {
-    ...error.extensions,
+  const problem: ProblemDocument = {
     type: `${PROBLEM_TYPE_PREFIX}${error.code.replace(/_/g, '-')}`,
     title: error.title,
     status: STATUS_OF[error.code],
     detail: error.detail,
   };
+  for (const [name, value] of Object.entries(error.extensions)) if (!(name in problem)) problem[name] = value;
+  return problem;
 }
 
 export function sendProblem(ctx: Context, error: GiError): void {
