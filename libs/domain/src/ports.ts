@@ -98,7 +98,12 @@ export interface CompletionEvent {
 
 /** What a job handler decides: done, try again later, or give up on this message. */
 export type JobDecision = 'ack' | 'requeue' | 'dead-letter';
-export type JobHandler = (job: JobMessage) => Promise<JobDecision>;
+/** What the bus knows about one delivery of a job (adapters that cannot tell leave it out). */
+export interface JobDelivery {
+  /** How many times the broker has handed this job out, this time included (1 the first time). */
+  deliveryCount: number;
+}
+export type JobHandler = (job: JobMessage, delivery?: JobDelivery) => Promise<JobDecision>;
 
 export interface Subscription {
   /** Stops taking new messages and waits for running handlers. */

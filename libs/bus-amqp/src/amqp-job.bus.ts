@@ -1,0 +1,260 @@
+import { isValidName, unavailable } from '@gi/domain';
+import type { CompletionEvent, JobBus, JobHandler, JobMessage, Subscription } from '@gi/domain';
+import { connect } from 'amqplib';
+import type { ChannelModel, RecoveringChannelModel } from 'amqplib';
+import { connectionUrl, resolveBusOptions } from './amqp-bus.options';
+import type { AmqpJobBusOptions, ResolvedBusOptions } from './amqp-bus.options';
+import { AmqpSession } from './amqp-session';
+import { busNames, busTopology, declareTopology } from './amqp-topology';
+import type { BusNames, Topology } from './amqp-topology';
+import { encodeCompletion, encodeJob } from './bus-message.codec';
+import { CompletionSubscriber } from './completion-subscriber';
+import type { ConfirmPublisher, PublishRequest } from './confirm-publisher';
+import { JobConsumer } from './job-consumer';
+
+/** After the broker closes a channel on a live connection, wait this long before using it again. */
+const REATTACH_DELAY_MS = 500;
+const PING_TIMEOUT_MS = 2000;
+
+type Phase = 'open' | 'draining' | 'closed';
+
+/**
+ * The job bus over RabbitMQ. Jobs go through a direct exchange to one durable quorum queue per pool
+ * (delivery limit, dead-letter exchange and queue); completion events go through a fanout exchange
+ * to an exclusive queue per listener. Every publish waits for its own broker confirm, with any
+ * number in flight. A lost connection is re-established with backoff, the topology declared again,
+ * and consumers and listeners resume; meanwhile publishing fails at once (the store plus the sweeper
+ * cover the gap) instead of waiting for the broker to come back.
+ */
+export class AmqpJobBus implements JobBus {
+  /** Connects (a few retries), declares the topology; rejects when the broker cannot be reached. */
+  static async connect(options: AmqpJobBusOptions): Promise<AmqpJobBus> {
+    const bus = new AmqpJobBus(resolveBusOptions(options));
+    await bus.start();
+    return bus;
+  }
+
+  readonly names: BusNames;
+  /** A job is handed out at most this many times before the broker dead-letters it. */
+  readonly maxDeliveries: number;
+  private readonly options: ResolvedBusOptions;
+  private readonly brokerAddress: string;
+  private readonly pools: Set<string>;
+  private readonly consumers = new Set<JobConsumer>();
+  private readonly subscribers = new Set<CompletionSubscriber>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private connection: RecoveringChannelModel | null = null;
+  private session: AmqpSession | null = null;
+  private phase: Phase = 'open';
+  private closing: Promise<void> | null = null;
+
+  private constructor(options: ResolvedBusOptions) {
+    this.options = options;
+    this.names = busNames(options.prefix);
+    this.maxDeliveries = options.maxDeliveries;
+    this.pools = new Set(options.pools);
+    this.brokerAddress = connectionUrl(options).display;
+  }
+
+  async publish(job: JobMessage): Promise<void> {
+    const content = encodeJob(job);
+    if (this.phase !== 'open') throw unavailable('The message bus is shutting down; the job was not published.');
+    this.pools.add(job.pool);
+    return this.track(this.send({ exchange: this.names.jobs, routingKey: job.pool, content, type: 'job', persistent: true, mandatory: true }, job.pool));
+  }
+
+  async publishCompletion(event: CompletionEvent): Promise<void> {
+    const content = encodeCompletion(event);
+    // Handlers still finishing while the bus drains may announce their outcome.
+    if (this.phase === 'closed') throw unavailable('The message bus is closed; the completion event was not published.');
+    // Hints only, so not persisted; nobody listening is fine, so not mandatory.
+    return this.track(this.send({ exchange: this.names.completions, routingKey: '', content, type: 'completed', persistent: false, mandatory: false }));
+  }
+
+  async consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription> {
+    if (this.phase !== 'open') throw new Error('The message bus is closed; cannot consume.');
+    if (!isValidName(pool)) throw new Error(`Pool name "${pool}" is invalid: use letters, digits, '_', '.', '-'.`);
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`Consumer concurrency must be a positive integer, got ${concurrency}.`);
+    this.pools.add(pool);
+    const settings = { names: this.names, requeueDelayMs: this.options.requeueDelayMs, reattachDelayMs: REATTACH_DELAY_MS, logger: this.options.logger };
+    const consumer = new JobConsumer(pool, concurrency, handler, settings, (c) => this.consumers.delete(c));
+    this.consumers.add(consumer);
+    await this.attachNow(consumer);
+    return consumer;
+  }
+
+  async onCompletion(listener: (event: CompletionEvent) => void): Promise<Subscription> {
+    if (this.phase !== 'open') throw new Error('The message bus is closed; cannot listen for completions.');
+    const settings = { names: this.names, reattachDelayMs: REATTACH_DELAY_MS, logger: this.options.logger };
+    const subscriber = new CompletionSubscriber(listener, settings, (s) => this.subscribers.delete(s));
+    this.subscribers.add(subscriber);
+    await this.attachNow(subscriber);
+    return subscriber;
+  }
+
+  /** True while connected to the broker (readiness). */
+  isConnected(): boolean {
+    return this.phase !== 'closed' && this.session?.alive === true;
+  }
+
+  /** True while the broker refuses publishes (memory or disk alarm); publishing then fails at once. */
+  isBlocked(): boolean {
+    return this.session?.blockedReason != null;
+  }
+
+  /** A round trip to the broker: connected and answering. */
+  async ping(): Promise<boolean> {
+    const session = this.session;
+    if (!session?.alive || this.phase === 'closed') return false;
+    try {
+      await withDeadline(
+        session.adminChannel().then((channel) => channel.checkExchange(this.names.jobs)),
+        PING_TIMEOUT_MS,
+        'The message broker did not answer in time.',
+      );
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The broker objects of this bus (for the pools used so far), as data. */
+  topology(): Topology {
+    return busTopology(this.names, this.pools, this.maxDeliveries);
+  }
+
+  /** Jobs and events sent but not yet confirmed. */
+  get publishesInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Shuts down in order: refuse new jobs and let those in flight be confirmed; stop consuming and
+   * wait for running handlers (they may still announce completions); close channels, then the
+   * connection.
+   */
+  close(): Promise<void> {
+    if (!this.closing) this.closing = this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.phase = 'draining';
+    await Promise.allSettled([...this.inFlight]);
+    await Promise.all([...this.consumers].map((consumer) => consumer.close()));
+    await Promise.all([...this.subscribers].map((subscriber) => subscriber.close()));
+    this.phase = 'closed';
+    await Promise.allSettled([...this.inFlight]);
+    const session = this.session;
+    this.session = null;
+    await session?.closeChannels();
+    await this.connection?.close().catch(() => undefined);
+  }
+
+  private async start(): Promise<void> {
+    const { logger } = this.options;
+    const connection = await connect(connectionUrl(this.options).url, {
+      // Nagle's algorithm delays small frames such as confirms by tens of milliseconds.
+      noDelay: true,
+      timeout: this.options.connectTimeoutMs,
+      clientProperties: { connection_name: this.options.connectionName },
+      recovery: {
+        initialDelay: this.options.reconnectInitialDelayMs,
+        maxDelay: this.options.reconnectMaxDelayMs,
+        initialMaxRetries: this.options.initialRetries,
+        maxRetries: Infinity,
+        waitForConnect: false,
+        setup: (model: ChannelModel) => this.setup(model),
+      },
+    });
+    this.connection = connection;
+    connection.on('connect', () => logger.info({ broker: this.brokerAddress }, 'connected to the message broker'));
+    connection.on('disconnect', (err: Error) => logger.warn({ broker: this.brokerAddress, reason: err.message }, 'lost the message broker connection; reconnecting'));
+    connection.on('connect-failed', (err: Error) => logger.warn({ broker: this.brokerAddress, reason: err.message }, 'could not connect to the message broker'));
+    connection.on('reconnect-scheduled', (info: { attempt: number; delay: number }) => logger.info(info, 'reconnecting to the message broker'));
+    // The session of each connection logs its errors; this listener only keeps them from being thrown.
+    connection.on('error', () => undefined);
+    try {
+      await connection.waitForConnect();
+    } catch (err) {
+      await connection.close().catch(() => undefined);
+      throw new Error(`Cannot connect to the message broker at ${this.brokerAddress}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Runs on every (re)connect, before the connection counts as up: topology, publisher, consumers. */
+  private async setup(model: ChannelModel): Promise<void> {
+    const session = new AmqpSession(model, {
+      names: this.names,
+      maxDeliveries: this.maxDeliveries,
+      publishTimeoutMs: this.options.publishTimeoutMs,
+      logger: this.options.logger,
+    });
+    model.on('close', () => {
+      if (this.session === session) this.session = null;
+    });
+    const pools = [...this.pools];
+    await declareTopology(await session.adminChannel(), busTopology(this.names, pools, this.maxDeliveries));
+    session.markDeclared(pools);
+    await session.publisher();
+    this.session = session;
+    await Promise.all([...this.consumers].map((consumer) => consumer.attach(session)));
+    await Promise.all([...this.subscribers].map((subscriber) => subscriber.attach(session)));
+  }
+
+  /** Attaches at once when connected; otherwise the next reconnect does. */
+  private async attachNow(target: JobConsumer | CompletionSubscriber): Promise<void> {
+    const session = this.session;
+    if (!session?.alive) return;
+    try {
+      await target.attach(session);
+    } catch (err) {
+      // A connection lost meanwhile is not the caller's problem: the reconnect attaches it.
+      if (!session.alive) return;
+      await target.close();
+      throw err;
+    }
+  }
+
+  private async send(request: PublishRequest, pool?: string): Promise<void> {
+    const session = this.usableSession();
+    if (pool !== undefined && !session.isDeclared(pool)) {
+      await withDeadline(session.ensurePool(pool), this.options.publishTimeoutMs, `The message broker did not declare the queue of pool "${pool}" in time.`);
+    }
+    const publisher: ConfirmPublisher =
+      session.openPublisher() ?? (await withDeadline(session.publisher(), this.options.publishTimeoutMs, 'The message broker did not open a channel in time.'));
+    await publisher.publish(request);
+  }
+
+  private usableSession(): AmqpSession {
+    const session = this.session;
+    if (!session?.alive) throw unavailable('The message broker is not reachable; the message was not published. Try again shortly.');
+    if (session.blockedReason !== null) {
+      throw unavailable(`The message broker refuses messages for now (${session.blockedReason}); the message was not published. Try again shortly.`);
+    }
+    return session;
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    this.inFlight.add(work);
+    const forget = () => void this.inFlight.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(unavailable(message)), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}

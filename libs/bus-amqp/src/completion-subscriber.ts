@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import type { CompletionEvent, Subscription } from '@gi/domain';
+import type { Channel, ConsumeMessage } from 'amqplib';
+import type { BusLogger } from './amqp-bus.options';
+import type { AmqpSession } from './amqp-session';
+import { completionQueueName } from './amqp-topology';
+import type { BusNames } from './amqp-topology';
+import { decodeCompletion } from './bus-message.codec';
+
+export interface SubscriberSettings {
+  names: BusNames;
+  /** Wait before listening again after the broker closed the channel on a live connection. */
+  reattachDelayMs: number;
+  logger: BusLogger;
+}
+
+/**
+ * One listener of completion events: an exclusive, auto-deleted queue bound to the fanout exchange,
+ * consumed without acks. Events are hints (the store holds the outcome), so the few sent while the
+ * connection is down are simply missed; a new queue is bound after each reconnect.
+ */
+export class CompletionSubscriber implements Subscription {
+  private session: AmqpSession | null = null;
+  private attaching: Promise<void> | null = null;
+  private channel: Channel | null = null;
+  private reattachTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly listener: (event: CompletionEvent) => void,
+    private readonly settings: SubscriberSettings,
+    private readonly onClosed: (subscriber: CompletionSubscriber) => void,
+  ) {}
+
+  /** Resolves once the queue is bound, so events published afterwards reach the listener. */
+  attach(session: AmqpSession): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.session === session && this.attaching) return this.attaching;
+    this.session = session;
+    const attaching = this.open(session);
+    this.attaching = attaching;
+    attaching.catch(() => {
+      if (this.attaching === attaching) this.attaching = null;
+    });
+    return attaching;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.reattachTimer) clearTimeout(this.reattachTimer);
+    await this.attaching?.catch(() => undefined);
+    const channel = this.channel;
+    this.channel = null;
+    // Closing the channel ends the consumer; the exclusive queue goes with it (auto-delete).
+    if (channel) await channel.close().catch(() => undefined);
+    this.onClosed(this);
+  }
+
+  private async open(session: AmqpSession): Promise<void> {
+    const channel = await session.model.createChannel();
+    channel.on('error', (err: Error) => this.settings.logger.warn({ err }, 'completion channel closed by the broker'));
+    channel.on('close', () => {
+      if (this.channel !== channel) return;
+      this.channel = null;
+      this.attaching = null;
+      if (!this.closed) this.scheduleReattach(session);
+    });
+    try {
+      const queue = completionQueueName(this.settings.names, randomBytes(8).toString('hex'));
+      await channel.assertQueue(queue, { exclusive: true, autoDelete: true, durable: false });
+      await channel.bindQueue(queue, this.settings.names.completions, '');
+      this.channel = channel;
+      await channel.consume(queue, (message) => this.onMessage(message), { noAck: true });
+    } catch (err) {
+      await channel.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** A lost connection is the reconnect's business; this covers a channel the broker closed alone. */
+  private scheduleReattach(session: AmqpSession): void {
+    if (this.reattachTimer) return;
+    this.reattachTimer = setTimeout(() => {
+      this.reattachTimer = null;
+      if (this.closed || !session.alive || this.session !== session || this.channel) return;
+      this.attach(session).catch((err: unknown) => {
+        this.settings.logger.warn({ err }, 'could not listen for completions again; retrying');
+        this.scheduleReattach(session);
+      });
+    }, this.settings.reattachDelayMs);
+  }
+
+  private onMessage(message: ConsumeMessage | null): void {
+    if (message === null || this.closed) return;
+    const decoded = decodeCompletion(message.content);
+    if (!decoded.ok) {
+      this.settings.logger.warn({ reason: decoded.reason }, 'malformed completion event ignored');
+      return;
+    }
+    try {
+      this.listener(decoded.value);
+    } catch (err) {
+      this.settings.logger.error({ err, invocationId: decoded.value.invocationId }, 'completion listener threw');
+    }
+  }
+}

@@ -1,0 +1,214 @@
+import type { JobDecision, JobHandler, JobMessage, Subscription } from '@gi/domain';
+import type { Channel, ConsumeMessage } from 'amqplib';
+import type { BusLogger } from './amqp-bus.options';
+import type { AmqpSession } from './amqp-session';
+import { poolQueueName } from './amqp-topology';
+import type { BusNames } from './amqp-topology';
+import { decodeJob } from './bus-message.codec';
+
+export interface ConsumerSettings {
+  names: BusNames;
+  requeueDelayMs: number;
+  /** Wait before consuming again after the broker closed the channel on a live connection. */
+  reattachDelayMs: number;
+  logger: BusLogger;
+}
+
+/** One consumer channel; its deliveries are only ever settled on it, and not at all once it closed. */
+interface ChannelState {
+  channel: Channel;
+  session: AmqpSession;
+  open: boolean;
+}
+
+interface Delivery {
+  state: ChannelState;
+  message: ConsumeMessage;
+  job: JobMessage;
+  deliveryCount: number;
+}
+
+/**
+ * Consumes one pool's queue with manual acks and prefetch = concurrency, and maps each handler's
+ * decision to ack, nack with requeue, or nack without requeue (the queue dead-letters it). It moves to
+ * the new connection after a reconnect; handlers still running from the old one finish, but their
+ * messages were already handed back by the broker, so their decisions are not sent. Those handlers
+ * still count against the concurrency, so a reconnect never runs more handlers at once than asked.
+ */
+export class JobConsumer implements Subscription {
+  private session: AmqpSession | null = null;
+  private attaching: Promise<void> | null = null;
+  private current: ChannelState | null = null;
+  private consumerTag: string | null = null;
+  private readonly running = new Set<Promise<void>>();
+  private readonly waiting: Delivery[] = [];
+  private readonly sleepers = new Set<() => void>();
+  private reattachTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    readonly pool: string,
+    private readonly concurrency: number,
+    private readonly handler: JobHandler,
+    private readonly settings: ConsumerSettings,
+    private readonly onClosed: (consumer: JobConsumer) => void,
+  ) {}
+
+  /** Starts consuming on `session`; idempotent per session. */
+  attach(session: AmqpSession): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.session === session && this.attaching) return this.attaching;
+    this.session = session;
+    const attaching = this.open(session);
+    this.attaching = attaching;
+    attaching.catch(() => {
+      if (this.attaching === attaching) this.attaching = null;
+    });
+    return attaching;
+  }
+
+  close(): Promise<void> {
+    if (!this.closing) this.closing = this.shutdown();
+    return this.closing;
+  }
+
+  private async open(session: AmqpSession): Promise<void> {
+    await session.ensurePool(this.pool);
+    const channel = await session.model.createChannel();
+    const state: ChannelState = { channel, session, open: true };
+    channel.on('error', (err: Error) => this.settings.logger.warn({ err, pool: this.pool }, 'consumer channel closed by the broker'));
+    channel.on('close', () => this.onChannelClosed(state));
+    try {
+      await channel.prefetch(this.concurrency);
+      this.current = state;
+      const { consumerTag } = await channel.consume(poolQueueName(this.settings.names, this.pool), (message) => this.onMessage(state, message), {
+        noAck: false,
+      });
+      this.consumerTag = consumerTag;
+    } catch (err) {
+      await channel.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private onMessage(state: ChannelState, message: ConsumeMessage | null): void {
+    if (message === null) {
+      // The broker cancelled the consumer (its queue was deleted, for one): start over on a new channel.
+      this.settings.logger.warn({ pool: this.pool }, 'the broker cancelled the job consumer; consuming again');
+      if (this.current === state) void state.channel.close().catch(() => undefined);
+      return;
+    }
+    if (this.closed) {
+      this.settle(state, message, 'requeue');
+      return;
+    }
+    const decoded = decodeJob(message.content);
+    if (!decoded.ok) {
+      this.settings.logger.warn({ pool: this.pool, reason: decoded.reason, messageId: message.properties.messageId }, 'malformed job message dead-lettered');
+      this.settle(state, message, 'dead-letter');
+      return;
+    }
+    this.waiting.push({ state, message, job: decoded.value, deliveryCount: deliveryCountOf(message) });
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.running.size < this.concurrency && this.waiting.length > 0) {
+      const delivery = this.waiting.shift() as Delivery;
+      if (!delivery.state.open) continue;
+      if (this.closed) {
+        this.settle(delivery.state, delivery.message, 'requeue');
+        continue;
+      }
+      const run = this.run(delivery);
+      this.running.add(run);
+      void run.finally(() => {
+        this.running.delete(run);
+        this.pump();
+      });
+    }
+  }
+
+  private async run(delivery: Delivery): Promise<void> {
+    let decision: JobDecision;
+    try {
+      decision = await this.handler(delivery.job, { deliveryCount: delivery.deliveryCount });
+    } catch (err) {
+      this.settings.logger.warn({ err, pool: this.pool, invocationId: delivery.job.invocationId }, 'job handler threw; job requeued');
+      decision = 'requeue';
+    }
+    if (decision !== 'ack' && decision !== 'dead-letter') decision = 'requeue';
+    if (decision === 'requeue' && !this.closed && this.settings.requeueDelayMs > 0) await this.sleep(this.settings.requeueDelayMs);
+    this.settle(delivery.state, delivery.message, decision);
+  }
+
+  private settle(state: ChannelState, message: ConsumeMessage, decision: JobDecision): void {
+    if (!state.open) return;
+    try {
+      if (decision === 'ack') state.channel.ack(message);
+      else state.channel.nack(message, false, decision === 'requeue');
+    } catch (err) {
+      // The channel closed between the check and the call: the broker has the message back already.
+      this.settings.logger.warn({ err, pool: this.pool }, 'could not settle a job message');
+    }
+  }
+
+  /** A pause that close() cuts short. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.sleepers.add(wake);
+    });
+  }
+
+  private onChannelClosed(state: ChannelState): void {
+    state.open = false;
+    if (this.current !== state) return;
+    this.current = null;
+    this.consumerTag = null;
+    this.attaching = null;
+    // Unstarted deliveries of this channel are back in the queue already.
+    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i].state === state) this.waiting.splice(i, 1);
+    if (!this.closed) this.scheduleReattach(state.session);
+  }
+
+  /** The broker closed the channel but maybe not the connection (e.g. an ack timeout): consume again. */
+  private scheduleReattach(session: AmqpSession): void {
+    if (this.reattachTimer) return;
+    this.reattachTimer = setTimeout(() => {
+      this.reattachTimer = null;
+      // A lost connection is the reconnect's business: it attaches every consumer to the new one.
+      if (this.closed || !session.alive || this.session !== session || this.current) return;
+      this.attach(session).catch((err: unknown) => {
+        this.settings.logger.warn({ err, pool: this.pool }, 'could not consume again; retrying');
+        this.scheduleReattach(session);
+      });
+    }, this.settings.reattachDelayMs);
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closed = true;
+    if (this.reattachTimer) clearTimeout(this.reattachTimer);
+    for (const wake of [...this.sleepers]) wake();
+    await this.attaching?.catch(() => undefined);
+    const state = this.current;
+    if (state?.open && this.consumerTag) await state.channel.cancel(this.consumerTag).catch(() => undefined);
+    // Deliveries still waiting for a free slot go back to the queue for other consumers.
+    for (const delivery of this.waiting.splice(0)) this.settle(delivery.state, delivery.message, 'requeue');
+    await Promise.all(this.running);
+    if (state?.open) await state.channel.close().catch(() => undefined);
+    this.onClosed(this);
+  }
+}
+
+/** Quorum queues count earlier deliveries in `x-delivery-count` (absent the first time). */
+function deliveryCountOf(message: ConsumeMessage): number {
+  const count: unknown = message.properties.headers?.['x-delivery-count'];
+  return typeof count === 'number' && count >= 0 ? count + 1 : 1;
+}
