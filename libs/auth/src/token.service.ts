@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { GiError } from '@gi/domain';
 import type { Clock, TokenStore } from '@gi/domain';
@@ -28,7 +28,9 @@ export interface TokenService {
  * short-lived token must carry `exp`.
  */
 export function createTokenService(deps: { secret: string; tokens: TokenStore; clock: Clock }): TokenService {
-  const { secret, tokens, clock } = deps;
+  const { tokens, clock } = deps;
+  // A key object made once: given a string, jsonwebtoken would build (and first try to parse as a public key) one per call.
+  const secret = createSecretKey(Buffer.from(deps.secret, 'utf8'));
 
   return {
     async mint(botId, { ttlSeconds, label }) {

@@ -34,7 +34,14 @@ const toEntity = (row: { bot_id: string; name: string; fields: string; updated_a
 });
 
 export class SqliteCatalogStore implements CatalogStore {
-  constructor(private readonly db: SqliteDatabase) {}
+  private readonly statements;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.statements = {
+      latest: db.prepare('SELECT * FROM integrations WHERE bot_id = ? AND integration_id = ? ORDER BY version DESC LIMIT 1'),
+      version: db.prepare('SELECT * FROM integrations WHERE bot_id = ? AND integration_id = ? AND version = ?'),
+    };
+  }
 
   async putEntity(botId: string, name: string, extraFields: string[], now: number): Promise<EntityDefinition> {
     const fields = [...WEBHOOK_FIELDS, ...extraFields.filter((f) => !(WEBHOOK_FIELDS as readonly string[]).includes(f))];
@@ -74,8 +81,8 @@ export class SqliteCatalogStore implements CatalogStore {
   async getIntegration(botId: string, integrationId: string, version?: number): Promise<IntegrationDefinition | null> {
     const row =
       version === undefined
-        ? this.db.prepare('SELECT * FROM integrations WHERE bot_id = ? AND integration_id = ? ORDER BY version DESC LIMIT 1').get(botId, integrationId)
-        : this.db.prepare('SELECT * FROM integrations WHERE bot_id = ? AND integration_id = ? AND version = ?').get(botId, integrationId, version);
+        ? this.statements.latest.get(botId, integrationId)
+        : this.statements.version.get(botId, integrationId, version);
     return row ? toIntegration(row as IntegrationRow) : null;
   }
 
