@@ -182,7 +182,7 @@ export class AmqpJobBus implements JobBus {
     }
   }
 
-  /** Runs on every (re)connect, before the connection counts as up: topology, publisher, consumers. */
+  /** Runs on every (re)connect; the connection counts as up once topology, publisher, listeners and consumers are back. */
   private async setup(model: ChannelModel): Promise<void> {
     const session = new AmqpSession(model, {
       names: this.names,
@@ -197,9 +197,16 @@ export class AmqpJobBus implements JobBus {
     await declareTopology(await session.adminChannel(), busTopology(this.names, pools, this.maxDeliveries));
     session.markDeclared(pools);
     await session.publisher();
+    await this.attachAll(session);
     this.session = session;
-    await Promise.all([...this.consumers].map((consumer) => consumer.attach(session)));
+    // Consumers and listeners registered while the above ran (attach is idempotent per session).
+    await this.attachAll(session);
+  }
+
+  /** Listeners first, so events of the jobs that consumers then finish are heard. */
+  private async attachAll(session: AmqpSession): Promise<void> {
     await Promise.all([...this.subscribers].map((subscriber) => subscriber.attach(session)));
+    await Promise.all([...this.consumers].map((consumer) => consumer.attach(session)));
   }
 
   /** Attaches at once when connected; otherwise the next reconnect does. */

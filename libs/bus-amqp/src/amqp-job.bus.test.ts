@@ -1,0 +1,255 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { JobDecision, JobDelivery, JobMessage } from '@gi/domain';
+import { GiError } from '@gi/domain';
+import { connect } from 'amqplib';
+import type { ChannelModel, GetMessage } from 'amqplib';
+import { AmqpJobBus } from './amqp-job.bus';
+import type { AmqpJobBusOptions, BusLogger } from './amqp-bus.options';
+import { deleteTopology } from './amqp-topology';
+
+// The real broker: `rabbitmq-server -detached` starts it when it is down.
+const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const run = promisify(execFile);
+
+jest.setTimeout(20_000);
+
+const job = (invocationId: string, pool = 'default'): JobMessage => ({ kind: 'job', version: 1, botId: 'bot-a', invocationId, pool });
+
+/** Polls until `predicate` holds; fails after `timeoutMs`. */
+async function waitFor(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Closes one client connection from the broker side, found by its connection name. */
+async function closeConnectionFromBroker(connectionName: string): Promise<void> {
+  const { stdout } = await run('rabbitmqctl', ['list_connections', 'pid', 'client_properties', '-q', '--no-table-headers'], { timeout: 10_000 });
+  const line = stdout.split('\n').find((l) => l.includes(`{"connection_name","${connectionName}"}`));
+  if (!line) throw new Error(`no broker connection named ${connectionName}`);
+  await run('rabbitmqctl', ['close_connection', line.split('\t')[0], 'closed by a test'], { timeout: 10_000 });
+}
+
+describe('AmqpJobBus against RabbitMQ', () => {
+  let admin: ChannelModel;
+  const buses: AmqpJobBus[] = [];
+
+  /** A bus with its own names and a log kept in memory; afterEach closes it and deletes its queues and exchanges. */
+  async function openBus(options: Partial<AmqpJobBusOptions> = {}): Promise<{ bus: AmqpJobBus; connectionName: string; log: string[] }> {
+    const prefix = `gi-test-${randomBytes(4).toString('hex')}`;
+    const connectionName = `${prefix} adapter`;
+    const log: string[] = [];
+    const logger: BusLogger = {
+      info: (_obj, msg) => log.push(`info: ${msg}`),
+      warn: (_obj, msg) => log.push(`warn: ${msg}`),
+      error: (_obj, msg) => log.push(`error: ${msg}`),
+    };
+    const bus = await AmqpJobBus.connect({ url: AMQP_URL, prefix, connectionName, logger, ...options });
+    buses.push(bus);
+    return { bus, connectionName, log };
+  }
+
+  /** Takes one message from a queue (a fresh channel: a missing queue closes it). */
+  async function take(queue: string): Promise<GetMessage | false> {
+    const channel = await admin.createChannel();
+    try {
+      return await channel.get(queue, { noAck: true });
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  }
+
+  beforeAll(async () => {
+    admin = await connect(AMQP_URL);
+  });
+
+  afterEach(async () => {
+    for (const bus of buses.splice(0)) {
+      const topology = bus.topology();
+      await bus.close();
+      await deleteTopology(await admin.createChannel(), topology);
+    }
+  });
+
+  afterAll(async () => {
+    await admin.close();
+  });
+
+  it('resumes consumers and listeners after the broker closes the connection, and the job is consumed', async () => {
+    const { bus, connectionName, log } = await openBus({ reconnect: { initialDelayMs: 50 } });
+    const deliveries: Array<{ id: string; count: number | undefined }> = [];
+    let releaseFirst: (decision: JobDecision) => void = () => undefined;
+    await bus.consume('default', 2, (j: JobMessage, delivery?: JobDelivery) => {
+      deliveries.push({ id: j.invocationId, count: delivery?.deliveryCount });
+      // The first delivery hangs until after the reconnect; its late ack must not break anything.
+      if (deliveries.length === 1) return new Promise<JobDecision>((resolve) => (releaseFirst = resolve));
+      return Promise.resolve('ack');
+    });
+    const events: string[] = [];
+    await bus.onCompletion((e) => events.push(e.invocationId));
+
+    await bus.publish(job('survivor'));
+    await waitFor(() => deliveries.length === 1, 5000, 'first delivery');
+    await closeConnectionFromBroker(connectionName);
+    await waitFor(() => deliveries.length === 2, 10_000, 'redelivery after reconnect');
+    expect(deliveries).toEqual([
+      { id: 'survivor', count: 1 },
+      { id: 'survivor', count: 2 },
+    ]);
+    await waitFor(() => bus.isConnected(), 5000, 'reconnect finished');
+    releaseFirst('ack');
+
+    await bus.publish(job('after'));
+    await bus.publishCompletion({ kind: 'completed', version: 1, botId: 'bot-a', invocationId: 'after', status: 'Completed' });
+    await waitFor(() => deliveries.length === 3 && events.length === 1, 5000, 'delivery and event after reconnect');
+    expect(deliveries[2]).toEqual({ id: 'after', count: 1 });
+    expect(events).toEqual(['after']);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(deliveries).toHaveLength(3);
+    // The late ack of the first delivery was dropped quietly: the broker had taken the message back.
+    expect(log.filter((line) => !line.startsWith('info:'))).toEqual(['warn: lost the message broker connection; reconnecting']);
+  });
+
+  it('rejects publish at once while disconnected, and publishes again once reconnected', async () => {
+    const { bus, connectionName } = await openBus({ reconnect: { initialDelayMs: 1500 } });
+    await closeConnectionFromBroker(connectionName);
+    await waitFor(() => !bus.isConnected(), 5000, 'disconnect seen');
+    const started = Date.now();
+    const error = await bus.publish(job('during-outage')).catch((err: unknown) => err);
+    expect(Date.now() - started).toBeLessThan(100);
+    expect(error).toBeInstanceOf(GiError);
+    expect((error as GiError).code).toBe('unavailable');
+    expect((error as GiError).detail).toMatch(/not reachable/);
+    expect(await bus.ping()).toBe(false);
+
+    await waitFor(() => bus.isConnected(), 10_000, 'reconnect');
+    expect(await bus.ping()).toBe(true);
+    const seen: string[] = [];
+    await bus.consume('default', 1, async (j) => {
+      seen.push(j.invocationId);
+      return 'ack';
+    });
+    await bus.publish(job('after-outage'));
+    await waitFor(() => seen.length === 1);
+    expect(seen).toEqual(['after-outage']);
+  });
+
+  it('puts a job its handler dead-lettered in the dead-letter queue', async () => {
+    const { bus } = await openBus();
+    let calls = 0;
+    await bus.consume('default', 1, async () => {
+      calls++;
+      return 'dead-letter';
+    });
+    await bus.publish(job('hopeless'));
+    let dead: GetMessage | false = false;
+    await waitFor(() => calls === 1);
+    const deadline = Date.now() + 5000;
+    while (!dead && Date.now() < deadline) dead = await take(bus.names.deadLetterQueue);
+    expect(dead && JSON.parse(dead.content.toString())).toEqual(job('hopeless'));
+    expect(dead && dead.properties.headers?.['x-first-death-reason']).toBe('rejected');
+    expect(calls).toBe(1);
+  });
+
+  it('stops redelivering at the delivery limit and dead-letters the job', async () => {
+    const { bus } = await openBus({ maxDeliveries: 3, requeueDelayMs: 10 });
+    const counts: Array<number | undefined> = [];
+    await bus.consume('default', 1, async (_j, delivery) => {
+      counts.push(delivery?.deliveryCount);
+      return 'requeue';
+    });
+    await bus.publish(job('poison'));
+    let dead: GetMessage | false = false;
+    const deadline = Date.now() + 5000;
+    while (!dead && Date.now() < deadline) dead = await take(bus.names.deadLetterQueue);
+    expect(dead && JSON.parse(dead.content.toString())).toEqual(job('poison'));
+    expect(dead && dead.properties.headers?.['x-first-death-reason']).toBe('delivery_limit');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(counts).toEqual([1, 2, 3]);
+  });
+
+  it('dead-letters malformed messages without calling the handler, and goes on', async () => {
+    const { bus } = await openBus();
+    const seen: string[] = [];
+    await bus.consume('default', 1, async (j) => {
+      seen.push(j.invocationId);
+      return 'ack';
+    });
+    const channel = await admin.createConfirmChannel();
+    for (const body of ['not json', JSON.stringify({ kind: 'job', version: 2, botId: 'b', invocationId: 'v2', pool: 'default' }), '[1]']) {
+      channel.publish(bus.names.jobs, 'default', Buffer.from(body));
+    }
+    await channel.waitForConfirms();
+    await channel.close();
+    await bus.publish(job('fine'));
+    await waitFor(() => seen.length === 1);
+    const reasons: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const dead = await take(bus.names.deadLetterQueue);
+      reasons.push(dead && dead.content.toString());
+    }
+    expect(reasons).toEqual(['not json', expect.stringContaining('"version":2'), '[1]']);
+    expect(seen).toEqual(['fine']);
+  });
+
+  it('rejects a job no queue takes, then declares the queue again', async () => {
+    const { bus } = await openBus();
+    await bus.publish(job('first'));
+    const channel = await admin.createChannel();
+    await channel.deleteQueue(`${bus.names.jobs}.default`);
+    await channel.close();
+
+    const error = await bus.publish(job('unroutable')).catch((err: unknown) => err);
+    expect((error as GiError).code).toBe('unavailable');
+    expect((error as GiError).detail).toMatch(/No queue takes messages for pool "default"/);
+
+    await bus.publish(job('declared-again'));
+    const queued = await take(`${bus.names.jobs}.default`);
+    expect(queued && JSON.parse(queued.content.toString()).invocationId).toBe('declared-again');
+  });
+
+  it('confirms many publishes in flight at once', async () => {
+    const { bus } = await openBus();
+    const pending = Array.from({ length: 500 }, (_, i) => bus.publish(job(`bulk-${i}`)));
+    expect(bus.publishesInFlight).toBeGreaterThan(100);
+    await Promise.all(pending);
+    const channel = await admin.createChannel();
+    const { messageCount } = await channel.checkQueue(`${bus.names.jobs}.default`);
+    await channel.close();
+    expect(messageCount).toBe(500);
+  });
+
+  it('rejects publishes at once while the broker blocks the connection', async () => {
+    const { bus } = await openBus();
+    // A real resource alarm would block every client of the shared broker, so the connection's own
+    // event is raised here the way amqplib raises it on connection.blocked.
+    const model = (bus as unknown as { session: { model: ChannelModel } }).session.model;
+    model.emit('blocked', 'low on memory');
+    expect(bus.isBlocked()).toBe(true);
+    const error = await bus.publish(job('blocked')).catch((err: unknown) => err);
+    expect((error as GiError).code).toBe('unavailable');
+    expect((error as GiError).detail).toMatch(/refuses messages for now \(low on memory\)/);
+    model.emit('unblocked');
+    expect(bus.isBlocked()).toBe(false);
+    await bus.publish(job('unblocked'));
+  });
+
+  it('refuses invalid jobs and closed buses with clear errors', async () => {
+    const { bus } = await openBus();
+    await expect(bus.publish({ ...job('x'), pool: 'no spaces' })).rejects.toThrow('Invalid job message: pool is missing or invalid.');
+    await expect(bus.consume('bad pool', 1, async () => 'ack')).rejects.toThrow('Pool name "bad pool" is invalid');
+    await bus.close();
+    await expect(bus.publish(job('late'))).rejects.toThrow(/shutting down/);
+    expect(bus.isConnected()).toBe(false);
+  });
+
+  it('fails to connect with a clear message when the broker is not there', async () => {
+    await expect(
+      AmqpJobBus.connect({ url: 'amqp://guest:guest@127.0.0.1:1', prefix: 'gi-test-nobroker', reconnect: { initialRetries: 0 } }),
+    ).rejects.toThrow(/Cannot connect to the message broker at amqp:\/\/127\.0\.0\.1:1\/: .*ECONNREFUSED/);
+  });
+});
