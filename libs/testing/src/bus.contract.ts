@@ -105,5 +105,89 @@ export function describeBusContract(name: string, open: () => Promise<BusUnderTe
       await subscription.close();
       expect(finished).toBe(true);
     });
+
+    it('redelivers a job whose handler threw', async () => {
+      const attempts: string[] = [];
+      await subject.bus.consume('default', 1, async (j) => {
+        attempts.push(j.invocationId);
+        if (attempts.length === 1) throw new Error('transient failure');
+        return 'ack';
+      });
+      await subject.bus.publish(job('thrown'));
+      await eventually(() => attempts.length === 2);
+      expect(attempts).toEqual(['thrown', 'thrown']);
+    });
+
+    it('does not redeliver a job its handler dead-lettered', async () => {
+      const attempts: string[] = [];
+      await subject.bus.consume('default', 1, async (j) => {
+        attempts.push(j.invocationId);
+        return j.invocationId === 'poison' ? 'dead-letter' : 'ack';
+      });
+      await subject.bus.publish(job('poison'));
+      await subject.bus.publish(job('healthy'));
+      await eventually(() => attempts.includes('healthy'));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(attempts.filter((id) => id === 'poison')).toHaveLength(1);
+    });
+
+    it('holds a job published before any consumer until one comes', async () => {
+      await subject.bus.publish(job('early'));
+      const seen: string[] = [];
+      await subject.bus.consume('default', 1, async (j) => {
+        seen.push(j.invocationId);
+        return 'ack';
+      });
+      await eventually(() => seen.length === 1);
+      expect(seen).toEqual(['early']);
+    });
+
+    it('gives a closed consumer no more jobs; the next consumer of the pool gets them', async () => {
+      const first: string[] = [];
+      const subscription = await subject.bus.consume('default', 1, async (j) => {
+        first.push(j.invocationId);
+        return 'ack';
+      });
+      await subscription.close();
+      await subject.bus.publish(job('later'));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const second: string[] = [];
+      await subject.bus.consume('default', 1, async (j) => {
+        second.push(j.invocationId);
+        return 'ack';
+      });
+      await eventually(() => second.length === 1);
+      expect(first).toEqual([]);
+      expect(second).toEqual(['later']);
+    });
+
+    it('stops calling a completion listener once its subscription is closed', async () => {
+      const closed: string[] = [];
+      const open: string[] = [];
+      const subscription = await subject.bus.onCompletion((e) => closed.push(e.invocationId));
+      await subject.bus.onCompletion((e) => open.push(e.invocationId));
+      await subscription.close();
+      await subject.bus.publishCompletion({ kind: 'completed', version: 1, botId: 'bot-a', invocationId: 'after-close', status: 'Failed' });
+      await eventually(() => open.length === 1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(closed).toEqual([]);
+    });
+
+    it('takes many publishes in flight at once and delivers each once', async () => {
+      const seen = new Map<string, number>();
+      await subject.bus.consume('default', 8, async (j) => {
+        seen.set(j.invocationId, (seen.get(j.invocationId) ?? 0) + 1);
+        return 'ack';
+      });
+      await Promise.all(Array.from({ length: 300 }, (_, i) => subject.bus.publish(job(`many-${i}`))));
+      await eventually(() => seen.size === 300);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect([...seen.values()].every((count) => count === 1)).toBe(true);
+    });
+
+    it('refuses to publish once closed', async () => {
+      await subject.bus.close();
+      await expect(subject.bus.publish(job('too-late'))).rejects.toThrow();
+    });
   });
 }
