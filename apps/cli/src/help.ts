@@ -1,7 +1,7 @@
 import { usageLine, type CommandSpec, type OptionSpecs } from './command';
 import { GLOBAL_OPTIONS } from './global-options';
 
-const UP_SUMMARY = 'Start the service in embedded mode (one process, SQLite, in-process bus); see gi up --help';
+import { SERVICE_NAMES, SERVICE_SUMMARIES } from './services/service-names';
 
 function optionLines(options: OptionSpecs): string[] {
   const rows = Object.entries(options).map(([name, o]) => {
@@ -13,9 +13,9 @@ function optionLines(options: OptionSpecs): string[] {
   return rows.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`);
 }
 
-function commandList(commands: readonly CommandSpec[], includeUp: boolean): string[] {
+function commandList(commands: readonly CommandSpec[], includeServices: boolean): string[] {
   const rows: Array<[string, string]> = commands.map((c) => [c.path.join(' '), c.summary]);
-  if (includeUp) rows.unshift(['up', UP_SUMMARY]);
+  if (includeServices) rows.unshift(...SERVICE_NAMES.map((name): [string, string] => [name, SERVICE_SUMMARIES[name]]));
   const width = Math.max(...rows.map(([name]) => name.length));
   return rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`);
 }
@@ -47,7 +47,8 @@ export function commandHelp(spec: CommandSpec): string {
 /** The help text of a topic (command words), or null when no command matches. */
 export function helpFor(topic: string[], commands: readonly CommandSpec[]): string | null {
   if (topic.length === 0) return generalHelp(commands);
-  if (topic.length === 1 && topic[0] === 'up') return `Usage: gi up [options]\n\n${UP_SUMMARY}`;
+  const service = SERVICE_NAMES.find((name) => topic.length === 1 && topic[0] === name);
+  if (service) return `Usage: gi ${service}\n\n${SERVICE_SUMMARIES[service]}.\nConfigured by environment variables: see the README's configuration table.`;
   const spec = commands.find((c) => c.path.length === topic.length && c.path.every((word, i) => topic[i] === word));
   if (spec) return commandHelp(spec);
   const group = commands.filter((c) => c.path.length > 1 && c.path[0] === topic[0]);

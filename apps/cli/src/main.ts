@@ -1,15 +1,15 @@
 import { readCliEnv } from '@gi/config';
 import { nodeIo } from './cli-io';
-import { runCli } from './run-cli';
+import { runCli, type RunService } from './run-cli';
 
 // A closed pipe (gi token list | head -1) is not an error worth a stack trace.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
 });
 
-// The embedded service (koa, SQLite, QuickJS) loads only for `gi up`, so admin commands start fast.
-const runUp = async (argv: string[]) => (await import('./up')).runUp(argv);
+// The services (koa, SQLite, QuickJS, amqplib) load only for `gi up`, `gi gateway`, ..., so admin commands start fast.
+const runService: RunService = async (name, argv) => (await import('./services')).runService(name, argv);
 
-void runCli(process.argv.slice(2), nodeIo(), readCliEnv(), runUp).then((code) => {
+void runCli(process.argv.slice(2), nodeIo(), readCliEnv(), runService).then((code) => {
   process.exitCode = code;
 });

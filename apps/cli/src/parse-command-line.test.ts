@@ -32,8 +32,9 @@ describe('parseCommandLine', () => {
     expect(parsed.input.arg('entityName')).toBe('Order');
   });
 
-  it('hands everything after `up` to the embedded service untouched', () => {
-    expect(parse(['up', '--port', '9', 'whatever'])).toEqual({ kind: 'up', args: ['--port', '9', 'whatever'] });
+  it('hands everything after a service name to that service untouched', () => {
+    expect(parse(['up', '--port', '9', 'whatever'])).toEqual({ kind: 'service', name: 'up', args: ['--port', '9', 'whatever'] });
+    expect(parse(['executor', '--pools', 'default,bulk'])).toEqual({ kind: 'service', name: 'executor', args: ['--pools', 'default,bulk'] });
   });
 
   it('answers help in all its spellings', () => {

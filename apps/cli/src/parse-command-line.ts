@@ -1,3 +1,4 @@
+import { SERVICE_NAMES, type ServiceName } from './services/service-names';
 import { parseArgs } from 'node:util';
 import { UsageError } from './cli-errors';
 import { commandName, type CommandSpec, type OptionSpecs } from './command';
@@ -5,7 +6,7 @@ import { CommandInput } from './command-input';
 import { GLOBAL_OPTIONS, type GlobalValues } from './global-options';
 
 export type ParsedCommandLine =
-  | { kind: 'up'; args: string[] }
+  | { kind: 'service'; name: ServiceName; args: string[] }
   /** topic: the words after `help` (or of the command given --help); requested false when no command was given. */
   | { kind: 'help'; topic: string[]; requested: boolean; globals: GlobalValues }
   | { kind: 'command'; spec: CommandSpec; input: CommandInput; globals: GlobalValues };
@@ -56,10 +57,11 @@ const matches = (spec: CommandSpec, words: string[]) => spec.path.every((word, i
 
 /**
  * `gi [global options] <command words> [arguments and options]`. Options may come before or after
- * the command words; `up` hands everything after it to the embedded service untouched.
+ * the command words; a service name (`up`, `gateway`, ...) hands everything after it to that service.
  */
 export function parseCommandLine(argv: string[], commands: readonly CommandSpec[]): ParsedCommandLine {
-  if (argv[0] === 'up') return { kind: 'up', args: argv.slice(1) };
+  const service = SERVICE_NAMES.find((name) => name === argv[0]);
+  if (service) return { kind: 'service', name: service, args: argv.slice(1) };
 
   const first = parse(argv, unionOptions(commands), 'gi help', '');
   const globals = globalsOf(first.values);

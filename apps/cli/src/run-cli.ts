@@ -6,15 +6,16 @@ import { COMMANDS } from './commands';
 import { ControlClient } from './control-client';
 import { helpFor } from './help';
 import { parseCommandLine } from './parse-command-line';
+import type { ServiceName } from './services/service-names';
 
-export type RunUp = (argv: string[]) => Promise<void>;
+export type RunService = (name: ServiceName, argv: string[]) => Promise<void>;
 
 /** Runs one `gi` command line; resolves with the exit code. Failures are one line on stderr. */
-export async function runCli(argv: string[], io: CliIo, env: CliEnv, runUp: RunUp): Promise<number> {
+export async function runCli(argv: string[], io: CliIo, env: CliEnv, runService: RunService): Promise<number> {
   try {
     const parsed = parseCommandLine(argv, COMMANDS);
-    if (parsed.kind === 'up') {
-      await runUp(parsed.args);
+    if (parsed.kind === 'service') {
+      await runService(parsed.name, parsed.args);
       return 0;
     }
     if (parsed.kind === 'help') {

@@ -21,13 +21,19 @@ export interface ServiceProcess {
   dispose(): Promise<void>;
 }
 
-/**
- * Starts the built service (`gi up`, what `npm start` runs) as a child process on a free port and waits
- * until it listens. Reuse a data directory to restart on the same store.
- */
-export async function startService(options: { env?: Record<string, string>; dataDir?: string } = {}): Promise<ServiceProcess> {
+export interface StartOptions {
+  /** `up` (embedded, the default; what `npm start` runs) or a distributed service. */
+  command?: 'up' | 'gateway' | 'results' | 'control' | 'executor';
+  args?: string[];
+  env?: Record<string, string>;
+  /** Reuse a data directory to restart on the same store; a temporary one otherwise. */
+  dataDir?: string;
+}
+
+/** Starts a built service (`gi <command>`) as a child process on a free port and waits until it listens. */
+export async function startService(options: StartOptions = {}): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gi-e2e-'));
-  const child = spawn(process.execPath, [CLI, 'up'], {
+  const child = spawn(process.execPath, [CLI, options.command ?? 'up', ...(options.args ?? [])], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -31,6 +31,17 @@ const schema = z.object({
   BOT_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(0),
   BOT_RATE_LIMIT_BURST: int(1, 10_000_000).optional(),
   INVOCATION_TTL_HOURS: int(1, 24 * 365).default(72),
+  STORE_URL: z
+    .string()
+    .refine((v) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(v) || v.startsWith('sqlite://'), 'a SQLite file path (sqlite:///path or a plain path); mongodb:// is not available in this build')
+    .optional(),
+  AMQP_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// or amqps:// URL').optional(),
+  BUS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . -').default('gi'),
+  EXECUTOR_POOLS: z.string().regex(/^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$/, 'comma-separated pool names').default('default'),
+  LEASE_SECONDS: int(5, 3600).default(30),
+  MAX_ATTEMPTS: int(1, 100).default(5),
+  SWEEP_INTERVAL_SECONDS: int(1, 3600).default(15),
+  REPUBLISH_AFTER_SECONDS: int(5, 24 * 3600).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -52,6 +63,12 @@ export function parseServiceConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   }
   const version = parsePlatformVersion(result.data.PLATFORM_VERSION);
   return { ...result.data, PLATFORM_VERSION: version as readonly [number, number] };
+}
+
+/** The SQLite file of the store: STORE_URL (`sqlite:///abs/path` or a path), else DATA_DIR/store.db. */
+export function sqlitePathOf(config: Pick<ServiceConfig, 'STORE_URL' | 'DATA_DIR'>): string {
+  if (!config.STORE_URL) return `${config.DATA_DIR.replace(/\/$/, '')}/store.db`;
+  return config.STORE_URL.startsWith('sqlite://') ? config.STORE_URL.slice('sqlite://'.length) : config.STORE_URL;
 }
 
 export function parseBytes(text: string): number {

@@ -16,6 +16,14 @@ describe('CompletionWaiter', () => {
     expect(waiter.size).toBe(0);
   });
 
+  it('releases every waiter at shutdown', async () => {
+    const waiter = new CompletionWaiter();
+    const waits = [waiter.wait('x', 10_000), waiter.wait('x', 10_000), waiter.wait('y', 10_000)];
+    waiter.releaseAll();
+    expect(await Promise.all(waits.map((w) => w.promise))).toEqual([null, null, null]);
+    expect(waiter.size).toBe(0);
+  });
+
   it('resolves null on cancel', async () => {
     const waiter = new CompletionWaiter();
     const w = waiter.wait('x', 10_000);

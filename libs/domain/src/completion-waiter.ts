@@ -35,6 +35,12 @@ export class CompletionWaiter {
     return { promise, cancel: () => done(null) };
   }
 
+  /** Ends every wait now (shutdown): each waiter reads the store and answers with what is there. */
+  releaseAll(): void {
+    for (const listeners of [...this.waiting.values()]) for (const listener of [...listeners]) listener(null);
+    this.waiting.clear();
+  }
+
   get size(): number {
     return this.waiting.size;
   }

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { ALL_POOLS, LocalJobBus } from '@gi/bus-local';
+import { loadOrCreateSecret } from '@gi/config';
+import { controlRouter } from '@gi/control';
+import { recoverInvocations, startExecutor } from '@gi/executor';
+import { gatewayRouter } from '@gi/gateway';
+import { createHttpApp } from '@gi/http';
+import { resultsRouter } from '@gi/results';
+import { createQuickJsRuntime } from '@gi/sandbox';
+import { completionWaiter, gatewayDeps, listen, onShutdown, openServiceBase, openTokenService, resultsDeps, stopListening } from './service-wiring';
+
+const EXPIRY_SWEEP_MS = 10 * 60_000;
+
+/**
+ * The embedded deployment (`gi up`, `npm start`): gateway, results, control and an executor pool in
+ * one process on one port, with the SQLite store under DATA_DIR and the in-process bus.
+ */
+export async function runEmbedded(): Promise<void> {
+  const base = openServiceBase('generic-integration');
+  const { config, logger, store, clock, metrics } = base;
+  const adminToken = config.ADMIN_TOKEN ?? announceGenerated(config.DATA_DIR, 'admin-token', 'admin token');
+  const tokens = openTokenService(base);
+  const bus = new LocalJobBus();
+  const runtime = await createQuickJsRuntime();
+  const waiter = await completionWaiter(bus);
+
+  const executor = await startExecutor(
+    { store, bus, runtime, clock, logger, metrics, ownerId: `embedded-${randomUUID()}`, leaseMs: config.LEASE_SECONDS * 1000, maxAttempts: config.MAX_ATTEMPTS },
+    [ALL_POOLS],
+    config.EXECUTOR_CONCURRENCY,
+  );
+  // This process is the only executor of its store: whatever a previous run left unfinished runs again.
+  const recovered = await recoverInvocations({ store, bus, clock }, { leaseBefore: Number.MAX_SAFE_INTEGER, publishedBefore: clock.now() + 1 });
+  if (recovered.republished > 0) logger.info(recovered, 'recovered unfinished invocations');
+  const expirySweep = setInterval(() => {
+    store.invocations.deleteExpired(clock.now()).catch((err) => logger.warn({ err }, 'expiry sweep failed'));
+  }, EXPIRY_SWEEP_MS).unref();
+
+  const app = createHttpApp({
+    logger,
+    metrics,
+    ready: () => store.ping(),
+    routers: [
+      gatewayRouter(gatewayDeps(base, bus, tokens, waiter)),
+      resultsRouter(resultsDeps(base, tokens, waiter)),
+      controlRouter({
+        store,
+        tokens,
+        runtime,
+        clock,
+        settings: { adminToken, platformSegment: config.PLATFORM_SEGMENT, publicBaseUrl: config.PUBLIC_BASE_URL, maxBodyBytes: config.MAX_ADMIN_BODY_SIZE },
+      }),
+    ],
+  });
+  const server = await listen(app, base, { dataDir: config.DATA_DIR, sandbox: runtime.isolation });
+
+  onShutdown(logger, [
+    () => clearInterval(expirySweep),
+    // No new connections; running jobs finish (answering their sync callers); then every other wait
+    // ends with what the store holds (202 for polls, 504 + invocationId for sync calls still queued).
+    async () => {
+      const stopped = stopListening(server);
+      await executor.stop();
+      waiter.releaseAll();
+      await stopped;
+    },
+    () => bus.close(),
+    () => runtime.close(),
+    () => store.close(),
+  ]);
+}
+
+function announceGenerated(dataDir: string, file: string, what: string): string {
+  const secret = loadOrCreateSecret(dataDir, file);
+  process.stderr.write(`${secret.created ? 'Generated the' : 'Using the'} ${what} stored in ${secret.path}\n`);
+  return secret.value;
+}

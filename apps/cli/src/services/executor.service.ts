@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { recoverInvocations, startExecutor } from '@gi/executor';
+import { createHttpApp } from '@gi/http';
+import { createQuickJsRuntime } from '@gi/sandbox';
+import { listen, onShutdown, openAmqpBus, openServiceBase, stopListening } from './service-wiring';
+
+/**
+ * An executor: consumes the given pools, runs connectors, records outcomes. Every executor also sweeps:
+ * it requeues invocations whose lease expired (their executor died) and republishes queued ones whose
+ * job was never published or got lost. Sweeps of several executors never hand out the same invocation.
+ */
+export async function runExecutor(pools: string[]): Promise<void> {
+  const base = openServiceBase('executor');
+  const { config, logger, store, metrics, clock } = base;
+  const bus = await openAmqpBus(base, 'executor', pools);
+  const runtime = await createQuickJsRuntime();
+  const ownerId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const executor = await startExecutor(
+    { store, bus, runtime, clock, logger, metrics, ownerId, leaseMs: config.LEASE_SECONDS * 1000, maxAttempts: config.MAX_ATTEMPTS },
+    pools,
+    config.EXECUTOR_CONCURRENCY,
+  );
+
+  let sweeping = false;
+  const sweep = async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      const now = clock.now();
+      const result = await recoverInvocations({ store, bus, clock }, { leaseBefore: now, publishedBefore: now - config.REPUBLISH_AFTER_SECONDS * 1000 });
+      if (result.requeued + result.republished > 0) logger.info(result, 'sweep recovered invocations');
+    } catch (err) {
+      logger.warn({ err }, 'sweep failed; next round will retry');
+    } finally {
+      sweeping = false;
+    }
+  };
+  const sweeper = setInterval(() => void sweep(), config.SWEEP_INTERVAL_SECONDS * 1000).unref();
+
+  const app = createHttpApp({ logger, metrics, ready: async () => (await store.ping()) && (await bus.ping()), routers: [] });
+  const server = await listen(app, base, { service: 'executor', pools, ownerId, sandbox: runtime.isolation });
+  onShutdown(logger, [
+    () => clearInterval(sweeper),
+    // Stop consuming and finish running jobs; unacknowledged ones go back to the queue.
+    () => executor.stop(),
+    () => bus.close(),
+    () => stopListening(server),
+    () => runtime.close(),
+    () => store.close(),
+  ]);
+}

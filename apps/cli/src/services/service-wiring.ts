@@ -1,0 +1,154 @@
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type Koa from 'koa';
+import { createTokenService } from '@gi/auth';
+import type { TokenService } from '@gi/auth';
+import { AmqpJobBus } from '@gi/bus-amqp';
+import { loadOrCreateSecret, parseServiceConfig, processEnvironment, sqlitePathOf } from '@gi/config';
+import type { ServiceConfig } from '@gi/config';
+import { CompletionWaiter, RateLimiter, systemClock } from '@gi/domain';
+import type { Clock, JobBus, Store } from '@gi/domain';
+import type { GatewayDeps } from '@gi/gateway';
+import { createLogger, createMetrics } from '@gi/http';
+import type { Logger, Metrics } from '@gi/http';
+import type { ResultsDeps } from '@gi/results';
+import { createSqliteStore } from '@gi/store-sqlite';
+
+/** What every service process has: its configuration, logger, metrics, clock and store. */
+export interface ServiceBase {
+  config: ServiceConfig;
+  logger: Logger;
+  metrics: Metrics;
+  clock: Clock;
+  store: Store;
+}
+
+export function openServiceBase(name: string): ServiceBase {
+  const config = parseServiceConfig(processEnvironment());
+  const clock = systemClock;
+  return {
+    config,
+    logger: createLogger(config.LOG_LEVEL, name),
+    metrics: createMetrics(),
+    clock,
+    store: createSqliteStore(sqlitePathOf(config), clock),
+  };
+}
+
+/** The token service; the signing secret comes from TOKEN_SECRET or the data directory. */
+export function openTokenService(base: ServiceBase): TokenService {
+  const secret = base.config.TOKEN_SECRET ?? loadOrCreateSecret(base.config.DATA_DIR, 'token-secret').value;
+  return createTokenService({ secret, tokens: base.store.tokens, clock: base.clock });
+}
+
+/** The RabbitMQ bus of the distributed services (AMQP_URL is required there). */
+export async function openAmqpBus(base: ServiceBase, role: string, pools: string[] = []): Promise<AmqpJobBus> {
+  const { config, logger } = base;
+  if (!config.AMQP_URL) throw new Error(`AMQP_URL is required to run the ${role} service (e.g. amqp://guest:guest@127.0.0.1:5672).`);
+  return AmqpJobBus.connect({
+    url: config.AMQP_URL,
+    prefix: config.BUS_PREFIX,
+    pools,
+    maxDeliveries: config.MAX_ATTEMPTS + 1,
+    connectionName: `gi-${role}-${process.pid}`,
+    logger,
+  });
+}
+
+/** A completion waiter fed by the bus's completion events. */
+export async function completionWaiter(bus: JobBus): Promise<CompletionWaiter> {
+  const waiter = new CompletionWaiter();
+  await bus.onCompletion((event) => waiter.notify(event));
+  return waiter;
+}
+
+export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter): GatewayDeps {
+  const { config } = base;
+  return {
+    store: base.store,
+    bus,
+    tokens,
+    waiter,
+    clock: base.clock,
+    logger: base.logger,
+    rateLimiter:
+      config.BOT_RATE_LIMIT_PER_SECOND > 0
+        ? new RateLimiter(config.BOT_RATE_LIMIT_PER_SECOND, config.BOT_RATE_LIMIT_BURST ?? Math.ceil(config.BOT_RATE_LIMIT_PER_SECOND))
+        : undefined,
+    settings: {
+      platformSegment: config.PLATFORM_SEGMENT,
+      platformVersion: config.PLATFORM_VERSION,
+      syncTimeoutMs: config.SYNC_TIMEOUT_SECONDS * 1000,
+      maxBodyBytes: config.MAX_BODY_SIZE,
+      invocationTtlMs: config.INVOCATION_TTL_HOURS * 3600_000,
+    },
+  };
+}
+
+export function resultsDeps(base: ServiceBase, tokens: TokenService, waiter: CompletionWaiter): ResultsDeps {
+  const { config } = base;
+  return {
+    store: base.store,
+    tokens,
+    waiter,
+    settings: { platformSegment: config.PLATFORM_SEGMENT, platformVersion: config.PLATFORM_VERSION, defaultWaitSeconds: config.POLL_DEFAULT_WAIT_SECONDS },
+  };
+}
+
+/** Listens on PORT/HOST and logs `listening` with the actual port (PORT=0 picks a free one). */
+export async function listen(app: Koa, base: ServiceBase, fields: Record<string, unknown> = {}): Promise<Server> {
+  const { config, logger } = base;
+  const server = createServer(app.callback());
+  // Sync calls wait up to SYNC_TIMEOUT_SECONDS and long polls up to 60 s: keep the server's limits above both.
+  server.requestTimeout = (Math.max(config.SYNC_TIMEOUT_SECONDS, 60) + 30) * 1000;
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  logger.info({ port, platformVersion: config.PLATFORM_VERSION.join('.'), ...fields }, 'listening');
+  return server;
+}
+
+/**
+ * Stops taking new connections and resolves once open requests have finished: keep-alive connections are
+ * closed as soon as they go idle, and any still open after `graceMs` are cut.
+ */
+export function stopListening(server: Server, graceMs = 70_000): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearInterval(idle);
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/**
+ * Runs `steps` in order on the first SIGTERM or SIGINT: stop taking work, finish or hand back what is
+ * in flight, then close connections.
+ */
+export function onShutdown(logger: Logger, steps: Array<() => Promise<unknown> | unknown>): void {
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    for (const step of steps) {
+      try {
+        await step();
+      } catch (err) {
+        logger.error({ err }, 'shutdown step failed');
+      }
+    }
+    logger.info('stopped');
+    logger.flush();
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
