@@ -33,7 +33,7 @@ export default [
             allow('type:service', 'type:domain', 'type:contracts', 'type:core'),
             allow('type:composition', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:adapter', 'type:service'),
             allow('type:testing', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:adapter', 'type:service'),
-            allow('type:e2e', 'type:testing', 'type:domain', 'type:contracts'),
+            allow('type:e2e', 'type:testing', 'type:domain', 'type:contracts', 'type:adapter'),
           ],
         },
       ],

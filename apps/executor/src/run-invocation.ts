@@ -76,7 +76,7 @@ export async function runInvocation(deps: ExecutorDeps, job: JobMessage): Promis
 /** Records the outcome (only the lease owner can) and announces it. */
 async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, logs: LogLine[], log: Logger): Promise<JobDecision> {
   if (await deps.store.invocations.complete(ref, deps.ownerId, outcome, logs, deps.clock.now())) {
-    log.debug({ status: outcome.status }, 'invocation finished');
+    log.info({ status: outcome.status }, 'invocation finished');
     await announce(deps, ref.botId, ref.id, outcome.status);
   } else {
     log.warn('lease lost before completion; the outcome of this attempt was discarded');

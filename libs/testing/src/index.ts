@@ -2,3 +2,4 @@ export * from './manual-clock';
 export * from './fixtures';
 export * from './store.contract';
 export * from './bus.contract';
+export * from './amqp-broker';

@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deleteBusTopology, TEST_AMQP_URL } from '@gi/testing';
+import { Api } from './api-client';
+import { busy, example } from './connectors';
+import { ADMIN_TOKEN, startService } from './service-process';
+import type { ServiceProcess } from './service-process';
+
+/**
+ * The distributed deployment as separate processes: gateway, results, control and two executors over
+ * the real RabbitMQ, sharing one SQLite file (the multi-process store available without MongoDB).
+ */
+describe('distributed deployment (RabbitMQ, separate processes)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gi-dist-'));
+  const prefix = `gi-e2e-${randomBytes(4).toString('hex')}`;
+  const env = {
+    ADMIN_TOKEN,
+    TOKEN_SECRET: randomBytes(32).toString('hex'),
+    AMQP_URL: TEST_AMQP_URL,
+    BUS_PREFIX: prefix,
+    LEASE_SECONDS: '5',
+    SWEEP_INTERVAL_SECONDS: '1',
+    REPUBLISH_AFTER_SECONDS: '5',
+    EXECUTOR_CONCURRENCY: '4',
+  };
+  const start = (command: 'gateway' | 'results' | 'control' | 'executor', args: string[] = []) => startService({ command, args, env, dataDir });
+  let gateway: ServiceProcess;
+  let results: ServiceProcess;
+  let control: ServiceProcess;
+  let executors: ServiceProcess[];
+  let token: string;
+  const all = () => [gateway, results, control, ...executors];
+
+  beforeAll(async () => {
+    control = await start('control');
+    [gateway, results, ...executors] = await Promise.all([start('gateway'), start('results'), start('executor', ['--pools', 'default,bulk']), start('executor', ['--pools', 'default'])]);
+    const admin = new Api(control.baseUrl);
+    token = await admin.setUp('acme', 'Order', 'ack', example('ack'));
+    expect((await admin.admin('PUT', '/bots/acme/integrations/busy', { entityName: 'Order', code: busy })).status).toBe(200);
+    expect((await admin.admin('PUT', '/bots/acme/integrations/bulk', { entityName: 'Order', code: busy, pool: 'bulk' })).status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await Promise.all(all().map((s) => s.stop()));
+    await deleteBusTopology(prefix, ['default', 'bulk'], 6);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers sync calls through the gateway and async polls through results and the gateway', async () => {
+    const api = new Api(gateway.baseUrl);
+    const sync = await api.postJson(api.webhookUrl('acme', 'Order', 'ack'), token, { orderId: 1 });
+    expect([sync.status, sync.json]).toEqual([200, { Status: 'Accepted', Message: 'order 1' }]);
+    const started = await api.postJson(api.webhookUrl('acme', 'Order', 'busy', 'asyncResponse=true&ms=300'), token, {});
+    expect(started.status).toBe(202);
+    const viaResults = await new Api(results.baseUrl).poll('acme', token, started.json.invocationId, 'waitSeconds=20');
+    expect([viaResults.status, viaResults.json]).toEqual([200, { done: true, ms: 300 }]);
+    const viaGateway = await api.poll('acme', token, started.json.invocationId, 'waitSeconds=0');
+    expect(viaGateway.json).toEqual({ done: true, ms: 300 });
+  });
+
+  it('runs each pool\'s jobs only on executors of that pool', async () => {
+    const api = new Api(gateway.baseUrl);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const reply = await api.postJson(api.webhookUrl('acme', 'Order', 'bulk', 'ms=10'), token, {});
+      expect(reply.status).toBe(200);
+      ids.push(reply.headers.get('x-invocation-id')!);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const ranOn = (executor: ServiceProcess) => ids.filter((id) => executor.output.some((line) => line.includes(id) && line.includes('invocation finished')));
+    expect(ranOn(executors[0])).toEqual(ids);
+    expect(ranOn(executors[1])).toEqual([]);
+  });
+
+  it('completes every accepted job exactly once when an executor is killed mid-run', async () => {
+    const api = new Api(gateway.baseUrl);
+    const replies = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => api.postJson(api.webhookUrl('acme', 'Order', 'busy', `asyncResponse=true&ms=400&n=${i}`), token, {})),
+    );
+    const accepted = replies.map((r) => r.json.invocationId as string);
+    expect(replies.every((r) => r.status === 202)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const killedAt = Date.now();
+    await executors[1].stop('SIGKILL');
+
+    const poller = new Api(results.baseUrl);
+    for (const id of accepted) {
+      const polled = await poller.poll('acme', token, id, 'waitSeconds=30');
+      expect([polled.status, polled.json]).toEqual([200, { done: true, ms: 400 }]);
+    }
+    const recoveredInMs = Date.now() - killedAt;
+    const runs = (await new Api(control.baseUrl).admin('GET', '/bots/acme/invocations?integrationId=busy&limit=500')).json.invocations as Array<{ id: string; status: string; attempt: number }>;
+    const ours = runs.filter((r) => accepted.includes(r.id));
+    expect(ours).toHaveLength(accepted.length);
+    expect(ours.every((r) => r.status === 'Completed')).toBe(true);
+    expect(Math.max(...ours.map((r) => r.attempt))).toBeLessThanOrEqual(2);
+    // Lease (5 s) plus a sweep round bound the recovery.
+    expect(recoveredInMs).toBeLessThan(20_000);
+    executors[1] = await start('executor', ['--pools', 'default']);
+  });
+});
