@@ -247,6 +247,13 @@ describe('AmqpJobBus against RabbitMQ', () => {
     expect(bus.isConnected()).toBe(false);
   });
 
+  it('explains queues declared with other settings instead of connecting', async () => {
+    const { bus } = await openBus({ maxDeliveries: 3, pools: ['default'] });
+    await expect(
+      AmqpJobBus.connect({ url: AMQP_URL, prefix: bus.names.prefix, maxDeliveries: 4, pools: ['default'], reconnect: { initialRetries: 0 } }),
+    ).rejects.toThrow(/were declared with other settings than this service's .*x-delivery-limit/);
+  });
+
   it('fails to connect with a clear message when the broker is not there', async () => {
     await expect(
       AmqpJobBus.connect({ url: 'amqp://guest:guest@127.0.0.1:1', prefix: 'gi-test-nobroker', reconnect: { initialRetries: 0 } }),

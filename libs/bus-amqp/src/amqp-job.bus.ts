@@ -178,8 +178,20 @@ export class AmqpJobBus implements JobBus {
       await connection.waitForConnect();
     } catch (err) {
       await connection.close().catch(() => undefined);
-      throw new Error(`Cannot connect to the message broker at ${this.brokerAddress}: ${err instanceof Error ? err.message : String(err)}`);
+      throw this.startError(err);
     }
+  }
+
+  private startError(err: unknown): Error {
+    const reason = err instanceof Error ? err.message : String(err);
+    if (/PRECONDITION_FAILED - inequivalent arg/.test(reason)) {
+      // RabbitMQ never changes the arguments of an existing queue (e.g. a new maxDeliveries).
+      return new Error(
+        `The queues on the message broker at ${this.brokerAddress} were declared with other settings than this service's ` +
+          `(keep the old settings, or drain and delete the queues): ${reason}`,
+      );
+    }
+    return new Error(`Cannot connect to the message broker at ${this.brokerAddress}: ${reason}`);
   }
 
   /** Runs on every (re)connect; the connection counts as up once topology, publisher, listeners and consumers are back. */

@@ -1,0 +1,35 @@
+import { decodeCompletion, decodeJob, encodeJob } from './bus-message.codec';
+
+const job = { kind: 'job', version: 1, botId: 'bot-a', invocationId: 'inv-1', pool: 'default' } as const;
+const decodeJson = (value: unknown) => decodeJob(Buffer.from(JSON.stringify(value)));
+
+describe('bus message codec', () => {
+  it('round-trips a job and drops fields that are not part of it', () => {
+    const decoded = decodeJob(encodeJob({ ...job, extra: 'x' } as typeof job));
+    expect(decoded).toEqual({ ok: true, value: job });
+  });
+
+  it.each([
+    ['not JSON', Buffer.from('{'), 'the body is not JSON'],
+    ['an array', Buffer.from('[]'), 'the body is not a JSON object'],
+    ['another kind', Buffer.from(JSON.stringify({ ...job, kind: 'completed' })), 'kind must be "job", got "completed"'],
+    ['a newer version', Buffer.from(JSON.stringify({ ...job, version: 2 })), 'version 2 is not supported (expected 1)'],
+    ['a bad pool', Buffer.from(JSON.stringify({ ...job, pool: '../x' })), 'pool is missing or invalid'],
+  ])('refuses %s', (_name, content, reason) => {
+    expect(decodeJob(content)).toEqual({ ok: false, reason });
+  });
+
+  it('refuses a job without an invocation id', () => {
+    expect(decodeJson({ ...job, invocationId: '' })).toEqual({ ok: false, reason: 'invocationId is missing or invalid' });
+  });
+
+  it('checks the status of completion events', () => {
+    const event = { kind: 'completed', version: 1, botId: 'bot-a', invocationId: 'inv-1', status: 'Completed' };
+    expect(decodeCompletion(Buffer.from(JSON.stringify(event)))).toEqual({ ok: true, value: event });
+    expect(decodeCompletion(Buffer.from(JSON.stringify({ ...event, status: 'Done' })))).toEqual({ ok: false, reason: 'status is missing or invalid' });
+  });
+
+  it('refuses to encode an invalid job', () => {
+    expect(() => encodeJob({ ...job, botId: '' })).toThrow('Invalid job message: botId is missing or invalid.');
+  });
+});
