@@ -52,7 +52,7 @@ export const connectorDeploy: CommandSpec = {
   },
 };
 
-async function readSource(file: string): Promise<string> {
+export async function readSource(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {

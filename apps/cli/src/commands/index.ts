@@ -1,4 +1,5 @@
 import type { CommandSpec } from '../command';
+import { connectorRun } from './connector-run.command';
 import { connectorDeploy, connectorList, connectorShow } from './connector.commands';
 import { entityCreate, entityList } from './entity.commands';
 import { invocationsList, invocationsShow } from './invocations.commands';
@@ -6,13 +7,14 @@ import { invoke } from './invoke.command';
 import { tokenCreate, tokenList, tokenRevoke } from './token.commands';
 import { webhookShow } from './webhook.command';
 
-/** Every admin command, in the order `gi help` lists them. `up` is handled before these. */
+/** Every command, in the order `gi help` lists them. The service commands (`up`, ...) are handled before these. */
 export const COMMANDS: readonly CommandSpec[] = [
   entityCreate,
   entityList,
   connectorDeploy,
   connectorShow,
   connectorList,
+  connectorRun,
   tokenCreate,
   tokenList,
   tokenRevoke,

@@ -1,0 +1,84 @@
+import { DEFAULT_TIMEOUT_SECONDS, formatRequestHeaders, GiError, MAX_TIMEOUT_SECONDS, parseRequestBody, renderResponseBody } from '@gi/domain';
+import type { ConnectorRunResult } from '@gi/domain';
+import { CliError } from '../cli-errors';
+import { writeLine } from '../cli-io';
+import type { CommandSpec } from '../command';
+import { formatDuration, json } from '../format';
+import { parseHeaderItems, parseQueryItems, readBody } from '../invoke/invoke-request';
+import { readSource } from './connector.commands';
+
+/**
+ * `gi connector run`: runs a connector file locally, in the same sandbox as the service, against a
+ * request built with the service's own entity rules. No server, no deploy.
+ */
+export const connectorRun: CommandSpec = {
+  path: ['connector', 'run'],
+  summary: 'Run a connector file locally, with no server: prints ResponseBody, logs and duration',
+  args: ['file'],
+  options: {
+    body: { type: 'string', value: 'JSON', description: 'Request body (JSON unless --content-type says otherwise)' },
+    'body-file': { type: 'string', value: 'F', description: 'Request body read from a file (e.g. sample.json)' },
+    'content-type': { type: 'string', value: 'T', description: 'Content-Type of the body (default application/json)' },
+    query: { type: 'string', multiple: true, value: 'k=v', description: 'A query parameter for RequestParams; repeat for several' },
+    header: { type: 'string', multiple: true, value: "'Name: value'", description: 'A request header for RequestHeaders; repeat for several' },
+    'response-content-type': { type: 'string', value: 'T', description: 'Render ResponseBody as this media type (default application/json)' },
+    timeout: { type: 'string', value: 'SECONDS', description: `Wall-time limit (default ${DEFAULT_TIMEOUT_SECONDS})` },
+    'allowed-host': { type: 'string', multiple: true, value: 'H', description: 'A host the connector may call through Context.Http; repeat for several' },
+  },
+  details: [
+    'The reply body goes to stdout; logs, duration and errors to stderr. Exits 1 when the run raises, throws or breaks a limit.',
+    "Example: gi connector run examples/connectors/ack.js --body '{\"orderId\": 42}' --query source=crm",
+  ].join('\n'),
+  async run(ctx, input) {
+    const file = input.arg('file');
+    const code = await readSource(file);
+    const body = await readBody({ body: input.string('body'), bodyFile: input.string('body-file'), contentType: input.string('content-type') });
+    const query = parseQueryItems(input.list('query'));
+    const headers = parseHeaderItems(input.list('header'));
+    const timeoutSeconds = input.int('timeout', 1, MAX_TIMEOUT_SECONDS) ?? DEFAULT_TIMEOUT_SECONDS;
+    const mediaType = input.string('response-content-type') ?? 'application/json';
+
+    let entity;
+    try {
+      const rawHeaders = [...(body.contentType ? [['Content-Type', body.contentType]] : []), ...headers].flat();
+      entity = {
+        RequestParams: new URLSearchParams(query).toString(),
+        RequestHeaders: formatRequestHeaders(rawHeaders),
+        RequestBody: parseRequestBody(body.contentType, body.body?.toString('utf8') ?? ''),
+        ResponseBody: null,
+      };
+    } catch (error) {
+      if (error instanceof GiError) throw new CliError(`the request is not valid: ${error.detail}`);
+      throw error;
+    }
+
+    // Loaded here so other commands start without the sandbox.
+    const { createQuickJsRuntime } = await import('@gi/sandbox');
+    const runtime = await createQuickJsRuntime({ workers: 0 });
+    let result: ConnectorRunResult;
+    try {
+      const compiled = runtime.compile(code);
+      if (!compiled.ok) throw new CliError(`${file}:${compiled.line}:${compiled.column}: ${compiled.message}`);
+      result = await runtime.run({
+        cacheKey: `local/${file}`,
+        code,
+        entity,
+        timeoutMs: timeoutSeconds * 1000,
+        allowedHosts: input.list('allowed-host'),
+        onProgress: (p) => writeLine(ctx.io.err, `progress ${p.percent}%${p.message ? ` ${p.message}` : ''}`),
+      });
+    } finally {
+      await runtime.close();
+    }
+
+    if (ctx.json) {
+      writeLine(ctx.io.out, json(result));
+    } else {
+      for (const line of result.logs) writeLine(ctx.io.err, `[${line.level}] ${line.message}`);
+      writeLine(ctx.io.err, `duration ${formatDuration(result.durationMs)}`);
+      if (result.kind === 'ok') writeLine(ctx.io.out, renderResponseBody(result.responseBody, mediaType).payload);
+    }
+    if (result.kind === 'raised') throw new CliError(`RaiseError: ${result.title}: ${result.message} (the caller would get 422)`);
+    if (result.kind === 'failed') throw new CliError(`${result.reason === 'timeout' ? 'timed out' : 'failed'}: ${result.message}`);
+  },
+};
