@@ -212,6 +212,31 @@ describe('AmqpJobBus against RabbitMQ', () => {
     expect(queued && JSON.parse(queued.content.toString()).invocationId).toBe('declared-again');
   });
 
+  it('consumes again when the broker cancels the consumer because its queue was deleted', async () => {
+    const { bus } = await openBus();
+    const seen: string[] = [];
+    await bus.consume('default', 1, async (j) => {
+      seen.push(j.invocationId);
+      return 'ack';
+    });
+    const channel = await admin.createChannel();
+    await channel.deleteQueue(`${bus.names.jobs}.default`);
+    await channel.close();
+    // The consumer declares the queue again by itself and consumes from it.
+    const consumers = async () => {
+      const probe = await admin.createChannel();
+      probe.on('error', () => undefined);
+      const found = await probe.checkQueue(`${bus.names.jobs}.default`).then((q) => q.consumerCount, () => 0);
+      await probe.close().catch(() => undefined);
+      return found;
+    };
+    const deadline = Date.now() + 5000;
+    while ((await consumers()) !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await bus.publish(job('after-cancel'));
+    await waitFor(() => seen.length === 1, 5000, 'delivery after the consumer came back');
+    expect(seen).toEqual(['after-cancel']);
+  });
+
   it('confirms many publishes in flight at once', async () => {
     const { bus } = await openBus();
     const pending = Array.from({ length: 500 }, (_, i) => bus.publish(job(`bulk-${i}`)));

@@ -114,6 +114,12 @@ export class AmqpSession {
     return declared;
   }
 
+  /** Declares the queue of `pool` now, whatever was declared before (a consumer starting over). */
+  declarePool(pool: string): Promise<void> {
+    this.forgetPool(pool);
+    return this.ensurePool(pool);
+  }
+
   /** Records pools the connect-time declaration already covered. */
   markDeclared(pools: Iterable<string>): void {
     for (const pool of pools) {

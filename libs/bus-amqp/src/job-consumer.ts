@@ -74,7 +74,8 @@ export class JobConsumer implements Subscription {
   }
 
   private async open(session: AmqpSession): Promise<void> {
-    await session.ensurePool(this.pool);
+    // Declared on every attach: after a broker-side cancel the queue may be gone.
+    await session.declarePool(this.pool);
     const channel = await session.model.createChannel();
     const state: ChannelState = { channel, session, open: true };
     channel.on('error', (err: Error) => this.settings.logger.warn({ err, pool: this.pool }, 'consumer channel closed by the broker'));
