@@ -71,7 +71,7 @@ export class CompletionSubscriber implements Subscription {
       await channel.assertQueue(queue, { exclusive: true, autoDelete: true, durable: false });
       await channel.bindQueue(queue, this.settings.names.completions, '');
       this.channel = channel;
-      await channel.consume(queue, (message) => this.onMessage(message), { noAck: true });
+      await channel.consume(queue, (message) => this.onMessage(channel, message), { noAck: true });
     } catch (err) {
       await channel.close().catch(() => undefined);
       throw err;
@@ -91,8 +91,13 @@ export class CompletionSubscriber implements Subscription {
     }, this.settings.reattachDelayMs);
   }
 
-  private onMessage(message: ConsumeMessage | null): void {
-    if (message === null || this.closed) return;
+  private onMessage(channel: Channel, message: ConsumeMessage | null): void {
+    if (message === null) {
+      // The broker cancelled the consumer (its queue was deleted): listen again on a new queue.
+      if (this.channel === channel) void channel.close().catch(() => undefined);
+      return;
+    }
+    if (this.closed) return;
     const decoded = decodeCompletion(message.content);
     if (!decoded.ok) {
       this.settings.logger.warn({ reason: decoded.reason }, 'malformed completion event ignored');
