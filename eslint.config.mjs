@@ -22,6 +22,8 @@ export default [
         'error',
         {
           enforceBuildableLibDependency: false,
+          // The CLI loads the sandbox lazily for `gi connector run`; the services load it eagerly.
+          checkDynamicDependenciesExceptions: ['@gi/sandbox'],
           allow: [],
           banTransitiveDependencies: false,
           depConstraints: [
