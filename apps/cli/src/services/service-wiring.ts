@@ -55,6 +55,23 @@ export async function openAmqpBus(base: ServiceBase, role: string, pools: string
   });
 }
 
+/** What the gateway and results services share: the store, the bus, tokens and a completion waiter. */
+export async function openPublicApi(name: 'gateway' | 'results') {
+  const base = openServiceBase(name);
+  const bus = await openAmqpBus(base, name);
+  const tokens = openTokenService(base);
+  const waiter = await completionWaiter(bus);
+  const ready = async () => (await base.store.ping()) && (await bus.ping());
+  return { base, bus, tokens, waiter, ready };
+}
+
+/** Shutdown of a service with waiting requests: no new connections, every wait ends with what the store holds. */
+export async function drain(server: Server, waiter: CompletionWaiter): Promise<void> {
+  const stopped = stopListening(server);
+  waiter.releaseAll();
+  await stopped;
+}
+
 /** A completion waiter fed by the bus's completion events. */
 export async function completionWaiter(bus: JobBus): Promise<CompletionWaiter> {
   const waiter = new CompletionWaiter();
