@@ -1,0 +1,106 @@
+import type { Collection } from 'mongodb';
+import { WEBHOOK_FIELDS } from '@gi/domain';
+import type { CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings } from '@gi/domain';
+import type { EntityDocument, IntegrationDocument, TokenDocument } from './mongo-documents';
+import { isDuplicateKey } from './mongo-errors';
+
+/** Concurrent deploys of one integration retry on the unique version index; this many tries is plenty. */
+const DEPLOY_ATTEMPTS = 20;
+
+const toEntity = (doc: EntityDocument): EntityDefinition => ({ botId: doc.botId, name: doc.name, fields: doc.fields, updatedAt: doc.updatedAt });
+
+const toIntegration = (doc: IntegrationDocument): IntegrationDefinition => ({
+  botId: doc.botId,
+  integrationId: doc.integrationId,
+  version: doc.version,
+  entityName: doc.entityName,
+  code: doc.code,
+  pool: doc.pool,
+  timeoutSeconds: doc.timeoutSeconds,
+  allowedHosts: doc.allowedHosts,
+  deployedAt: doc.deployedAt,
+});
+
+/** Entities and versioned integrations; every query is scoped to one bot except the bot listing. */
+export class MongoCatalogStore implements CatalogStore {
+  constructor(
+    private readonly entities: Collection<EntityDocument>,
+    private readonly integrations: Collection<IntegrationDocument>,
+    private readonly tokens: Collection<TokenDocument>,
+  ) {}
+
+  async putEntity(botId: string, name: string, extraFields: string[], now: number): Promise<EntityDefinition> {
+    const fields = [...WEBHOOK_FIELDS, ...extraFields.filter((f) => !(WEBHOOK_FIELDS as readonly string[]).includes(f))];
+    // An upsert on the unique (botId, name) key: the server retries a concurrent upsert's duplicate-key race itself.
+    await this.entities.updateOne({ botId, name }, { $set: { fields, updatedAt: now } }, { upsert: true });
+    return { botId, name, fields, updatedAt: now };
+  }
+
+  async getEntity(botId: string, name: string): Promise<EntityDefinition | null> {
+    const doc = await this.entities.findOne({ botId, name });
+    return doc ? toEntity(doc) : null;
+  }
+
+  async listEntities(botId: string): Promise<EntityDefinition[]> {
+    const docs = await this.entities.find({ botId }, { sort: { name: 1 } }).toArray();
+    return docs.map(toEntity);
+  }
+
+  async deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition> {
+    // Read the latest version, insert the next one; the unique index turns a concurrent deploy that took
+    // the same number into a duplicate-key error, and that deploy tries a later number.
+    let tried = 0;
+    for (let attempt = 0; attempt < DEPLOY_ATTEMPTS; attempt++) {
+      const latest = await this.integrations.findOne({ botId, integrationId }, { sort: { version: -1 }, projection: { version: 1 } });
+      // Past the number that just collided too, even if the read does not show its holder yet.
+      const version = Math.max((latest?.version ?? 0) + 1, tried + 1);
+      tried = version;
+      const definition: IntegrationDefinition = { botId, integrationId, version, deployedAt: now, ...settings };
+      try {
+        // A copy: the driver adds _id to the document it inserts.
+        await this.integrations.insertOne({ ...definition, allowedHosts: [...settings.allowedHosts] });
+        return definition;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+    }
+    throw new Error(`Integration ${integrationId} of bot ${botId} is being deployed by too many callers at once; try again.`);
+  }
+
+  async getIntegration(botId: string, integrationId: string, version?: number): Promise<IntegrationDefinition | null> {
+    const doc =
+      version === undefined
+        ? await this.integrations.findOne({ botId, integrationId }, { sort: { version: -1 } })
+        : await this.integrations.findOne({ botId, integrationId, version });
+    return doc ? toIntegration(doc) : null;
+  }
+
+  async listIntegrations(botId: string): Promise<IntegrationDefinition[]> {
+    // Walks the (botId, integrationId, version desc) index and keeps the first document of each integration.
+    const docs = await this.integrations
+      .aggregate<IntegrationDocument>(
+        [
+          { $match: { botId } },
+          { $sort: { integrationId: 1, version: -1 } },
+          { $group: { _id: '$integrationId', latest: { $first: '$$ROOT' } } },
+          { $replaceWith: '$latest' },
+          { $sort: { integrationId: 1 } },
+        ],
+        { allowDiskUse: true },
+      )
+      .toArray();
+    return docs.map(toIntegration);
+  }
+
+  async listIntegrationVersions(botId: string, integrationId: string): Promise<Array<{ version: number; deployedAt: number }>> {
+    const docs = await this.integrations
+      .find({ botId, integrationId }, { projection: { _id: 0, version: 1, deployedAt: 1 }, sort: { version: -1 } })
+      .toArray();
+    return docs.map((doc) => ({ version: doc.version, deployedAt: doc.deployedAt }));
+  }
+
+  async listBots(): Promise<string[]> {
+    const lists = await Promise.all([this.entities.distinct('botId'), this.integrations.distinct('botId'), this.tokens.distinct('botId')]);
+    return [...new Set(lists.flat())].sort();
+  }
+}

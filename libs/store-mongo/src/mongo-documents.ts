@@ -1,0 +1,73 @@
+import type { Endpoint, InvocationMode, InvocationStatus, LogLine, Progress } from '@gi/domain';
+
+/** Collection names of one deployment's database. */
+export const COLLECTIONS = {
+  invocations: 'invocations',
+  entities: 'entities',
+  integrations: 'integrations',
+  tokens: 'tokens',
+} as const;
+
+/**
+ * One invocation, keyed by its id. Times are epoch milliseconds like the domain's, except `expireAt`:
+ * the TTL monitor only deletes by a BSON date. The caller's entity and the connector's outcome are
+ * kept as JSON text, so any field name a caller sends (`$where`, `a.b`) round-trips exactly and is
+ * never read as an operator.
+ */
+export interface InvocationDocument {
+  _id: string;
+  botId: string;
+  entityName: string;
+  integrationId: string;
+  integrationVersion: number;
+  pool: string;
+  mode: InvocationMode;
+  endpoint: Endpoint;
+  responseContentType: string;
+  /** JSON text of the WebhookEntity. */
+  entity: string;
+  status: InvocationStatus;
+  attempt: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** When the job was last published; 0 = never (the sweeper publishes it). */
+  publishedAt: number;
+  expireAt: Date;
+  /** JSON text of the Outcome. */
+  outcome: string | null;
+  logs: LogLine[];
+  progress: Progress | null;
+  /** Marks the invocations one sweep call took, so it returns exactly those. */
+  sweepToken?: string;
+}
+
+export interface EntityDocument {
+  botId: string;
+  name: string;
+  fields: string[];
+  updatedAt: number;
+}
+
+export interface IntegrationDocument {
+  botId: string;
+  integrationId: string;
+  version: number;
+  entityName: string;
+  code: string;
+  pool: string;
+  timeoutSeconds: number;
+  allowedHosts: string[];
+  deployedAt: number;
+}
+
+export interface TokenDocument {
+  botId: string;
+  tokenId: string;
+  label: string | null;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}

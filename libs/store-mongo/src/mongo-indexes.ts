@@ -1,0 +1,30 @@
+import type { Db, IndexDescription } from 'mongodb';
+import { COLLECTIONS } from './mongo-documents';
+
+/**
+ * Every index the store relies on, by collection. Names are fixed, so creating them again at each
+ * start is a no-op on the server; a changed definition fails loudly (IndexOptionsConflict) instead of
+ * piling up a second index.
+ */
+export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
+  invocations: [
+    // The id alone is the primary key (_id): an invocation id is never reused, whatever the bot.
+    { name: 'bot_newest_first', key: { botId: 1, createdAt: -1, _id: 1 } },
+    { name: 'queued_by_published', key: { status: 1, publishedAt: 1 } },
+    { name: 'running_by_lease', key: { status: 1, leaseUntil: 1 } },
+    // The TTL monitor deletes a record once expireAt has passed; it runs about once a minute, so every
+    // read also filters on expireAt and an expired record is gone for callers at once.
+    { name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 },
+  ],
+  entities: [{ name: 'unique_bot_entity', key: { botId: 1, name: 1 }, unique: true }],
+  // Two concurrent deploys can never both record the same version.
+  integrations: [{ name: 'unique_bot_integration_version', key: { botId: 1, integrationId: 1, version: -1 }, unique: true }],
+  tokens: [{ name: 'unique_bot_token', key: { botId: 1, tokenId: 1 }, unique: true }],
+};
+
+/** Creates the collections' indexes; safe to run from every process at every start. */
+export async function ensureIndexes(db: Db): Promise<void> {
+  for (const [collection, indexes] of Object.entries(INDEXES) as Array<[keyof typeof COLLECTIONS, IndexDescription[]]>) {
+    await db.collection(COLLECTIONS[collection]).createIndexes(indexes);
+  }
+}

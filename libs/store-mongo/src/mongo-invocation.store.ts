@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import type { Collection, Filter } from 'mongodb';
+import type {
+  Clock,
+  Invocation,
+  InvocationListFilter,
+  InvocationRef,
+  InvocationStore,
+  InvocationSummary,
+  LogLine,
+  NewInvocation,
+  Outcome,
+  Progress,
+} from '@gi/domain';
+import type { InvocationDocument } from './mongo-documents';
+
+/** The most invocations one sweep call moves; the next round takes the rest. */
+const SWEEP_BATCH = 10_000;
+
+const SUMMARY_PROJECTION = {
+  _id: 1,
+  botId: 1,
+  entityName: 1,
+  integrationId: 1,
+  integrationVersion: 1,
+  mode: 1,
+  status: 1,
+  attempt: 1,
+  createdAt: 1,
+  startedAt: 1,
+  finishedAt: 1,
+  outcome: 1,
+} as const;
+
+type SummaryDocument = Pick<InvocationDocument, keyof typeof SUMMARY_PROJECTION>;
+
+/**
+ * Invocations in MongoDB. Every query by reference carries the bot id next to the invocation id, so
+ * one bot can never reach another's invocation. Each state change is one conditional single-document
+ * update, which the server applies atomically: of several claimers exactly one matches.
+ */
+export class MongoInvocationStore implements InvocationStore {
+  constructor(
+    private readonly invocations: Collection<InvocationDocument>,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(invocation: NewInvocation): Promise<void> {
+    await this.invocations.insertOne({
+      _id: invocation.id,
+      botId: invocation.botId,
+      entityName: invocation.entityName,
+      integrationId: invocation.integrationId,
+      integrationVersion: invocation.integrationVersion,
+      pool: invocation.pool,
+      mode: invocation.mode,
+      endpoint: invocation.endpoint,
+      responseContentType: invocation.responseContentType,
+      entity: JSON.stringify(invocation.entity),
+      status: 'Queued',
+      attempt: 0,
+      leaseOwner: null,
+      leaseUntil: null,
+      createdAt: invocation.createdAt,
+      startedAt: null,
+      finishedAt: null,
+      publishedAt: invocation.createdAt,
+      expireAt: new Date(invocation.expireAt),
+      outcome: null,
+      logs: [],
+      progress: null,
+    });
+  }
+
+  async get(ref: InvocationRef): Promise<Invocation | null> {
+    const doc = await this.invocations.findOne({ _id: ref.id, botId: ref.botId, expireAt: { $gt: new Date(this.clock.now()) } });
+    return doc ? toInvocation(doc) : null;
+  }
+
+  async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null> {
+    const doc = await this.invocations.findOneAndUpdate(
+      {
+        _id: ref.id,
+        botId: ref.botId,
+        expireAt: { $gt: new Date(now) },
+        $or: [{ status: 'Queued' }, { status: 'Running', leaseUntil: { $lt: now } }],
+      },
+      {
+        $set: { status: 'Running', leaseOwner: owner, leaseUntil: now + leaseMs, startedAt: now, progress: null },
+        $inc: { attempt: 1 },
+      },
+      { returnDocument: 'after' },
+    );
+    return doc ? toInvocation(doc) : null;
+  }
+
+  async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {
+    // matchedCount, not modifiedCount: renewing to the same instant is still holding the lease.
+    const result = await this.invocations.updateOne(this.leased(ref, owner), { $set: { leaseUntil: now + leaseMs } });
+    return result.matchedCount === 1;
+  }
+
+  async setProgress(ref: InvocationRef, owner: string, progress: Progress): Promise<void> {
+    await this.invocations.updateOne(this.leased(ref, owner), { $set: { progress } });
+  }
+
+  async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean> {
+    // A retryable write: when the reply to a successful update is lost, the retry returns that
+    // update's result, so the owner is never told "not recorded" for an outcome that was.
+    const result = await this.invocations.updateOne(this.leased(ref, owner), {
+      $set: { status: outcome.status, outcome: JSON.stringify(outcome), logs, finishedAt: now, leaseOwner: null, leaseUntil: null },
+    });
+    return result.matchedCount === 1;
+  }
+
+  async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {
+    const expired: Filter<InvocationDocument> = { status: 'Running', leaseUntil: { $lt: before } };
+    // A requeued invocation counts as never published, so the next sweep publishes it.
+    const taken = await this.sweep(expired, { status: 'Queued', leaseOwner: null, leaseUntil: null, publishedAt: 0 }, SWEEP_BATCH);
+    return taken.map((doc) => ({ botId: doc.botId, id: doc._id }));
+  }
+
+  async takeUnpublished(before: number, now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>> {
+    // Stamping `publishedAt: now` makes a taken invocation stop matching for every sweeper whose
+    // `before` is not later than `now`, which is how concurrent sweepers call this.
+    const stale: Filter<InvocationDocument> = { status: 'Queued', publishedAt: { $lt: before }, expireAt: { $gt: new Date(now) } };
+    const taken = await this.sweep(stale, { publishedAt: now }, limit);
+    return taken.map((doc) => ({ botId: doc.botId, id: doc._id, pool: doc.pool }));
+  }
+
+  async list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]> {
+    const query: Filter<InvocationDocument> = { botId, expireAt: { $gt: new Date(this.clock.now()) } };
+    if (filter.status) query.status = filter.status;
+    if (filter.integrationId) query.integrationId = filter.integrationId;
+    const docs = await this.invocations
+      .find(query, { projection: SUMMARY_PROJECTION, sort: { createdAt: -1, _id: 1 }, limit: filter.limit })
+      .toArray();
+    return (docs as SummaryDocument[]).map(toSummary);
+  }
+
+  async deleteExpired(now: number): Promise<number> {
+    const result = await this.invocations.deleteMany({ expireAt: { $lte: new Date(now) } });
+    return result.deletedCount;
+  }
+
+  /** The invocation while `owner` holds its lease. */
+  private leased(ref: InvocationRef, owner: string): Filter<InvocationDocument> {
+    return { _id: ref.id, botId: ref.botId, status: 'Running', leaseOwner: owner };
+  }
+
+  /**
+   * Moves up to `limit` invocations matching `filter` (oldest first) with `changes`, and returns
+   * exactly the ones this call moved. The update re-checks the filter per document, atomically, and
+   * `changes` make a document stop matching, so when sweepers race each invocation is moved by one
+   * of them; the token it stamps tells this call which ones were its own.
+   */
+  private async sweep(
+    filter: Filter<InvocationDocument>,
+    changes: Partial<InvocationDocument>,
+    limit: number,
+  ): Promise<Array<Pick<InvocationDocument, '_id' | 'botId' | 'pool'>>> {
+    if (limit <= 0) return [];
+    const candidates = await this.invocations
+      .find(filter, { projection: { _id: 1 }, sort: { createdAt: 1, _id: 1 }, limit })
+      .toArray();
+    if (candidates.length === 0) return [];
+    const ids = candidates.map((doc) => doc._id);
+    const sweepToken = randomUUID();
+    await this.invocations.updateMany({ ...filter, _id: { $in: ids } }, { $set: { ...changes, sweepToken } });
+    // Only this call wrote this token, and its own acknowledged write is visible on the primary without
+    // waiting for the majority snapshot.
+    const taken = await this.invocations
+      .find(
+        { _id: { $in: ids }, sweepToken },
+        { projection: { _id: 1, botId: 1, pool: 1 }, sort: { createdAt: 1, _id: 1 }, readConcern: { level: 'local' } },
+      )
+      .toArray();
+    return taken as Array<Pick<InvocationDocument, '_id' | 'botId' | 'pool'>>;
+  }
+}
+
+function toSummary(doc: SummaryDocument): InvocationSummary {
+  const outcome = doc.outcome ? (JSON.parse(doc.outcome) as Outcome) : null;
+  return {
+    id: doc._id,
+    botId: doc.botId,
+    entityName: doc.entityName,
+    integrationId: doc.integrationId,
+    integrationVersion: doc.integrationVersion,
+    mode: doc.mode,
+    status: doc.status,
+    attempt: doc.attempt,
+    createdAt: doc.createdAt,
+    startedAt: doc.startedAt,
+    finishedAt: doc.finishedAt,
+    error: outcome?.status === 'Failed' ? outcome.error : null,
+  };
+}
+
+function toInvocation(doc: InvocationDocument): Invocation {
+  return {
+    id: doc._id,
+    botId: doc.botId,
+    entityName: doc.entityName,
+    integrationId: doc.integrationId,
+    integrationVersion: doc.integrationVersion,
+    pool: doc.pool,
+    mode: doc.mode,
+    endpoint: doc.endpoint,
+    responseContentType: doc.responseContentType,
+    entity: JSON.parse(doc.entity),
+    status: doc.status,
+    attempt: doc.attempt,
+    leaseOwner: doc.leaseOwner,
+    leaseUntil: doc.leaseUntil,
+    createdAt: doc.createdAt,
+    startedAt: doc.startedAt,
+    finishedAt: doc.finishedAt,
+    expireAt: doc.expireAt.getTime(),
+    outcome: doc.outcome ? (JSON.parse(doc.outcome) as Outcome) : null,
+    logs: doc.logs,
+    progress: doc.progress,
+  };
+}
