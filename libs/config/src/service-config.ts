@@ -33,7 +33,10 @@ const schema = z.object({
   INVOCATION_TTL_HOURS: int(1, 24 * 365).default(72),
   STORE_URL: z
     .string()
-    .refine((v) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(v) || v.startsWith('sqlite://'), 'a SQLite file path (sqlite:///path or a plain path); mongodb:// is not available in this build')
+    .refine(
+      (v) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(v) || /^(sqlite|mongodb|mongodb\+srv):\/\//.test(v),
+      'a SQLite file (sqlite:///path or a plain path) or a MongoDB URL (mongodb:// or mongodb+srv://)',
+    )
     .optional(),
   AMQP_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// or amqps:// URL').optional(),
   BUS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . -').default('gi'),
@@ -63,6 +66,11 @@ export function parseServiceConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   }
   const version = parsePlatformVersion(result.data.PLATFORM_VERSION);
   return { ...result.data, PLATFORM_VERSION: version as readonly [number, number] };
+}
+
+/** The MongoDB URL when STORE_URL names one; null means the SQLite store. */
+export function mongoUrlOf(config: Pick<ServiceConfig, 'STORE_URL'>): string | null {
+  return config.STORE_URL && /^mongodb(\+srv)?:\/\//.test(config.STORE_URL) ? config.STORE_URL : null;
 }
 
 /** The SQLite file of the store: STORE_URL (`sqlite:///abs/path` or a path), else DATA_DIR/store.db. */

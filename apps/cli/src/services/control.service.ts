@@ -5,7 +5,7 @@ import { listen, onShutdown, openServiceBase, openTokenService, stopListening } 
 
 /** The control service: the admin API. It needs no bus; the runtime is used only to check that code compiles. */
 export async function runControl(): Promise<void> {
-  const base = openServiceBase('control');
+  const base = await openServiceBase('control');
   const { config, logger, store, metrics, clock } = base;
   if (!config.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN is required to run the control service.');
   const runtime = await createQuickJsRuntime({ workers: 0 });

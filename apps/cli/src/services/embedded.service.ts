@@ -16,7 +16,7 @@ const EXPIRY_SWEEP_MS = 10 * 60_000;
  * one process on one port, with the SQLite store under DATA_DIR and the in-process bus.
  */
 export async function runEmbedded(): Promise<void> {
-  const base = openServiceBase('generic-integration');
+  const base = await openServiceBase('generic-integration');
   const { config, logger, store, clock, metrics } = base;
   const adminToken = config.ADMIN_TOKEN ?? announceGenerated(config.DATA_DIR, 'admin-token', 'admin token');
   const tokens = openTokenService(base);

@@ -11,7 +11,7 @@ import { listen, onShutdown, openAmqpBus, openServiceBase, stopListening } from 
  * job was never published or got lost. Sweeps of several executors never hand out the same invocation.
  */
 export async function runExecutor(pools: string[]): Promise<void> {
-  const base = openServiceBase('executor');
+  const base = await openServiceBase('executor');
   const { config, logger, store, metrics, clock } = base;
   const bus = await openAmqpBus(base, 'executor', pools);
   const runtime = await createQuickJsRuntime();

@@ -4,7 +4,7 @@ import type Koa from 'koa';
 import { createTokenService } from '@gi/auth';
 import type { TokenService } from '@gi/auth';
 import { AmqpJobBus } from '@gi/bus-amqp';
-import { loadOrCreateSecret, parseServiceConfig, processEnvironment, sqlitePathOf } from '@gi/config';
+import { loadOrCreateSecret, mongoUrlOf, parseServiceConfig, processEnvironment, sqlitePathOf } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import { CompletionWaiter, RateLimiter, systemClock } from '@gi/domain';
 import type { Clock, JobBus, Store } from '@gi/domain';
@@ -12,6 +12,7 @@ import type { GatewayDeps } from '@gi/gateway';
 import { createLogger, createMetrics } from '@gi/http';
 import type { Logger, Metrics } from '@gi/http';
 import type { ResultsDeps } from '@gi/results';
+import { createMongoStore } from '@gi/store-mongo';
 import { createSqliteStore } from '@gi/store-sqlite';
 
 /** What every service process has: its configuration, logger, metrics, clock and store. */
@@ -23,16 +24,13 @@ export interface ServiceBase {
   store: Store;
 }
 
-export function openServiceBase(name: string): ServiceBase {
+export async function openServiceBase(name: string): Promise<ServiceBase> {
   const config = parseServiceConfig(processEnvironment());
   const clock = systemClock;
-  return {
-    config,
-    logger: createLogger(config.LOG_LEVEL, name),
-    metrics: createMetrics(),
-    clock,
-    store: createSqliteStore(sqlitePathOf(config), clock),
-  };
+  // STORE_URL picks the store: a mongodb:// URL is MongoDB, anything else a SQLite file.
+  const mongoUrl = mongoUrlOf(config);
+  const store = mongoUrl ? await createMongoStore(mongoUrl, { clock, appName: `gi-${name}` }) : createSqliteStore(sqlitePathOf(config), clock);
+  return { config, logger: createLogger(config.LOG_LEVEL, name), metrics: createMetrics(), clock, store };
 }
 
 /** The token service; the signing secret comes from TOKEN_SECRET or the data directory. */
@@ -57,7 +55,7 @@ export async function openAmqpBus(base: ServiceBase, role: string, pools: string
 
 /** What the gateway and results services share: the store, the bus, tokens and a completion waiter. */
 export async function openPublicApi(name: 'gateway' | 'results') {
-  const base = openServiceBase(name);
+  const base = await openServiceBase(name);
   const bus = await openAmqpBus(base, name);
   const tokens = openTokenService(base);
   const waiter = await completionWaiter(bus);
