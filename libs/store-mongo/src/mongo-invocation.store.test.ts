@@ -1,0 +1,103 @@
+import type { Collection, Document } from 'mongodb';
+import type { InvocationDocument } from './mongo-documents';
+import { MongoInvocationStore } from './mongo-invocation.store';
+
+/**
+ * The tenancy rule checked without a server: every operation on one invocation names both its id and
+ * its bot, and every read of invocations filters out expired ones. (The behaviour itself is the store
+ * contract, run against a real MongoDB in libs/testing.)
+ */
+class RecordingCollection {
+  readonly calls: Array<{ method: string; filter: Document; options?: Document }> = [];
+
+  async insertOne(doc: Document) {
+    this.calls.push({ method: 'insertOne', filter: doc });
+    return { acknowledged: true, insertedId: doc._id };
+  }
+  async findOne(filter: Document, options?: Document) {
+    this.calls.push({ method: 'findOne', filter, options });
+    return null;
+  }
+  async findOneAndUpdate(filter: Document, _update: Document, options?: Document) {
+    this.calls.push({ method: 'findOneAndUpdate', filter, options });
+    return null;
+  }
+  async updateOne(filter: Document) {
+    this.calls.push({ method: 'updateOne', filter });
+    return { acknowledged: true, matchedCount: 0, modifiedCount: 0, upsertedCount: 0, upsertedId: null };
+  }
+  async updateMany(filter: Document) {
+    this.calls.push({ method: 'updateMany', filter });
+    return { acknowledged: true, matchedCount: 0, modifiedCount: 0, upsertedCount: 0, upsertedId: null };
+  }
+  async deleteMany(filter: Document) {
+    this.calls.push({ method: 'deleteMany', filter });
+    return { acknowledged: true, deletedCount: 0 };
+  }
+  find(filter: Document, options?: Document) {
+    this.calls.push({ method: 'find', filter, options });
+    return { toArray: async () => [] };
+  }
+}
+
+describe('MongoInvocationStore queries', () => {
+  const ref = { botId: 'bot-a', id: 'inv-1' };
+  const now = Date.UTC(2026, 0, 1);
+
+  function open() {
+    const collection = new RecordingCollection();
+    const store = new MongoInvocationStore(collection as unknown as Collection<InvocationDocument>, { now: () => now });
+    return { collection, store };
+  }
+
+  it('names the bot next to the invocation id in every operation on one invocation', async () => {
+    const { collection, store } = open();
+    await store.get(ref);
+    await store.claim(ref, 'w1', 1000, now);
+    await store.renewLease(ref, 'w1', 1000, now);
+    await store.setProgress(ref, 'w1', { percent: 10 });
+    await store.complete(ref, 'w1', { status: 'Completed', responseBody: 1 }, [], now);
+    expect(collection.calls).toHaveLength(5);
+    for (const call of collection.calls) expect(call.filter).toMatchObject({ _id: 'inv-1', botId: 'bot-a' });
+  });
+
+  it('filters expired invocations out of every read, by the date the TTL index uses', async () => {
+    const { collection, store } = open();
+    await store.get(ref);
+    await store.claim(ref, 'w1', 1000, now);
+    await store.list('bot-a', { limit: 10 });
+    await store.takeUnpublished(now - 1000, now, 10);
+    const reads = collection.calls.filter((call) => call.method !== 'updateOne');
+    expect(reads.map((call) => call.method)).toEqual(['findOne', 'findOneAndUpdate', 'find', 'find']);
+    for (const call of reads) expect(call.filter.expireAt).toEqual({ $gt: new Date(now) });
+    expect(collection.calls[2].filter).toMatchObject({ botId: 'bot-a' });
+  });
+
+  it('claims with one conditional update that returns the claimed document', async () => {
+    const { collection, store } = open();
+    expect(await store.claim(ref, 'w1', 1000, now)).toBeNull();
+    expect(collection.calls[0].options).toEqual({ returnDocument: 'after' });
+    expect(collection.calls[0].filter.$or).toEqual([{ status: 'Queued' }, { status: 'Running', leaseUntil: { $lt: now } }]);
+  });
+
+  it('stores the caller entity as JSON text, so its field names are never operators', async () => {
+    const { collection, store } = open();
+    const entity = { RequestParams: '', RequestHeaders: '', RequestBody: { $where: 'x', 'a.b': 1 }, ResponseBody: null };
+    await store.create({
+      ...ref,
+      entityName: 'Order',
+      integrationId: 'ack',
+      integrationVersion: 1,
+      pool: 'default',
+      mode: 'async',
+      endpoint: 'GenericIntegration',
+      responseContentType: 'application/json',
+      entity,
+      createdAt: now,
+      expireAt: now + 1000,
+    });
+    const doc = collection.calls[0].filter;
+    expect(doc).toMatchObject({ _id: 'inv-1', botId: 'bot-a', status: 'Queued', publishedAt: now, expireAt: new Date(now + 1000) });
+    expect(JSON.parse(doc.entity)).toEqual(entity);
+  });
+});
