@@ -1,4 +1,4 @@
-import type { JobDecision, Subscription } from '@gi/domain';
+import type { JobDecision, JobDelivery, JobMessage, Subscription } from '@gi/domain';
 import { runInvocation } from './run-invocation';
 import type { ExecutorDeps } from './run-invocation';
 
@@ -6,14 +6,28 @@ export interface Executor {
   stop(): Promise<void>;
 }
 
-/** Consumes the given pools and runs their jobs; a job whose handling fails is requeued. */
+/**
+ * Consumes the given pools and runs their jobs. A job whose handling fails is requeued (the store may be
+ * briefly unavailable); on its last delivery it is a poison job: its invocation is recorded as Failed
+ * and the message dead-lettered, so it never loops.
+ */
 export async function startExecutor(deps: ExecutorDeps, pools: string[], concurrency: number): Promise<Executor> {
-  const handle = async (job: Parameters<typeof runInvocation>[1]): Promise<JobDecision> => {
+  const handle = async (job: JobMessage, delivery?: JobDelivery): Promise<JobDecision> => {
     try {
       return await runInvocation(deps, job);
     } catch (err) {
-      deps.logger.error({ err, invocationId: job.invocationId }, 'job handling failed; requeued');
-      return 'requeue';
+      const deliveries = delivery?.deliveryCount ?? 1;
+      if (deliveries < deps.maxAttempts) {
+        deps.logger.error({ err, invocationId: job.invocationId, deliveries }, 'job handling failed; requeued');
+        return 'requeue';
+      }
+      deps.logger.error({ err, invocationId: job.invocationId, deliveries }, 'poison job: recorded as Failed and dead-lettered');
+      const detail = `The job could not be handled in ${deliveries} deliveries (${err instanceof Error ? err.message.slice(0, 200) : 'unknown error'}); it was dead-lettered.`;
+      const gaveUp = await deps.store.invocations
+        .giveUp({ botId: job.botId, id: job.invocationId }, { code: 'connector_failed', title: 'Gave up', detail }, deps.clock.now())
+        .catch(() => false);
+      if (gaveUp) await deps.bus.publishCompletion({ kind: 'completed', version: 1, botId: job.botId, invocationId: job.invocationId, status: 'Failed' }).catch(() => undefined);
+      return 'dead-letter';
     }
   };
   const subscriptions: Subscription[] = [];

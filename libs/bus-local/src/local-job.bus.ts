@@ -1,5 +1,11 @@
 import type { CompletionEvent, JobBus, JobHandler, JobMessage, Subscription } from '@gi/domain';
 
+interface Delivery {
+  job: JobMessage;
+  /** 1 on the first delivery, like the broker's x-delivery-count + 1. */
+  deliveryCount: number;
+}
+
 /** Consumes jobs of every pool (the embedded deployment runs all pools in one process). */
 export const ALL_POOLS = '*';
 
@@ -16,7 +22,7 @@ interface Consumer {
  * truth, and startup recovery republishes every invocation that was not finished.
  */
 export class LocalJobBus implements JobBus {
-  private readonly queue: JobMessage[] = [];
+  private readonly queue: Delivery[] = [];
   private readonly consumers = new Set<Consumer>();
   private readonly completionListeners = new Set<(event: CompletionEvent) => void>();
   /** Jobs a handler gave up on; kept for inspection like a dead-letter queue. */
@@ -25,7 +31,11 @@ export class LocalJobBus implements JobBus {
 
   async publish(job: JobMessage): Promise<void> {
     if (this.closed) throw new Error('The bus is closed.');
-    this.queue.push(job);
+    this.enqueue({ job, deliveryCount: 1 });
+  }
+
+  private enqueue(delivery: Delivery): void {
+    this.queue.push(delivery);
     this.dispatch();
   }
 
@@ -65,14 +75,14 @@ export class LocalJobBus implements JobBus {
 
   private dispatch(): void {
     for (let i = 0; i < this.queue.length; ) {
-      const job = this.queue[i];
-      const consumer = this.freeConsumerFor(job.pool);
+      const delivery = this.queue[i];
+      const consumer = this.freeConsumerFor(delivery.job.pool);
       if (!consumer) {
         i++;
         continue;
       }
       this.queue.splice(i, 1);
-      this.deliver(consumer, job);
+      this.deliver(consumer, delivery);
     }
   }
 
@@ -85,17 +95,18 @@ export class LocalJobBus implements JobBus {
     return undefined;
   }
 
-  private deliver(consumer: Consumer, job: JobMessage): void {
+  private deliver(consumer: Consumer, delivery: Delivery): void {
     const run = (async () => {
       let decision: Awaited<ReturnType<JobHandler>>;
       try {
-        decision = await consumer.handler(job);
+        decision = await consumer.handler(delivery.job, { deliveryCount: delivery.deliveryCount });
       } catch {
         decision = 'requeue';
       }
-      if (decision === 'dead-letter') this.deadLetters.push(job);
+      if (decision === 'dead-letter') this.deadLetters.push(delivery.job);
       // A requeued job waits a moment so a failing store is not hammered in a tight loop.
-      if (decision === 'requeue' && !this.closed) setTimeout(() => void this.publish(job).catch(() => undefined), 100).unref();
+      const again = { job: delivery.job, deliveryCount: delivery.deliveryCount + 1 };
+      if (decision === 'requeue' && !this.closed) setTimeout(() => !this.closed && this.enqueue(again), 100).unref();
     })();
     consumer.running.add(run);
     void run.finally(() => {

@@ -3,6 +3,7 @@ import type { Collection, Filter } from 'mongodb';
 import type {
   Clock,
   Invocation,
+  InvocationError,
   InvocationListFilter,
   InvocationRef,
   InvocationStore,
@@ -110,6 +111,15 @@ export class MongoInvocationStore implements InvocationStore {
     const result = await this.invocations.updateOne(this.leased(ref, owner), {
       $set: { status: outcome.status, outcome: JSON.stringify(outcome), logs, finishedAt: now, leaseOwner: null, leaseUntil: null },
     });
+    return result.matchedCount === 1;
+  }
+
+  async giveUp(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
+    const outcome: Outcome = { status: 'Failed', error };
+    const result = await this.invocations.updateOne(
+      { _id: ref.id, botId: ref.botId, status: { $in: ['Queued', 'Running'] } },
+      { $set: { status: 'Failed', outcome: JSON.stringify(outcome), finishedAt: now, leaseOwner: null, leaseUntil: null } },
+    );
     return result.matchedCount === 1;
   }
 

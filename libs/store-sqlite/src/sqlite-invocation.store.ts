@@ -1,6 +1,7 @@
 import type {
   Clock,
   Invocation,
+  InvocationError,
   InvocationListFilter,
   InvocationRef,
   InvocationStore,
@@ -66,6 +67,9 @@ export class SqliteInvocationStore implements InvocationStore {
       complete: db.prepare(`UPDATE invocations
         SET status = @status, outcome = @outcome, logs = @logs, finished_at = @now, lease_owner = NULL, lease_until = NULL
         WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
+      giveUp: db.prepare(`UPDATE invocations
+        SET status = 'Failed', outcome = @outcome, finished_at = @now, lease_owner = NULL, lease_until = NULL
+        WHERE id = @id AND bot_id = @botId AND status IN ('Queued', 'Running')`),
       // A requeued invocation counts as never published, so the next sweep publishes it.
       requeue: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL, published_at = 0
         WHERE status = 'Running' AND lease_until < ? RETURNING id, bot_id`),
@@ -109,6 +113,11 @@ export class SqliteInvocationStore implements InvocationStore {
       logs: JSON.stringify(logs),
     });
     return result.changes === 1;
+  }
+
+  async giveUp(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
+    const outcome: Outcome = { status: 'Failed', error };
+    return this.statements.giveUp.run({ id: ref.id, botId: ref.botId, outcome: JSON.stringify(outcome), now }).changes === 1;
   }
 
   async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {

@@ -80,6 +80,17 @@ export function describeBusContract(name: string, open: () => Promise<BusUnderTe
       expect(attempts).toEqual(['again', 'again']);
     });
 
+    it('counts deliveries of a requeued job', async () => {
+      const counts: number[] = [];
+      await subject.bus.consume('default', 1, async (_j, delivery) => {
+        counts.push(delivery?.deliveryCount ?? 0);
+        return counts.length < 3 ? 'requeue' : 'ack';
+      });
+      await subject.bus.publish(job('counted'));
+      await eventually(() => counts.length === 3);
+      expect(counts).toEqual([1, 2, 3]);
+    });
+
     it('fans completion events out to every listener', async () => {
       const a: CompletionEvent[] = [];
       const b: CompletionEvent[] = [];

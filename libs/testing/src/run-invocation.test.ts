@@ -1,10 +1,15 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { LocalJobBus } from '@gi/bus-local';
 import type { CompletionEvent, ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store } from '@gi/domain';
-import { recoverInvocations, runInvocation } from '@gi/executor';
+import { recoverInvocations, runInvocation, startExecutor } from '@gi/executor';
 import type { ExecutorDeps } from '@gi/executor';
 import { createMetrics } from '@gi/http';
 import { createSqliteStore } from '@gi/store-sqlite';
+import { eventually } from './bus.contract';
 import { newInvocation } from './fixtures';
 import { ManualClock } from './manual-clock';
 
@@ -111,6 +116,36 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     await store.invocations.create(inv);
     await runInvocation(deps, job(inv.id));
     expect((await store.invocations.get(inv))?.outcome).toMatchObject({ status: 'Failed', error: { title: 'Integration missing' } });
+  });
+
+  it('records a poison job as Failed and dead-letters it on its last delivery', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gi-poison-'));
+    const file = join(dir, 'store.db');
+    const fileStore = createSqliteStore(file, clock);
+    const poisoned = newInvocation({ createdAt: clock.now() });
+    const healthy = newInvocation({ createdAt: clock.now() });
+    await fileStore.catalog.putEntity('bot-a', 'Order', [], clock.now());
+    await fileStore.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: [] }, clock.now());
+    await fileStore.invocations.create(poisoned);
+    await fileStore.invocations.create(healthy);
+    // A corrupt record: reading it always throws.
+    const raw = new Database(file);
+    raw.prepare('UPDATE invocations SET entity = ? WHERE id = ?').run('{not json', poisoned.id);
+    raw.close();
+    const executor = await startExecutor({ ...deps, store: fileStore, maxAttempts: 3 }, ['default'], 2);
+    try {
+      await bus.publish(job(poisoned.id));
+      await bus.publish(job(healthy.id));
+      await eventually(() => bus.deadLetters.length === 1, 5000);
+      expect(bus.deadLetters[0].invocationId).toBe(poisoned.id);
+      const summaries = await fileStore.invocations.list('bot-a', { limit: 10 });
+      expect(summaries.find((s) => s.id === poisoned.id)).toMatchObject({ status: 'Failed', error: { title: 'Gave up' } });
+      expect(summaries.find((s) => s.id === healthy.id)).toMatchObject({ status: 'Completed' });
+    } finally {
+      await executor.stop();
+      await fileStore.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('recovers expired leases and unpublished invocations, publishing each once', async () => {

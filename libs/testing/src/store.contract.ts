@@ -94,6 +94,22 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(summary).toMatchObject({ id: inv.id, status: 'Failed', error });
       });
 
+      it('gives up on an invocation whatever its lease, once', async () => {
+        const { store, clock } = subject;
+        const queued = newInvocation({ createdAt: clock.now() });
+        const running = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(queued);
+        await store.invocations.create(running);
+        await store.invocations.claim(running, 'w1', 60_000, clock.now());
+        const error = { code: 'connector_failed' as const, title: 'Gave up', detail: 'poison' };
+        expect(await store.invocations.giveUp(queued, error, clock.now())).toBe(true);
+        expect(await store.invocations.giveUp(running, error, clock.now())).toBe(true);
+        expect(await store.invocations.giveUp(running, error, clock.now())).toBe(false);
+        expect(await store.invocations.giveUp({ botId: 'bot-b', id: queued.id }, error, clock.now())).toBe(false);
+        expect(await store.invocations.get(running)).toMatchObject({ status: 'Failed', outcome: { status: 'Failed', error }, leaseOwner: null });
+        expect(await store.invocations.complete(running, 'w1', { status: 'Completed', responseBody: 1 }, [], clock.now())).toBe(false);
+      });
+
       it('keeps progress of the running attempt', async () => {
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now() });
