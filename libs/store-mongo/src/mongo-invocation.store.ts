@@ -139,6 +139,8 @@ export class MongoInvocationStore implements InvocationStore {
   }
 
   async list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]> {
+    // MongoDB reads a limit of 0 as "no limit".
+    if (filter.limit <= 0) return [];
     const query: Filter<InvocationDocument> = { botId, expireAt: { $gt: new Date(this.clock.now()) } };
     if (filter.status) query.status = filter.status;
     if (filter.integrationId) query.integrationId = filter.integrationId;
