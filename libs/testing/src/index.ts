@@ -1,5 +1,6 @@
 export * from './manual-clock';
 export * from './fixtures';
 export * from './store.contract';
+export * from './file-store.contract';
 export * from './bus.contract';
 export * from './amqp-broker';

@@ -1,0 +1,1 @@
+export { DiskFileStore } from './disk-file.store';
