@@ -53,6 +53,15 @@ interface ConnectorHttpResponse {
   url: string;
 }
 
+interface ReadFileOptions {
+  /** First byte to read (default 0). */
+  offset?: number;
+  /** Bytes to read (at most 8 MiB per call); default: to the end of the file, which must then fit in one call. */
+  length?: number;
+  /** "utf8" (default) and "base64" give a string, "bytes" an ArrayBuffer. */
+  encoding?: "utf8" | "base64" | "bytes";
+}
+
 interface ConnectorContext {
   /** A copy of the request entity (the same object on every call of one run), or null when it is not initialized. */
   GetRequestEntity(): WebhookEntity | null;
@@ -64,6 +73,13 @@ interface ConnectorContext {
   Log(...values: unknown[]): void;
   /** Reports progress (0 to 100), shown to callers polling an asynchronous run. */
   SetProgress(percent: number, message?: string): void;
+  /**
+   * Reads a file of this call's RequestFiles by its Id: the whole file or a range (cut short at the
+   * end of the file; empty past it). Rejects for ids of other requests, bad options, or more than
+   * 8 MiB in one call.
+   */
+  ReadFile(id: string, options?: ReadFileOptions & { encoding?: "utf8" | "base64" }): Promise<string>;
+  ReadFile(id: string, options: ReadFileOptions & { encoding: "bytes" }): Promise<ArrayBuffer>;
   Http: {
     /**
      * An HTTP request to one of the integration's allowed hosts. Private, loopback and link-local

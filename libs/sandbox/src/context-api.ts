@@ -2,8 +2,9 @@ import type { Progress } from '@gi/domain';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, VmCallResult } from 'quickjs-emscripten';
 import { ConnectorHttpError, performHttpRequest } from './connector-http';
 import type { LogBuffer } from './log-buffer';
+import { parseReadFileOptions, ReadFileRefused, type ReadFileOptions } from './read-file-options';
 import type { RunInput } from './run-input';
-import type { SandboxEnvironment } from './sandbox-options';
+import { formatBytes, type SandboxEnvironment } from './sandbox-options';
 
 type HostResult = QuickJSHandle | VmCallResult<QuickJSHandle> | void;
 
@@ -60,6 +61,7 @@ export class ContextApi {
     this.define(context, 'RaiseError', (title, message) => this.raiseError(title, message));
     const log = this.define(context, 'Log', (...args) => this.log('info', args));
     this.define(context, 'SetProgress', (percent, message) => this.setProgress(percent, message));
+    this.define(context, 'ReadFile', (id, options) => this.readFile(id, options));
     const http = this.own(ctx.newObject());
     this.define(http, 'Request', (request) => this.request(request));
     ctx.setProp(context, 'Http', http);
@@ -188,6 +190,62 @@ export class ContextApi {
 
   /** `Context.Http.Request(request)`: a promise settled when the host request ends. */
   private request(request: QuickJSHandle | undefined): HostResult {
+    const { deferred, promise, refuse } = this.hostCall('HTTP requests');
+    if (!deferred) return promise;
+    const json = request === undefined ? undefined : this.json(request);
+    if (json === undefined) return refuse('Context.Http.Request expects an object like { method, url, headers, body }.');
+    this.pending.add(deferred);
+    performHttpRequest(JSON.parse(json), this.input.allowedHosts, this.env.http, this.cancel.signal).then(
+      (response) => this.settle(deferred, () => this.parseJson(JSON.stringify(response))),
+      (error: unknown) => this.settle(deferred, error instanceof ConnectorHttpError ? error.message : 'The HTTP request failed.'),
+    );
+    return promise;
+  }
+
+  /**
+   * `Context.ReadFile(id, {offset, length, encoding})`: a promise of a file's bytes, as UTF-8 text,
+   * base64 text or an ArrayBuffer. Only files of this run's own request can be read, at most
+   * `maxReadFileBytes` per call; larger files are read in ranges.
+   */
+  private readFile(id: QuickJSHandle | undefined, options: QuickJSHandle | undefined): HostResult {
+    const ctx = this.ctx;
+    const { deferred, promise, refuse } = this.hostCall('HTTP requests and file reads');
+    if (!deferred) return promise;
+    if (!id || ctx.typeof(id) !== 'string') return refuse('Context.ReadFile expects the Id of a file of RequestFiles.');
+    const fileId = ctx.getString(id);
+    const cap = this.env.limits.maxReadFileBytes;
+    let parsed: ReadFileOptions;
+    try {
+      const json = options === undefined || ['undefined', 'null'].includes(this.typeOf(options)) ? '{}' : this.json(options);
+      parsed = parseReadFileOptions(json === undefined ? undefined : JSON.parse(json), cap);
+    } catch (error) {
+      return refuse(error instanceof ReadFileRefused ? error.message : 'Context.ReadFile options could not be read.');
+    }
+    const reader = this.input.readFile;
+    if (!reader) return refuse(`No file with Id '${fileId.slice(0, 100)}' was uploaded with this request.`);
+    const { offset, length, encoding } = parsed;
+    this.pending.add(deferred);
+    // Without a length, one byte more than the cap tells a file that does not fit from one that does.
+    reader(fileId, { offset, length: length ?? cap + 1 }).then(
+      (bytes) => {
+        if (length === undefined && bytes.byteLength > cap) {
+          return this.settle(deferred, `The file is larger than ${formatBytes(cap)} from offset ${offset}: read it in parts with { offset, length } (at most ${formatBytes(cap)} per call).`);
+        }
+        const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        this.settle(deferred, () => ({
+          value:
+            encoding === 'bytes'
+              ? ctx.newArrayBuffer(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength))
+              : ctx.newString(buffer.toString(encoding)),
+        }));
+      },
+      (error: unknown) => this.settle(deferred, error instanceof Error ? error.message : 'The file could not be read.'),
+    );
+    return promise;
+  }
+
+  /** A promise for a host call, refused at once when too many are in flight. */
+  private hostCall(what: string): { deferred: QuickJSDeferredPromise | null; promise: QuickJSHandle; refuse: (message: string) => QuickJSHandle } {
     const ctx = this.ctx;
     const deferred = ctx.newPromise();
     const promise = deferred.handle.dup();
@@ -199,31 +257,39 @@ export class ContextApi {
       return promise;
     };
     const max = this.env.http.maxPendingCalls;
-    if (this.pending.size >= max) return refuse(`Too many HTTP requests at once (at most ${max}): await some before starting more.`);
-    const json = request === undefined ? undefined : this.json(request);
-    if (json === undefined) return refuse('Context.Http.Request expects an object like { method, url, headers, body }.');
-    this.pending.add(deferred);
-    performHttpRequest(JSON.parse(json), this.input.allowedHosts, this.env.http, this.cancel.signal).then(
-      (response) => this.settle(deferred, true, JSON.stringify(response)),
-      (error: unknown) => this.settle(deferred, false, error instanceof ConnectorHttpError ? error.message : 'The HTTP request failed.'),
-    );
-    return promise;
+    if (this.pending.size >= max) {
+      refuse(`Too many ${what} at once (at most ${max}): await some before starting more.`);
+      return { deferred: null, promise, refuse };
+    }
+    return { deferred, promise, refuse };
   }
 
-  private settle(deferred: QuickJSDeferredPromise, ok: boolean, text: string): void {
+  private parseJson(text: string): VmCallResult<QuickJSHandle> {
+    const textHandle = this.ctx.newString(text);
+    const parsed = this.ctx.callFunction(this.parse, this.ctx.undefined, textHandle);
+    textHandle.dispose();
+    return parsed;
+  }
+
+  /** Settles a host call with the value `make` builds in the sandbox, or rejects it with a message. */
+  private settle(deferred: QuickJSDeferredPromise, outcome: (() => VmCallResult<QuickJSHandle>) | string): void {
     if (this.ended || !this.pending.delete(deferred)) return;
     const ctx = this.ctx;
-    if (ok) {
-      const textHandle = ctx.newString(text);
-      const parsed = ctx.callFunction(this.parse, ctx.undefined, textHandle);
-      textHandle.dispose();
-      if (parsed.error) deferred.reject(parsed.error);
-      else deferred.resolve(parsed.value);
-      (parsed.error ?? parsed.value).dispose();
-    } else {
-      const error = ctx.newError(text);
+    if (typeof outcome === 'string') {
+      const error = ctx.newError(outcome);
       deferred.reject(error);
       error.dispose();
+    } else {
+      let made: VmCallResult<QuickJSHandle>;
+      try {
+        made = outcome();
+      } catch {
+        // The value did not fit the run's memory.
+        made = { error: ctx.newError('The value is too large for the connector\'s memory; read a smaller range.') };
+      }
+      if (made.error) deferred.reject(made.error);
+      else deferred.resolve(made.value);
+      (made.error ?? made.value).dispose();
     }
     deferred.dispose();
     this.onHostSettled();

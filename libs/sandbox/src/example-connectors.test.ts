@@ -1,4 +1,5 @@
 import type { ConnectorRuntime, Progress, WebhookEntity } from '@gi/domain';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -49,6 +50,31 @@ describe('example connectors', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('files.js reports each file with the size and SHA-256 it computed from the bytes read', async () => {
+    const data = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 31) & 255));
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    const file = { Id: 'f-1', FileName: 'a.bin', ContentType: 'application/octet-stream', Size: data.length, Sha256: sha256, PartName: 'doc' };
+    const code = example('files.js');
+    const result = await runtime.run({
+      cacheKey: 'examples/files.js@1',
+      code,
+      entity: { ...entity({ note: 'hi' }), RequestFiles: [file, { ...file, Id: 'f-2', Sha256: '0'.repeat(64) }] },
+      timeoutMs: 5000,
+      allowedHosts: [],
+      readFile: async (_id, range) => new Uint8Array(data.subarray(range.offset, range.offset + range.length)),
+    });
+    expect(result).toMatchObject({
+      kind: 'ok',
+      responseBody: {
+        Fields: { note: 'hi' },
+        Files: [
+          { PartName: 'doc', FileName: 'a.bin', Size: 3000, Sha256: sha256, Verified: true },
+          { Size: 3000, Sha256: sha256, Verified: false },
+        ],
+      },
+    });
   });
 
   it('ack.js acknowledges with Status and Message', async () => {

@@ -31,7 +31,8 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
   const check = (request: ConnectorRunRequest) => {
     ensureOpen();
     if (!(request.timeoutMs > 0)) throw new RangeError(`A connector run needs a positive timeoutMs, not ${request.timeoutMs}.`);
-    return { code: request.code, entity: request.entity, timeoutMs: request.timeoutMs, allowedHosts: request.allowedHosts, onProgress: request.onProgress };
+    const { code, entity, timeoutMs, allowedHosts, onProgress, readFile } = request;
+    return { code, entity, timeoutMs, allowedHosts, onProgress, readFile };
   };
 
   if (script) {

@@ -1,4 +1,4 @@
-import type { Progress } from '@gi/domain';
+import type { ConnectorFileReader, Progress } from '@gi/domain';
 
 /** What one run needs: the request without its cache key (the engine has no use for it). */
 export interface RunInput {
@@ -7,4 +7,5 @@ export interface RunInput {
   timeoutMs: number;
   allowedHosts: readonly string[];
   onProgress?: (progress: Progress) => void;
+  readFile?: ConnectorFileReader;
 }

@@ -6,6 +6,8 @@ export interface QuickJsRuntimeOptions {
   maxLogBytes?: number;
   /** Largest ResponseBody, as JSON text, in bytes. */
   maxResponseBytes?: number;
+  /** Most bytes one `Context.ReadFile` call returns; larger files are read in ranges. */
+  maxReadFileBytes?: number;
   /**
    * Worker threads that run connectors, so a busy connector never blocks the caller's event loop.
    * 0 runs connectors on the calling thread (tests, tools). Default: one per core, at most 4.
@@ -35,6 +37,7 @@ export interface SandboxLimits {
   memoryLimitBytes: number;
   maxLogBytes: number;
   maxResponseBytes: number;
+  maxReadFileBytes: number;
   /** QuickJS stack budget; it must stay well below the native stack of the thread the engine runs on. */
   maxStackBytes: number;
 }
@@ -46,6 +49,7 @@ export const DEFAULT_LIMITS: SandboxLimits = {
   memoryLimitBytes: 64 * MiB,
   maxLogBytes: 64 * KiB,
   maxResponseBytes: 10 * MiB,
+  maxReadFileBytes: 8 * MiB,
   // About 1,300 plain recursive calls. The wasm engine's frames live on the thread's native stack
   // (under 1 MiB on Node's main thread), so a larger budget would overflow Node's stack first.
   maxStackBytes: 256 * KiB,
@@ -88,6 +92,7 @@ export function resolveLimits(options: QuickJsRuntimeOptions = {}): SandboxLimit
     memoryLimitBytes: positive('memoryLimitBytes', options.memoryLimitBytes, DEFAULT_LIMITS.memoryLimitBytes),
     maxLogBytes: positive('maxLogBytes', options.maxLogBytes, DEFAULT_LIMITS.maxLogBytes),
     maxResponseBytes: positive('maxResponseBytes', options.maxResponseBytes, DEFAULT_LIMITS.maxResponseBytes),
+    maxReadFileBytes: positive('maxReadFileBytes', options.maxReadFileBytes, DEFAULT_LIMITS.maxReadFileBytes),
     maxStackBytes: DEFAULT_LIMITS.maxStackBytes,
   };
 }

@@ -5,6 +5,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SandboxEngine } from './sandbox-engine';
+import type { Progress } from '@gi/domain';
+import type { RunInput } from './run-input';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
 
 async function main(): Promise<void> {
@@ -13,10 +15,27 @@ async function main(): Promise<void> {
   const { env } = workerData as SandboxWorkerData;
   const engine = await SandboxEngine.create(env);
   const send = (message: FromWorker) => port.postMessage(message);
+  const fileCalls = new Map<number, { resolve: (data: Uint8Array) => void; reject: (error: Error) => void }>();
+  let nextCall = 1;
   port.on('message', (message: ToWorker) => {
-    if (message.kind !== 'run') return;
-    const { id, input } = message;
-    void engine.run({ ...input, onProgress: (progress) => send({ kind: 'progress', id, progress }) }).then((result) => send({ kind: 'result', id, result }));
+    if (message.kind === 'file') {
+      const call = fileCalls.get(message.call);
+      fileCalls.delete(message.call);
+      if (message.data) call?.resolve(message.data);
+      else call?.reject(new Error(message.error ?? 'The file could not be read.'));
+      return;
+    }
+    const { id, input, readsFiles } = message;
+    const readFile: RunInput['readFile'] = readsFiles
+      ? (fileId, range) =>
+          new Promise<Uint8Array>((resolve, reject) => {
+            const call = nextCall++;
+            fileCalls.set(call, { resolve, reject });
+            send({ kind: 'read-file', id, call, fileId, range });
+          })
+      : undefined;
+    const run = { ...input, readFile, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
+    void engine.run(run).then((result) => send({ kind: 'result', id, result }));
   });
   send({ kind: 'ready' });
 }

@@ -1,13 +1,18 @@
-import type { ConnectorRunResult, Progress } from '@gi/domain';
+import type { ByteRange, ConnectorRunResult, Progress } from '@gi/domain';
 import type { RunInput } from './run-connector';
 import type { SandboxEnvironment } from './sandbox-options';
 
 /** Messages between the pool and its worker threads: a union keyed on `kind`, plain data only. */
-export type ToWorker = { kind: 'run'; id: number; input: Omit<RunInput, 'onProgress'> };
+export type ToWorker =
+  | { kind: 'run'; id: number; input: Omit<RunInput, 'onProgress' | 'readFile'>; readsFiles: boolean }
+  /** The answer to a `read-file` call: the bytes, or the message the connector sees. */
+  | { kind: 'file'; call: number; data?: Uint8Array; error?: string };
 
 export type FromWorker =
   | { kind: 'ready' }
   | { kind: 'progress'; id: number; progress: Progress }
+  /** `Context.ReadFile` of run `id`: the pool asks the run's reader, which lives on the main thread. */
+  | { kind: 'read-file'; id: number; call: number; fileId: string; range: ByteRange }
   | { kind: 'result'; id: number; result: ConnectorRunResult };
 
 export interface SandboxWorkerData {

@@ -97,6 +97,9 @@ export class WorkerPool {
           // A failing progress listener is the host's problem, never the connector's.
         }
         return;
+      case 'read-file':
+        this.readFile(slot, message);
+        return;
       case 'result': {
         const run = slot.runs.get(message.id);
         if (!run) return;
@@ -122,10 +125,28 @@ export class WorkerPool {
   private start(slot: Slot, run: PendingRun): void {
     slot.runs.set(run.id, run);
     if (slot.runs.size === 1) slot.worker.ref();
-    const { onProgress: _onProgress, ...input } = run.input;
-    const message: ToWorker = { kind: 'run', id: run.id, input };
+    const { onProgress: _onProgress, readFile, ...input } = run.input;
+    const message: ToWorker = { kind: 'run', id: run.id, input, readsFiles: readFile !== undefined };
     run.timer = setTimeout(() => void this.kill(slot, run), run.input.timeoutMs + this.options.killGraceMs);
     slot.worker.postMessage(message);
+  }
+
+  /** Reads a file for a run on a worker with the run's own reader, and sends the bytes back. */
+  private readFile(slot: Slot, message: Extract<FromWorker, { kind: 'read-file' }>): void {
+    const reply = (answer: ToWorker, transfer: ArrayBuffer[] = []) => {
+      if (this.slots.has(slot)) slot.worker.postMessage(answer, transfer);
+    };
+    const reader = slot.runs.get(message.id)?.input.readFile;
+    if (!reader) return reply({ kind: 'file', call: message.call, error: 'The file could not be read.' });
+    reader(message.fileId, message.range).then(
+      (bytes) => {
+        // Moved, not copied, when the bytes own their buffer.
+        const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+        const data = own ? bytes : new Uint8Array(bytes);
+        reply({ kind: 'file', call: message.call, data }, [data.buffer as ArrayBuffer]);
+      },
+      (error: unknown) => reply({ kind: 'file', call: message.call, error: error instanceof Error ? error.message : 'The file could not be read.' }),
+    );
   }
 
   private finish(slot: Slot, run: PendingRun, result: ConnectorRunResult): void {
