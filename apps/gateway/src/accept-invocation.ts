@@ -15,6 +15,7 @@ import {
 } from '@gi/domain';
 import type { Endpoint, NewInvocation } from '@gi/domain';
 import type { GatewayDeps } from './gateway.deps';
+import type { ReceivedRequest } from './receive-files';
 
 export interface InboundCall {
   botId: string;
@@ -24,8 +25,11 @@ export interface InboundCall {
   rawQuery: string;
   rawHeaders: string[];
   contentType: string | undefined;
-  /** Reads the body; called only once the call is known to be valid. */
-  readBody: () => Promise<string>;
+  /**
+   * Reads the body, called only once the call is known to be valid: the text of a body to parse, or a
+   * multipart request already received (its files stored under the invocation id given).
+   */
+  readBody: (invocationId: string) => Promise<string | ReceivedRequest>;
 }
 
 /**
@@ -51,10 +55,12 @@ export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Pr
     throw notFound(`No integration '${call.integrationId}' is defined on entity '${call.entityName}' of bot '${call.botId}'.`);
   }
 
-  const body = parseRequestBody(call.contentType, await call.readBody());
+  const id = randomUUID();
+  const read = await call.readBody(id);
+  const { body, files } = typeof read === 'string' ? { body: parseRequestBody(call.contentType, read), files: undefined } : read;
   const now = clock.now();
   const invocation: NewInvocation = {
-    id: randomUUID(),
+    id,
     botId: call.botId,
     entityName: call.entityName,
     integrationId: integration.integrationId,
@@ -68,6 +74,7 @@ export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Pr
       RequestHeaders: formatRequestHeaders(call.rawHeaders),
       RequestBody: body,
       ResponseBody: null,
+      ...(files ? { RequestFiles: files } : {}),
     },
     createdAt: now,
     expireAt: now + settings.invocationTtlMs,
@@ -76,6 +83,7 @@ export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Pr
     await store.invocations.create(invocation);
   } catch (error) {
     deps.logger.error({ err: error }, 'store write failed');
+    if (files) await deps.uploads?.files.deleteAll(invocation).catch((err) => deps.logger.warn({ err, invocationId: id }, 'files left for the sweep'));
     throw unavailable('The request could not be stored; nothing was accepted. Try again.');
   }
   return invocation;

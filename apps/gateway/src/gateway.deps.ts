@@ -1,6 +1,7 @@
 import type { TokenService } from '@gi/auth';
 import type { Clock, CompletionWaiter, JobBus, PlatformVersion, RateLimiter, Store } from '@gi/domain';
 import type { Logger } from '@gi/http';
+import type { Uploads } from './receive-files';
 
 export interface GatewaySettings {
   platformSegment: string;
@@ -21,4 +22,6 @@ export interface GatewayDeps {
   settings: GatewaySettings;
   /** Per-bot call rate limit; none when absent. */
   rateLimiter?: RateLimiter;
+  /** The file store and limits of GenericIntegrationFileTransfer; without them the endpoint answers 501. */
+  uploads?: Uploads;
 }

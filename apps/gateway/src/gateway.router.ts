@@ -1,9 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertName, finalReply, GiError, notFound, supportsFileTransfer, unsupportedMediaType } from '@gi/domain';
+import { assertName, finalReply, GiError, notFound, supportsFileTransfer } from '@gi/domain';
 import type { Endpoint } from '@gi/domain';
 import { readTextBody } from '@gi/http';
 import { acceptInvocation, pollLocation, publishInvocation, syncTimedOut } from './accept-invocation';
+import { fileTransferReader } from './file-transfer';
 import type { GatewayDeps } from './gateway.deps';
 
 const methodNotAllowed = (ctx: Context) => {
@@ -24,10 +25,7 @@ export function gatewayRouter(deps: GatewayDeps): Router {
     deps.rateLimiter?.take(botId, deps.clock.now());
     assertName('entityName', entityName);
     assertName('integrationId', integrationId);
-    if (endpoint === 'GenericIntegrationFileTransfer') {
-      if (!ctx.is('multipart/form-data')) throw unsupportedMediaType('GenericIntegrationFileTransfer takes multipart/form-data.');
-      throw new GiError('not_implemented', 'Not implemented', 'File uploads are not available on this server yet.');
-    }
+    const readFiles = endpoint === 'GenericIntegrationFileTransfer' ? fileTransferReader(ctx, deps, botId) : null;
 
     const invocation = await acceptInvocation(deps, {
       botId,
@@ -37,7 +35,7 @@ export function gatewayRouter(deps: GatewayDeps): Router {
       rawQuery: ctx.querystring,
       rawHeaders: ctx.req.rawHeaders,
       contentType: ctx.get('content-type') || undefined,
-      readBody: () => readTextBody(ctx, settings.maxBodyBytes),
+      readBody: readFiles ?? (() => readTextBody(ctx, settings.maxBodyBytes)),
     });
     const location = pollLocation(settings.platformSegment, botId, invocation.id);
 

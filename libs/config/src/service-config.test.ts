@@ -30,6 +30,19 @@ describe('parseServiceConfig', () => {
     expect(parseServiceConfig({ PORT: '', ADMIN_TOKEN: '' }).PORT).toBe(8080);
   });
 
+  it('reads the upload limits, part headers between 256 bytes and 16 KiB', () => {
+    expect(parseServiceConfig({})).toMatchObject({
+      MAX_FILE_SIZE: 100 * 1024 * 1024,
+      MAX_FILES: 20,
+      MAX_UPLOAD_SIZE: 200 * 1024 * 1024,
+      MAX_FORM_FIELDS: 100,
+      MAX_FIELD_SIZE: 1024 * 1024,
+      MAX_PART_HEADER_SIZE: 8192,
+    });
+    expect(parseServiceConfig({ MAX_FILE_SIZE: '1gb', MAX_PART_HEADER_SIZE: '1kb' })).toMatchObject({ MAX_FILE_SIZE: 1024 ** 3, MAX_PART_HEADER_SIZE: 1024 });
+    expect(() => parseServiceConfig({ MAX_PART_HEADER_SIZE: '32kb' })).toThrow(/MAX_PART_HEADER_SIZE: between 256b and 16kb/);
+  });
+
   it('reads sizes with units', () => {
     expect(parseBytes('512kb')).toBe(524288);
     expect(parseBytes('2MB')).toBe(2 * 1024 * 1024);

@@ -27,6 +27,14 @@ const schema = z.object({
   POLL_DEFAULT_WAIT_SECONDS: int(0, 60).default(20),
   MAX_BODY_SIZE: bytes.default(1024 ** 2),
   MAX_ADMIN_BODY_SIZE: bytes.default(2 * 1024 ** 2),
+  // GenericIntegrationFileTransfer (multipart) limits; breaking one answers 413.
+  MAX_FILE_SIZE: bytes.default(100 * 1024 ** 2),
+  MAX_FILES: int(0, 10_000).default(20),
+  MAX_UPLOAD_SIZE: bytes.default(200 * 1024 ** 2),
+  MAX_FORM_FIELDS: int(0, 10_000).default(100),
+  MAX_FIELD_SIZE: bytes.default(1024 ** 2),
+  // The multipart parser reads part headers of at most 16 KiB, so the limit cannot be set higher.
+  MAX_PART_HEADER_SIZE: bytes.refine((n) => n >= 256 && n <= 16 * 1024, 'between 256b and 16kb').default(8 * 1024),
   EXECUTOR_CONCURRENCY: int(1, 1024).default(8),
   BOT_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(0),
   BOT_RATE_LIMIT_BURST: int(1, 10_000_000).optional(),
