@@ -3,3 +3,4 @@ export { runInvocation } from './run-invocation';
 export type { Executor } from './executor';
 export type { ExecutorDeps } from './run-invocation';
 export { recoverInvocations } from './recover-invocations';
+export { sweepFiles } from './sweep-files';

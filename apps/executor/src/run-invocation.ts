@@ -1,6 +1,7 @@
 import { isTerminal, outcomeOf } from '@gi/domain';
-import type { Clock, ConnectorRuntime, InvocationRef, JobBus, JobDecision, JobMessage, LogLine, Outcome, Store } from '@gi/domain';
+import type { Clock, ConnectorRuntime, FileStore, InvocationRef, JobBus, JobDecision, JobMessage, LogLine, Outcome, Store } from '@gi/domain';
 import type { Logger, Metrics } from '@gi/http';
+import { connectorFileReader } from './connector-files';
 
 export interface ExecutorDeps {
   store: Store;
@@ -15,6 +16,8 @@ export interface ExecutorDeps {
   leaseMs: number;
   /** Runs started for one invocation before it is given up as Failed (each interrupted by a crash). */
   maxAttempts: number;
+  /** Where uploaded files are kept, for `Context.ReadFile`; without it connectors cannot read files. */
+  files?: FileStore;
 }
 
 /**
@@ -59,6 +62,7 @@ export async function runInvocation(deps: ExecutorDeps, job: JobMessage): Promis
         timeoutMs,
         allowedHosts: integration.allowedHosts,
         onProgress: (progress) => void store.invocations.setProgress(ref, ownerId, progress).catch(() => undefined),
+        readFile: connectorFileReader(deps.files, ref, invocation.entity.RequestFiles, log),
       });
       outcome = outcomeOf(result, timeoutMs);
       logs = result.logs;

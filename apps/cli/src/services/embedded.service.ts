@@ -7,7 +7,17 @@ import { gatewayRouter } from '@gi/gateway';
 import { createHttpApp } from '@gi/http';
 import { resultsRouter } from '@gi/results';
 import { createQuickJsRuntime } from '@gi/sandbox';
-import { completionWaiter, gatewayDeps, listen, onShutdown, openServiceBase, openTokenService, resultsDeps, stopListening } from './service-wiring';
+import {
+  completionWaiter,
+  gatewayDeps,
+  listen,
+  onShutdown,
+  openServiceBase,
+  openTokenService,
+  resultsDeps,
+  stopListening,
+  sweepExpiredFiles,
+} from './service-wiring';
 
 const EXPIRY_SWEEP_MS = 10 * 60_000;
 
@@ -25,15 +35,30 @@ export async function runEmbedded(): Promise<void> {
   const waiter = await completionWaiter(bus);
 
   const executor = await startExecutor(
-    { store, bus, runtime, clock, logger, metrics, ownerId: `embedded-${randomUUID()}`, leaseMs: config.LEASE_SECONDS * 1000, maxAttempts: config.MAX_ATTEMPTS },
+    {
+      store,
+      bus,
+      runtime,
+      clock,
+      logger,
+      metrics,
+      files: base.files,
+      ownerId: `embedded-${randomUUID()}`,
+      leaseMs: config.LEASE_SECONDS * 1000,
+      maxAttempts: config.MAX_ATTEMPTS,
+    },
     [ALL_POOLS],
     config.EXECUTOR_CONCURRENCY,
   );
   // This process is the only executor of its store: whatever a previous run left unfinished runs again.
   const recovered = await recoverInvocations({ store, bus, clock }, { leaseBefore: Number.MAX_SAFE_INTEGER, publishedBefore: clock.now() + 1 });
   if (recovered.republished > 0) logger.info(recovered, 'recovered unfinished invocations');
+  // Expired invocations go, then the files of every invocation that is gone.
   const expirySweep = setInterval(() => {
-    store.invocations.deleteExpired(clock.now()).catch((err) => logger.warn({ err }, 'expiry sweep failed'));
+    store.invocations
+      .deleteExpired(clock.now())
+      .then(() => sweepExpiredFiles(base))
+      .catch((err) => logger.warn({ err }, 'expiry sweep failed'));
   }, EXPIRY_SWEEP_MS).unref();
 
   const app = createHttpApp({

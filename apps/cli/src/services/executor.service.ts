@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { recoverInvocations, startExecutor } from '@gi/executor';
 import { createHttpApp } from '@gi/http';
 import { createQuickJsRuntime } from '@gi/sandbox';
-import { listen, onShutdown, openAmqpBus, openServiceBase, stopListening } from './service-wiring';
+import { listen, onShutdown, openAmqpBus, openServiceBase, stopListening, sweepExpiredFiles } from './service-wiring';
 
 /**
  * An executor: consumes the given pools, runs connectors, records outcomes. Every executor also sweeps:
@@ -17,7 +17,7 @@ export async function runExecutor(pools: string[]): Promise<void> {
   const runtime = await createQuickJsRuntime();
   const ownerId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const executor = await startExecutor(
-    { store, bus, runtime, clock, logger, metrics, ownerId, leaseMs: config.LEASE_SECONDS * 1000, maxAttempts: config.MAX_ATTEMPTS },
+    { store, bus, runtime, clock, logger, metrics, files: base.files, ownerId, leaseMs: config.LEASE_SECONDS * 1000, maxAttempts: config.MAX_ATTEMPTS },
     pools,
     config.EXECUTOR_CONCURRENCY,
   );
@@ -30,6 +30,7 @@ export async function runExecutor(pools: string[]): Promise<void> {
       const now = clock.now();
       const result = await recoverInvocations({ store, bus, clock }, { leaseBefore: now, publishedBefore: now - config.REPUBLISH_AFTER_SECONDS * 1000 });
       if (result.requeued + result.republished > 0) logger.info(result, 'sweep recovered invocations');
+      await sweepExpiredFiles(base);
     } catch (err) {
       logger.warn({ err }, 'sweep failed; next round will retry');
     } finally {

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import type Koa from 'koa';
 import { createTokenService } from '@gi/auth';
 import type { TokenService } from '@gi/auth';
@@ -7,8 +8,10 @@ import { AmqpJobBus } from '@gi/bus-amqp';
 import { loadOrCreateSecret, mongoUrlOf, parseServiceConfig, processEnvironment, sqlitePathOf } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import { CompletionWaiter, RateLimiter, systemClock } from '@gi/domain';
-import type { Clock, JobBus, Store } from '@gi/domain';
-import type { GatewayDeps } from '@gi/gateway';
+import type { Clock, FileStore, JobBus, Store } from '@gi/domain';
+import { sweepFiles } from '@gi/executor';
+import { DiskFileStore } from '@gi/files-disk';
+import type { GatewayDeps, UploadLimits } from '@gi/gateway';
 import { createLogger, createMetrics } from '@gi/http';
 import type { Logger, Metrics } from '@gi/http';
 import type { ResultsDeps } from '@gi/results';
@@ -22,6 +25,8 @@ export interface ServiceBase {
   metrics: Metrics;
   clock: Clock;
   store: Store;
+  /** Uploaded files under DATA_DIR/files, shared by the processes of one host. */
+  files: FileStore;
 }
 
 export async function openServiceBase(name: string): Promise<ServiceBase> {
@@ -30,7 +35,33 @@ export async function openServiceBase(name: string): Promise<ServiceBase> {
   // STORE_URL picks the store: a mongodb:// URL is MongoDB, anything else a SQLite file.
   const mongoUrl = mongoUrlOf(config);
   const store = mongoUrl ? await createMongoStore(mongoUrl, { clock, appName: `gi-${name}` }) : createSqliteStore(sqlitePathOf(config), clock);
-  return { config, logger: createLogger(config.LOG_LEVEL, name), metrics: createMetrics(), clock, store };
+  const files = new DiskFileStore(join(config.DATA_DIR, 'files'));
+  return { config, logger: createLogger(config.LOG_LEVEL, name), metrics: createMetrics(), clock, store, files };
+}
+
+/** The GenericIntegrationFileTransfer limits; all form fields together are held to MAX_BODY_SIZE like a text body. */
+export function uploadLimits(config: ServiceConfig): UploadLimits {
+  return {
+    maxFileBytes: config.MAX_FILE_SIZE,
+    maxFiles: config.MAX_FILES,
+    maxUploadBytes: config.MAX_UPLOAD_SIZE,
+    maxFields: config.MAX_FORM_FIELDS,
+    maxFieldBytes: config.MAX_FIELD_SIZE,
+    maxFieldsTotalBytes: config.MAX_BODY_SIZE,
+    maxPartHeaderBytes: config.MAX_PART_HEADER_SIZE,
+  };
+}
+
+/**
+ * Files whose last write is older than this and whose invocation is gone are deleted. Uploads still
+ * running keep their files fresh, and the server ends any request that takes longer than this.
+ */
+const FILE_SWEEP_GRACE_MS = 60 * 60_000;
+
+/** Deletes the files of expired, deleted and never-stored invocations. */
+export async function sweepExpiredFiles(base: ServiceBase): Promise<void> {
+  const deleted = await sweepFiles({ files: base.files, invocations: base.store.invocations }, Date.now() - FILE_SWEEP_GRACE_MS);
+  if (deleted > 0) base.logger.info({ owners: deleted }, 'deleted files of expired invocations');
 }
 
 /** The token service; the signing secret comes from TOKEN_SECRET or the data directory. */
@@ -86,6 +117,7 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
     waiter,
     clock: base.clock,
     logger: base.logger,
+    uploads: { files: base.files, limits: uploadLimits(config) },
     rateLimiter:
       config.BOT_RATE_LIMIT_PER_SECOND > 0
         ? new RateLimiter(config.BOT_RATE_LIMIT_PER_SECOND, config.BOT_RATE_LIMIT_BURST ?? Math.ceil(config.BOT_RATE_LIMIT_PER_SECOND))
