@@ -1,0 +1,79 @@
+import type { Document } from 'mongodb';
+import type { Store } from '@gi/domain';
+import { FakeMongod } from './fake-mongod.fixture';
+import { createMongoStore } from './mongo-store';
+
+/**
+ * What the store puts on the wire, recorded by a stand-in server (no MongoDB runs here): the
+ * durability settings must reach every command, not just sit in the client options.
+ */
+describe('MongoDB store on the wire', () => {
+  const now = Date.UTC(2026, 0, 1);
+  const ref = { botId: 'bot-a', id: 'inv-1' };
+  let fake: FakeMongod;
+  let store: Store | undefined;
+
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await fake.stop();
+  });
+
+  it('refuses a standalone server with a message that says how to make it a replica set', async () => {
+    fake = await FakeMongod.start({ replicaSet: false });
+    await expect(createMongoStore(fake.url, { serverSelectionTimeoutMS: 2_000 })).rejects.toThrow(
+      /Cannot open the MongoDB store at .*: the server is a standalone mongod; the store needs a replica set .*--replSet/,
+    );
+    expect(fake.named('createIndexes')).toEqual([]);
+  });
+
+  it('creates every index at start with majority write concern', async () => {
+    fake = await FakeMongod.start({ replicaSet: true });
+    store = await createMongoStore(fake.url, { serverSelectionTimeoutMS: 2_000, clock: { now: () => now } });
+    const created = fake.named('createIndexes');
+    expect(created.map((command) => command.createIndexes)).toEqual(['invocations', 'entities', 'integrations', 'tokens']);
+    expect(created.flatMap((command) => (command.indexes as Document[]).map((index) => index.name))).toEqual([
+      'bot_newest_first',
+      'queued_by_published',
+      'running_by_lease',
+      'ttl_expire_at',
+      'unique_bot_entity',
+      'unique_bot_integration_version',
+      'unique_bot_token',
+    ]);
+    for (const command of created) expect(command.writeConcern).toEqual({ w: 'majority', wtimeout: 10_000 });
+    expect(created[0].$db).toBe('gi-fake');
+  });
+
+  it('sends writes as retryable majority writes and reads with majority read concern', async () => {
+    fake = await FakeMongod.start({ replicaSet: true });
+    store = await createMongoStore(fake.url, { serverSelectionTimeoutMS: 2_000, clock: { now: () => now } });
+    await store.invocations.claim(ref, 'w1', 30_000, now);
+    await store.invocations.complete(ref, 'w1', { status: 'Completed', responseBody: {} }, [], now);
+    await store.invocations.get(ref);
+    await store.tokens.get('bot-a', 't1');
+
+    const [claim] = fake.named('findAndModify');
+    expect(claim).toMatchObject({ findAndModify: 'invocations', new: true, writeConcern: { w: 'majority' }, query: { _id: 'inv-1', botId: 'bot-a' } });
+    expect(claim.txnNumber).toBeDefined();
+    expect(claim.lsid).toBeDefined();
+    const [complete] = fake.named('update');
+    expect(complete).toMatchObject({ update: 'invocations', writeConcern: { w: 'majority' } });
+    expect(complete.txnNumber).toBeDefined();
+    expect(complete.updates).toEqual([expect.objectContaining({ q: { _id: 'inv-1', botId: 'bot-a', status: 'Running', leaseOwner: 'w1' } })]);
+    const reads = fake.named('find');
+    expect(reads.map((command) => command.find)).toEqual(['invocations', 'tokens']);
+    for (const read of reads) expect(read.readConcern).toEqual({ level: 'majority' });
+    expect(reads[1].filter).toEqual({ botId: 'bot-a', tokenId: 't1' });
+  });
+
+  it('is ready while the server answers ping, and not once it is gone', async () => {
+    fake = await FakeMongod.start({ replicaSet: true });
+    store = await createMongoStore(fake.url, { serverSelectionTimeoutMS: 500 });
+    expect(await store.ping()).toBe(true);
+    expect(fake.named('ping')).toHaveLength(1);
+    await fake.stop();
+    expect(await store.ping()).toBe(false);
+    fake = await FakeMongod.start({ replicaSet: true }); // afterEach stops one
+  });
+});
