@@ -14,6 +14,8 @@ const OP_MSG = 2013;
  */
 export class FakeMongod {
   readonly commands: Document[] = [];
+  /** Documents a `find` answers with, chosen per command; none by default. */
+  findResults: (command: Document) => Document[] = () => [];
   private readonly sockets = new Set<Socket>();
   private constructor(
     private readonly server: Server,
@@ -97,7 +99,7 @@ export class FakeMongod {
         };
       case 'find':
       case 'aggregate':
-        return { cursor: { id: Long.fromNumber(0), ns: `${command.$db}.${command[name]}`, firstBatch: [] }, ok: 1 };
+        return { cursor: { id: Long.fromNumber(0), ns: `${command.$db}.${command[name]}`, firstBatch: name === 'find' ? this.findResults(command) : [] }, ok: 1 };
       case 'findAndModify':
         return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 };
       case 'insert':

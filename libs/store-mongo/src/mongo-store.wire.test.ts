@@ -67,6 +67,25 @@ describe('MongoDB store on the wire', () => {
     expect(reads[1].filter).toEqual({ botId: 'bot-a', tokenId: 't1' });
   });
 
+  it('sweeps in three steps: candidates, one conditional update stamping a token, then exactly the stamped ones', async () => {
+    fake = await FakeMongod.start({ replicaSet: true });
+    store = await createMongoStore(fake.url, { serverSelectionTimeoutMS: 2_000 });
+    fake.findResults = (command) =>
+      command.filter.sweepToken ? [{ _id: 'b', botId: 'bot-b', pool: 'bulk' }] : [{ _id: 'a' }, { _id: 'b' }];
+    expect(await store.invocations.takeUnpublished(now - 60_000, now, 50)).toEqual([{ botId: 'bot-b', id: 'b', pool: 'bulk' }]);
+
+    const [candidates, taken] = fake.named('find');
+    const stale = { status: 'Queued', publishedAt: { $lt: now - 60_000 }, expireAt: { $gt: new Date(now) } };
+    expect(candidates).toMatchObject({ filter: stale, sort: { createdAt: 1, _id: 1 }, limit: 50 });
+    const [update] = fake.named('update');
+    const [statement] = update.updates as Document[];
+    expect(statement).toMatchObject({ q: { ...stale, _id: { $in: ['a', 'b'] } }, multi: true });
+    const token = statement.u.$set.sweepToken;
+    expect(statement.u.$set).toEqual({ publishedAt: now, sweepToken: token });
+    expect(update.writeConcern).toEqual({ w: 'majority', wtimeout: 10_000 });
+    expect(taken).toMatchObject({ filter: { _id: { $in: ['a', 'b'] }, sweepToken: token }, readConcern: { level: 'local' } });
+  });
+
   it('is ready while the server answers ping, and not once it is gone', async () => {
     fake = await FakeMongod.start({ replicaSet: true });
     store = await createMongoStore(fake.url, { serverSelectionTimeoutMS: 500 });
