@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { busNames, poolQueueName } from '@gi/bus-amqp';
@@ -264,5 +266,29 @@ describe('deploy/k8s', () => {
     expect(objects.length).toBeGreaterThan(10);
     expect(existsSync(join(ROOT, dirname(BASE), 'base/kustomization.yaml'))).toBe(true);
     for (const o of objects) expect(typeof o.kind).toBe('string');
+  });
+});
+
+/** Debian's docker-compose and caddy validate the files offline when they are installed (apt-get install docker-compose caddy). */
+describe('validated by the tools themselves, where installed', () => {
+  const has = (tool: string) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0 || spawnSync(tool, ['version'], { stdio: 'ignore' }).status === 0;
+  const withTool = (tool: string) => (has(tool) ? it : it.skip);
+
+  withTool('docker-compose')('docker-compose config accepts docker-compose.yml with the example settings filled in', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gi-compose-'));
+    try {
+      const env = read('.env.example').replace(/^([A-Z_]+)=$/gm, (_m, key: string) => `${key}=${'ab'.repeat(32)}`);
+      writeFileSync(join(dir, '.env'), env);
+      const run = spawnSync('docker-compose', ['--env-file', join(dir, '.env'), '-f', join(ROOT, 'docker-compose.yml'), 'config', '-q'], { encoding: 'utf8' });
+      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  withTool('caddy')('caddy adapts the Caddyfile', () => {
+    const run = spawnSync('caddy', ['adapt', '--config', join(ROOT, 'deploy/caddy/Caddyfile'), '--adapter', 'caddyfile'], { encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout).apps.http.servers.srv0.listen).toEqual([':8080']);
   });
 });
