@@ -57,7 +57,8 @@ describe('MongoInvocationStore queries', () => {
     await store.renewLease(ref, 'w1', 1000, now);
     await store.setProgress(ref, 'w1', { percent: 10 });
     await store.complete(ref, 'w1', { status: 'Completed', responseBody: 1 }, [], now);
-    expect(collection.calls).toHaveLength(5);
+    await store.giveUp(ref, { code: 'connector_failed', title: 'Gave up', detail: 'too many attempts' }, now);
+    expect(collection.calls).toHaveLength(6);
     for (const call of collection.calls) expect(call.filter).toMatchObject({ _id: 'inv-1', botId: 'bot-a' });
   });
 
