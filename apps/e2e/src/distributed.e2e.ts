@@ -74,6 +74,32 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     expect(ranOn(executors[1])).toEqual([]);
   });
 
+  it('completes invocations stored by a gateway that died before publishing them (sweeper)', async () => {
+    const before = Date.now();
+    const kills = 10;
+    for (let i = 0; i < kills; i++) {
+      const faulty = await startService({ command: 'gateway', env: { ...env, FAULT_INJECTION: 'gateway-exit-after-persist' }, dataDir });
+      const api = new Api(faulty.baseUrl);
+      // The gateway dies between its store write and its publish: the caller sees the connection drop.
+      await expect(api.postJson(api.webhookUrl('acme', 'Order', 'busy', `asyncResponse=true&ms=1&orphan=${i}`), token, {})).rejects.toThrow();
+      await faulty.stop();
+    }
+    const admin = new Api(control.baseUrl);
+    const orphans = async () =>
+      ((await admin.admin('GET', '/bots/acme/invocations?integrationId=busy&limit=500')).json.invocations as Array<{ status: string; createdAt: string; finishedAt: string | null }>).filter(
+        (i) => Date.parse(i.createdAt) >= before,
+      );
+    expect(await orphans()).toHaveLength(kills);
+    const deadline = Date.now() + 30_000;
+    while ((await orphans()).some((i) => i.status !== 'Completed') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    const done = await orphans();
+    expect(done.map((i) => i.status)).toEqual(Array(kills).fill('Completed'));
+    const delays = done.map((i) => Date.parse(i.finishedAt!) - Date.parse(i.createdAt));
+    // Republished once REPUBLISH_AFTER_SECONDS (5 s) passed, by the next sweep (every 1 s).
+    expect(Math.max(...delays)).toBeLessThan(15_000);
+    console.log(`sweeper recovery after gateway death: max ${Math.max(...delays)} ms over ${kills} orphans`);
+  });
+
   it('completes every accepted job exactly once when an executor is killed mid-run', async () => {
     const api = new Api(gateway.baseUrl);
     const replies = await Promise.all(

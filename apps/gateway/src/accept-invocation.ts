@@ -86,6 +86,7 @@ export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Pr
     if (files) await deps.uploads?.files.deleteAll(invocation).catch((err) => deps.logger.warn({ err, invocationId: id }, 'files left for the sweep'));
     throw unavailable('The request could not be stored; nothing was accepted. Try again.');
   }
+  deps.afterPersist?.();
   return invocation;
 }
 

@@ -24,4 +24,6 @@ export interface GatewayDeps {
   rateLimiter?: RateLimiter;
   /** The file store and limits of GenericIntegrationFileTransfer; without them the endpoint answers 501. */
   uploads?: Uploads;
+  /** Recovery tests only: called between the store write and the publish. */
+  afterPersist?: () => void;
 }

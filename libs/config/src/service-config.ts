@@ -53,6 +53,8 @@ const schema = z.object({
   MAX_ATTEMPTS: int(1, 100).default(5),
   SWEEP_INTERVAL_SECONDS: int(1, 3600).default(15),
   REPUBLISH_AFTER_SECONDS: int(5, 24 * 3600).default(60),
+  /** Fault injection for recovery tests only: the gateway kills itself right after storing an invocation. */
+  FAULT_INJECTION: z.enum(['gateway-exit-after-persist']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -122,6 +122,7 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
       config.BOT_RATE_LIMIT_PER_SECOND > 0
         ? new RateLimiter(config.BOT_RATE_LIMIT_PER_SECOND, config.BOT_RATE_LIMIT_BURST ?? Math.ceil(config.BOT_RATE_LIMIT_PER_SECOND))
         : undefined,
+    afterPersist: config.FAULT_INJECTION === 'gateway-exit-after-persist' ? () => process.kill(process.pid, 'SIGKILL') : undefined,
     settings: {
       platformSegment: config.PLATFORM_SEGMENT,
       platformVersion: config.PLATFORM_VERSION,
