@@ -94,6 +94,15 @@ describe('docker-compose.yml', () => {
     expect(read('.dockerignore')).toMatch(/^\.env$/m);
   });
 
+  it('shares the uploaded files (DATA_DIR/files) between the gateway and the executors', () => {
+    const dataDir = /^ENV [\s\S]*?DATA_DIR=(\S+)/m.exec(read('Dockerfile'))?.[1];
+    expect(dataDir).toBe('/data');
+    for (const name of ['gateway', 'executor-default', 'executor-bulk']) {
+      expect({ name, volumes: services[name].volumes }).toEqual({ name, volumes: [`gi-files:${dataDir}/files`] });
+    }
+    expect(read('Dockerfile')).toMatch(/mkdir -p \/data\/files && chown -R node:node \/data/);
+  });
+
   it('starts MongoDB as a one-node replica set it initiates, and RabbitMQ with its UI and a non-guest user', () => {
     expect(services.mongo.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
     expect(JSON.stringify(obj(services.mongo.healthcheck).test)).toContain("rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: 'mongo:27017' }] })");
@@ -230,6 +239,17 @@ describe('deploy/k8s', () => {
       const [trigger] = asList(obj(scaled?.spec).triggers) as Array<{ type: string; metadata: Json; authenticationRef: { name: string } }>;
       expect(trigger).toMatchObject({ type: 'rabbitmq', metadata: { mode: 'QueueLength', queueName: poolQueueName(names, pool) } });
       expect(named('TriggerAuthentication', trigger.authenticationRef.name)).toBeDefined();
+    }
+  });
+
+  it('mounts one ReadWriteMany claim for the uploaded files in the gateway and every executor', () => {
+    const claim = named('PersistentVolumeClaim', 'gi-files');
+    expect(obj(claim?.spec).accessModes).toEqual(['ReadWriteMany']);
+    for (const deployment of deployments.filter((d) => /gateway|executor/.test(d.metadata?.name ?? ''))) {
+      const pod = obj(obj(obj(deployment.spec).template).spec);
+      const volume = (asList(pod.volumes) as Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>).find((v) => v.persistentVolumeClaim);
+      expect({ deployment: deployment.metadata?.name, claim: volume?.persistentVolumeClaim?.claimName }).toEqual({ deployment: deployment.metadata?.name, claim: 'gi-files' });
+      expect(asList(containerOf(deployment).volumeMounts)).toContainEqual({ name: volume?.name, mountPath: '/data/files' });
     }
   });
 
