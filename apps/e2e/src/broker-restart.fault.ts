@@ -1,12 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { deleteBusTopology, TEST_AMQP_URL } from '@gi/testing';
+import { rmSync } from 'node:fs';
+import { deleteBusTopology } from '@gi/testing';
 import { Api } from './api-client';
 import { busy } from './connectors';
-import { ADMIN_TOKEN, startService } from './service-process';
+import { distributedDeployment } from './distributed-env';
 import type { ServiceProcess } from './service-process';
 
 /**
@@ -15,17 +12,7 @@ import type { ServiceProcess } from './service-process';
  * `faults` jest project) because it takes the shared broker away from everything else.
  */
 describe('broker restarts under load', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gi-fault-'));
-  const prefix = `gi-fault-${randomBytes(4).toString('hex')}`;
-  const env = {
-    ADMIN_TOKEN,
-    TOKEN_SECRET: randomBytes(32).toString('hex'),
-    AMQP_URL: TEST_AMQP_URL,
-    BUS_PREFIX: prefix,
-    LEASE_SECONDS: '5',
-    SWEEP_INTERVAL_SECONDS: '1',
-    REPUBLISH_AFTER_SECONDS: '5',
-  };
+  const { dataDir, prefix, start } = distributedDeployment('fault');
   let services: ServiceProcess[] = [];
   const rabbitmqctl = (...args: string[]) => execFileSync('rabbitmqctl', args, { stdio: 'ignore', timeout: 60_000 });
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -38,7 +25,6 @@ describe('broker restarts under load', () => {
   });
 
   it('loses no accepted invocation across 3 restarts, each completed with one outcome', async () => {
-    const start = (command: 'gateway' | 'control' | 'executor', args: string[] = []) => startService({ command, args, env, dataDir });
     const control = await start('control');
     services = [control, ...(await Promise.all([start('gateway'), start('executor'), start('executor')]))];
     const gateway = new Api(services[1].baseUrl);

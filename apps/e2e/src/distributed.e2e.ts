@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { deleteBusTopology, TEST_AMQP_URL } from '@gi/testing';
+import { rmSync } from 'node:fs';
+import { deleteBusTopology } from '@gi/testing';
 import { Api } from './api-client';
 import { busy, example } from './connectors';
-import { ADMIN_TOKEN, startService } from './service-process';
+import { distributedDeployment } from './distributed-env';
 import type { ServiceProcess } from './service-process';
 
 /**
@@ -13,19 +10,7 @@ import type { ServiceProcess } from './service-process';
  * the real RabbitMQ, sharing one SQLite file (the multi-process store available without MongoDB).
  */
 describe('distributed deployment (RabbitMQ, separate processes)', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gi-dist-'));
-  const prefix = `gi-e2e-${randomBytes(4).toString('hex')}`;
-  const env = {
-    ADMIN_TOKEN,
-    TOKEN_SECRET: randomBytes(32).toString('hex'),
-    AMQP_URL: TEST_AMQP_URL,
-    BUS_PREFIX: prefix,
-    LEASE_SECONDS: '5',
-    SWEEP_INTERVAL_SECONDS: '1',
-    REPUBLISH_AFTER_SECONDS: '5',
-    EXECUTOR_CONCURRENCY: '4',
-  };
-  const start = (command: 'gateway' | 'results' | 'control' | 'executor', args: string[] = []) => startService({ command, args, env, dataDir });
+  const { dataDir, prefix, start } = distributedDeployment('dist');
   let gateway: ServiceProcess;
   let results: ServiceProcess;
   let control: ServiceProcess;
@@ -78,7 +63,7 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     const before = Date.now();
     const kills = 10;
     for (let i = 0; i < kills; i++) {
-      const faulty = await startService({ command: 'gateway', env: { ...env, FAULT_INJECTION: 'gateway-exit-after-persist' }, dataDir });
+      const faulty = await start('gateway', [], { FAULT_INJECTION: 'gateway-exit-after-persist' });
       const api = new Api(faulty.baseUrl);
       // The gateway dies between its store write and its publish: the caller sees the connection drop.
       await expect(api.postJson(api.webhookUrl('acme', 'Order', 'busy', `asyncResponse=true&ms=1&orphan=${i}`), token, {})).rejects.toThrow();

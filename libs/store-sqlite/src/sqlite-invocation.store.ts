@@ -164,24 +164,15 @@ function toSummary(row: Pick<InvocationRow, 'id' | 'bot_id' | 'entity_name' | 'i
 }
 
 function toInvocation(row: InvocationRow): Invocation {
+  const { error: _error, ...summary } = toSummary(row);
   return {
-    id: row.id,
-    botId: row.bot_id,
-    entityName: row.entity_name,
-    integrationId: row.integration_id,
-    integrationVersion: row.integration_version,
+    ...summary,
     pool: row.pool,
-    mode: row.mode as Invocation['mode'],
     endpoint: row.endpoint as Invocation['endpoint'],
     responseContentType: row.response_content_type,
     entity: JSON.parse(row.entity),
-    status: row.status as Invocation['status'],
-    attempt: row.attempt,
     leaseOwner: row.lease_owner,
     leaseUntil: row.lease_until,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
     expireAt: row.expire_at,
     outcome: row.outcome ? JSON.parse(row.outcome) : null,
     logs: JSON.parse(row.logs),
