@@ -45,6 +45,15 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     expect(viaGateway.json).toEqual({ done: true, ms: 300 });
   });
 
+  it('exposes health, readiness and queue depth per pool on an executor', async () => {
+    const base = executors[0].baseUrl;
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/gi_queue_depth\{pool="default"\} \d+/);
+    expect(metrics).toMatch(/gi_queue_depth\{pool="bulk"\} \d+/);
+  });
+
   it('runs each pool\'s jobs only on executors of that pool', async () => {
     const api = new Api(gateway.baseUrl);
     const ids: string[] = [];

@@ -5,7 +5,7 @@ import type { ChannelModel, RecoveringChannelModel } from 'amqplib';
 import { connectionUrl, resolveBusOptions } from './amqp-bus.options';
 import type { AmqpJobBusOptions, ResolvedBusOptions } from './amqp-bus.options';
 import { AmqpSession } from './amqp-session';
-import { busNames, busTopology, declareTopology } from './amqp-topology';
+import { busNames, busTopology, declareTopology, poolQueueName } from './amqp-topology';
 import type { BusNames, Topology } from './amqp-topology';
 import { encodeCompletion, encodeJob } from './bus-message.codec';
 import { CompletionSubscriber } from './completion-subscriber';
@@ -115,6 +115,19 @@ export class AmqpJobBus implements JobBus {
       return true;
     } catch {
       return false;
+    }
+  }
+
+  /** Jobs waiting in a pool's queue (ready, not yet handed out); null when the broker does not answer. */
+  async queueDepth(pool: string): Promise<number | null> {
+    const session = this.session;
+    if (!session?.alive || this.phase === 'closed') return null;
+    try {
+      const queue = poolQueueName(this.names, pool);
+      const ok = await withDeadline(session.adminChannel().then((channel) => channel.checkQueue(queue)), PING_TIMEOUT_MS, 'The message broker did not answer in time.');
+      return ok.messageCount;
+    } catch {
+      return null;
     }
   }
 

@@ -68,6 +68,10 @@ export class LocalJobBus implements JobBus {
     this.completionListeners.clear();
   }
 
+  async queueDepth(pool: string): Promise<number | null> {
+    return this.queue.filter((delivery) => delivery.job.pool === pool).length;
+  }
+
   /** Jobs waiting for a free consumer. */
   get depth(): number {
     return this.queue.length;

@@ -122,6 +122,8 @@ export interface JobBus {
   consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription>;
   publishCompletion(event: CompletionEvent): Promise<void>;
   onCompletion(listener: (event: CompletionEvent) => void): Promise<Subscription>;
+  /** Jobs waiting in a pool's queue; null when unknown right now. */
+  queueDepth(pool: string): Promise<number | null>;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,7 @@ export interface Metrics {
   jobsInFlight: Gauge<'pool'>;
   jobDuration: Histogram<'pool' | 'status'>;
   outcomes: Counter<'status' | 'code'>;
+  queueDepth: Gauge<'pool'>;
 }
 
 export function createMetrics(): Metrics {
@@ -31,6 +32,7 @@ export function createMetrics(): Metrics {
       buckets,
       registers: [registry],
     }),
+    queueDepth: new Gauge({ name: 'gi_queue_depth', help: 'Jobs waiting in a pool\'s queue, as last seen by this executor.', labelNames: ['pool'], registers: [registry] }),
     outcomes: new Counter({ name: 'gi_invocation_outcomes_total', help: 'Recorded outcomes by status and error code.', labelNames: ['status', 'code'], registers: [registry] }),
   };
 }

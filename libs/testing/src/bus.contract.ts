@@ -80,6 +80,18 @@ export function describeBusContract(name: string, open: () => Promise<BusUnderTe
       expect(attempts).toEqual(['again', 'again']);
     });
 
+    it('reports how many jobs wait in a pool', async () => {
+      await subject.bus.publish(job('w1', 'idle'));
+      await subject.bus.publish(job('w2', 'idle'));
+      // The broker's count may lag its confirm by a moment.
+      let depth: number | null = null;
+      for (let i = 0; i < 50 && depth !== 2; i++) {
+        depth = await subject.bus.queueDepth('idle');
+        if (depth !== 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(depth).toBe(2);
+    });
+
     it('counts deliveries of a requeued job', async () => {
       const counts: number[] = [];
       await subject.bus.consume('default', 1, async (_j, delivery) => {

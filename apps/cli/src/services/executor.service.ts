@@ -30,6 +30,10 @@ export async function runExecutor(pools: string[]): Promise<void> {
       const now = clock.now();
       const result = await recoverInvocations({ store, bus, clock }, { leaseBefore: now, publishedBefore: now - config.REPUBLISH_AFTER_SECONDS * 1000 });
       if (result.requeued + result.republished > 0) logger.info(result, 'sweep recovered invocations');
+      for (const pool of pools) {
+        const depth = await bus.queueDepth(pool);
+        if (depth !== null) metrics.queueDepth.set({ pool }, depth);
+      }
       await sweepExpiredFiles(base);
     } catch (err) {
       logger.warn({ err }, 'sweep failed; next round will retry');
