@@ -68,6 +68,28 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     expect(ranOn(executors[1])).toEqual([]);
   });
 
+  it('keeps the default pool responsive while the bulk pool is saturated', async () => {
+    const api = new Api(gateway.baseUrl);
+    const timeSync = async () => {
+      const started = Date.now();
+      const reply = await api.postJson(api.webhookUrl('acme', 'Order', 'ack'), token, { orderId: 1 });
+      expect(reply.status).toBe(200);
+      return Date.now() - started;
+    };
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const idle: number[] = [];
+    for (let i = 0; i < 10; i++) idle.push(await timeSync());
+    // 80 bulk jobs of 150 ms on one bulk consumer of concurrency 4: a backlog of about 3 s.
+    const bulk = await Promise.all(Array.from({ length: 80 }, () => api.postJson(api.webhookUrl('acme', 'Order', 'bulk', 'asyncResponse=true&ms=150'), token, {})));
+    const saturated: number[] = [];
+    for (let i = 0; i < 10; i++) saturated.push(await timeSync());
+    const lastBulk = await new Api(results.baseUrl).poll('acme', token, bulk[bulk.length - 1].json.invocationId, 'waitSeconds=30');
+    expect(lastBulk.status).toBe(200);
+    console.log(`default pool sync latency: median ${median(idle)} ms idle, ${median(saturated)} ms with bulk saturated`);
+    // Not queued behind the bulk backlog: only the shared CPU slows it.
+    expect(median(saturated)).toBeLessThan(1500);
+  });
+
   it('completes invocations stored by a gateway that died before publishing them (sweeper)', async () => {
     const before = Date.now();
     const kills = 10;
@@ -84,13 +106,13 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
         (i) => Date.parse(i.createdAt) >= before,
       );
     expect(await orphans()).toHaveLength(kills);
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 45_000;
     while ((await orphans()).some((i) => i.status !== 'Completed') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     const done = await orphans();
     expect(done.map((i) => i.status)).toEqual(Array(kills).fill('Completed'));
     const delays = done.map((i) => Date.parse(i.finishedAt!) - Date.parse(i.createdAt));
-    // Republished once REPUBLISH_AFTER_SECONDS (5 s) passed, by the next sweep (every 1 s).
-    expect(Math.max(...delays)).toBeLessThan(15_000);
+    // Republished once REPUBLISH_AFTER_SECONDS (5 s) passed, by the next sweep (every 1 s); slack for a loaded CI.
+    expect(Math.max(...delays)).toBeLessThan(25_000);
     console.log(`sweeper recovery after gateway death: max ${Math.max(...delays)} ms over ${kills} orphans`);
   });
 
