@@ -53,6 +53,15 @@ const schema = z.object({
   MAX_ATTEMPTS: int(1, 100).default(5),
   SWEEP_INTERVAL_SECONDS: int(1, 3600).default(15),
   REPUBLISH_AFTER_SECONDS: int(5, 24 * 3600).default(60),
+  /**
+   * Private or loopback addresses connectors may call although Context.Http refuses such addresses by
+   * default (an internal ERP, a local test server). The integration's allowedHosts still apply.
+   */
+  CONNECTOR_TRUSTED_ADDRESSES: z
+    .string()
+    .regex(/^[0-9a-fA-F.:]+(,[0-9a-fA-F.:]+)*$/, 'comma-separated IP addresses')
+    .transform((v) => v.split(','))
+    .optional(),
   /** Fault injection for recovery tests only: the gateway kills itself right after storing an invocation. */
   FAULT_INJECTION: z.enum(['gateway-exit-after-persist']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -6,12 +6,12 @@ import { recoverInvocations, startExecutor } from '@gi/executor';
 import { gatewayRouter } from '@gi/gateway';
 import { createHttpApp } from '@gi/http';
 import { resultsRouter } from '@gi/results';
-import { createQuickJsRuntime } from '@gi/sandbox';
 import {
   completionWaiter,
   gatewayDeps,
   listen,
   onShutdown,
+  openConnectorRuntime,
   openServiceBase,
   openTokenService,
   resultsDeps,
@@ -31,7 +31,7 @@ export async function runEmbedded(): Promise<void> {
   const adminToken = config.ADMIN_TOKEN ?? announceGenerated(config.DATA_DIR, 'admin-token', 'admin token');
   const tokens = openTokenService(base);
   const bus = new LocalJobBus();
-  const runtime = await createQuickJsRuntime();
+  const runtime = await openConnectorRuntime(base);
   const waiter = await completionWaiter(bus);
 
   const executor = await startExecutor(

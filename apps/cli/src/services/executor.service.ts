@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { recoverInvocations, startExecutor } from '@gi/executor';
 import { createHttpApp } from '@gi/http';
-import { createQuickJsRuntime } from '@gi/sandbox';
-import { listen, onShutdown, openAmqpBus, openServiceBase, stopListening, sweepExpiredFiles } from './service-wiring';
+import { listen, onShutdown, openAmqpBus, openConnectorRuntime, openServiceBase, stopListening, sweepExpiredFiles } from './service-wiring';
 
 /**
  * An executor: consumes the given pools, runs connectors, records outcomes. Every executor also sweeps:
@@ -14,7 +13,7 @@ export async function runExecutor(pools: string[]): Promise<void> {
   const base = await openServiceBase('executor');
   const { config, logger, store, metrics, clock } = base;
   const bus = await openAmqpBus(base, 'executor', pools);
-  const runtime = await createQuickJsRuntime();
+  const runtime = await openConnectorRuntime(base);
   const ownerId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const executor = await startExecutor(
     { store, bus, runtime, clock, logger, metrics, files: base.files, ownerId, leaseMs: config.LEASE_SECONDS * 1000, maxAttempts: config.MAX_ATTEMPTS },

@@ -16,6 +16,7 @@ import { createLogger, createMetrics } from '@gi/http';
 import type { Logger, Metrics } from '@gi/http';
 import type { ResultsDeps } from '@gi/results';
 import { createMongoStore } from '@gi/store-mongo';
+import { createQuickJsRuntime } from '@gi/sandbox';
 import { createSqliteStore } from '@gi/store-sqlite';
 
 /** What every service process has: its configuration, logger, metrics, clock and store. */
@@ -62,6 +63,11 @@ const FILE_SWEEP_GRACE_MS = 60 * 60_000;
 export async function sweepExpiredFiles(base: ServiceBase): Promise<void> {
   const deleted = await sweepFiles({ files: base.files, invocations: base.store.invocations }, Date.now() - FILE_SWEEP_GRACE_MS);
   if (deleted > 0) base.logger.info({ owners: deleted }, 'deleted files of expired invocations');
+}
+
+/** The Custom Code runtime of a service that runs connectors. */
+export function openConnectorRuntime(base: ServiceBase) {
+  return createQuickJsRuntime({ http: { trustedAddresses: base.config.CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
 }
 
 /** The token service; the signing secret comes from TOKEN_SECRET or the data directory. */
