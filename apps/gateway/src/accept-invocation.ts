@@ -39,6 +39,9 @@ export interface InboundCall {
  */
 export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Promise<NewInvocation> {
   const { settings, store, clock } = deps;
+  // Back-pressure from the broker reaches the caller before anything is stored (a lost connection does
+  // not: stored invocations are published by the sweeper once it is back).
+  if (deps.bus.isBlocked()) throw unavailable('The message broker is refusing new work (resource alarm); nothing was accepted. Try again.', 10);
   const { requestParams, control } = parseQuery(call.rawQuery);
   const asyncMode = parseAsyncResponse(singleControlValue(control, 'asyncResponse'));
   if (asyncMode && !supportsAsync(settings.platformVersion)) {

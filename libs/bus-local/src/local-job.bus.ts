@@ -68,6 +68,10 @@ export class LocalJobBus implements JobBus {
     this.completionListeners.clear();
   }
 
+  isBlocked(): boolean {
+    return false;
+  }
+
   async queueDepth(pool: string): Promise<number | null> {
     return this.queue.filter((delivery) => delivery.job.pool === pool).length;
   }

@@ -122,6 +122,8 @@ export interface JobBus {
   consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription>;
   publishCompletion(event: CompletionEvent): Promise<void>;
   onCompletion(listener: (event: CompletionEvent) => void): Promise<Subscription>;
+  /** True while the broker refuses publishes (a memory or disk alarm): back-pressure callers should see. */
+  isBlocked(): boolean;
   /** Jobs waiting in a pool's queue; null when unknown right now. */
   queueDepth(pool: string): Promise<number | null>;
   close(): Promise<void>;
