@@ -92,7 +92,7 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
 
   it('completes invocations stored by a gateway that died before publishing them (sweeper)', async () => {
     const before = Date.now();
-    const kills = 10;
+    const kills = 50;
     for (let i = 0; i < kills; i++) {
       const faulty = await start('gateway', [], { FAULT_INJECTION: 'gateway-exit-after-persist' });
       const api = new Api(faulty.baseUrl);
