@@ -44,7 +44,7 @@ describe('gateway under broker back-pressure', () => {
       });
       expect(reply.status).toBe(503);
       expect(reply.headers.get('retry-after')).toBe('10');
-      expect((await reply.json()).detail).toContain('nothing was accepted');
+      expect(((await reply.json()) as { detail: string }).detail).toContain('nothing was accepted');
       expect(await store.invocations.list('acme', { limit: 10 })).toEqual([]);
     } finally {
       server.close();
