@@ -14,7 +14,7 @@ export interface Executor {
 export async function startExecutor(deps: ExecutorDeps, pools: string[], concurrency: number): Promise<Executor> {
   const handle = async (job: JobMessage, delivery?: JobDelivery): Promise<JobDecision> => {
     try {
-      return await runInvocation(deps, job);
+      return await runInvocation(deps, job, delivery);
     } catch (err) {
       const deliveries = delivery?.deliveryCount ?? 1;
       if (deliveries < deps.maxAttempts) {

@@ -1,5 +1,5 @@
 import { isTerminal, outcomeOf } from '@gi/domain';
-import type { Clock, ConnectorRuntime, FileStore, InvocationRef, JobBus, JobDecision, JobMessage, LogLine, Outcome, Store } from '@gi/domain';
+import type { Clock, ConnectorRuntime, FileStore, InvocationRef, JobBus, JobDecision, JobDelivery, JobMessage, LogLine, Outcome, Store } from '@gi/domain';
 import type { Logger, Metrics } from '@gi/http';
 import { connectorFileReader } from './connector-files';
 
@@ -25,13 +25,13 @@ export interface ExecutorDeps {
  * version pinned when it was accepted, record the outcome once, and announce it. A job of an
  * invocation that is already finished only re-announces it.
  */
-export async function runInvocation(deps: ExecutorDeps, job: JobMessage): Promise<JobDecision> {
+export async function runInvocation(deps: ExecutorDeps, job: JobMessage, delivery?: JobDelivery): Promise<JobDecision> {
   const { store, clock, logger, ownerId, leaseMs } = deps;
   const ref = { botId: job.botId, id: job.invocationId };
   const invocation = await store.invocations.claim(ref, ownerId, leaseMs, clock.now());
   if (!invocation) {
     const current = await store.invocations.get(ref);
-    if (current && isTerminal(current.status)) await announce(deps, ref.botId, ref.id, current.status);
+    if (current && isTerminal(current.status)) await announce(deps, ref, current.status, delivery);
     // Unknown or expired: nothing to do. Leased by another executor: it finishes it, or the sweeper requeues it.
     return 'ack';
   }
@@ -39,7 +39,7 @@ export async function runInvocation(deps: ExecutorDeps, job: JobMessage): Promis
   const log = logger.child({ invocationId: ref.id, botId: ref.botId, attempt: invocation.attempt });
   if (invocation.attempt > deps.maxAttempts) {
     const detail = `The job was started ${deps.maxAttempts} times and never finished (its executor stopped each time); it is not retried again.`;
-    return finish(deps, ref, { status: 'Failed', error: { code: 'connector_failed', title: 'Gave up', detail } }, [], log);
+    return finish(deps, ref, { status: 'Failed', error: { code: 'connector_failed', title: 'Gave up', detail } }, [], log, delivery);
   }
   const integration = await store.catalog.getIntegration(ref.botId, invocation.integrationId, invocation.integrationVersion);
   let outcome: Outcome;
@@ -74,20 +74,26 @@ export async function runInvocation(deps: ExecutorDeps, job: JobMessage): Promis
   endTimer({ status: outcome.status });
   deps.metrics.outcomes.inc({ status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });
 
-  return finish(deps, ref, outcome, logs, log);
+  return finish(deps, ref, outcome, logs, log, delivery);
 }
 
 /** Records the outcome (only the lease owner can) and announces it. */
-async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, logs: LogLine[], log: Logger): Promise<JobDecision> {
+async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, logs: LogLine[], log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
   if (await deps.store.invocations.complete(ref, deps.ownerId, outcome, logs, deps.clock.now())) {
     log.info({ status: outcome.status }, 'invocation finished');
-    await announce(deps, ref.botId, ref.id, outcome.status);
+    await announce(deps, ref, outcome.status, delivery);
   } else {
     log.warn('lease lost before completion; the outcome of this attempt was discarded');
   }
   return 'ack';
 }
 
-async function announce(deps: ExecutorDeps, botId: string, invocationId: string, status: Outcome['status'] | 'Queued' | 'Running') {
-  await deps.bus.publishCompletion({ kind: 'completed', version: 1, botId, invocationId, status });
+/**
+ * Announces a finished invocation: to every listener (long polls) and, for a sync call, straight back
+ * to the waiting gateway. A lost direct reply costs that caller one store read at the end of its wait.
+ */
+async function announce(deps: ExecutorDeps, ref: InvocationRef, status: Outcome['status'], delivery?: JobDelivery) {
+  const event = { kind: 'completed' as const, version: 1 as const, botId: ref.botId, invocationId: ref.id, status };
+  if (delivery?.replyTo) await deps.bus.reply(delivery.replyTo, event).catch((err) => deps.logger.warn({ err, invocationId: ref.id }, 'direct reply not sent'));
+  await deps.bus.publishCompletion(event);
 }

@@ -96,7 +96,9 @@ export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Pr
 /** Publishes the job of a stored invocation. */
 export async function publishInvocation(deps: GatewayDeps, invocation: NewInvocation): Promise<void> {
   try {
-    await deps.bus.publish({ kind: 'job', version: 1, botId: invocation.botId, invocationId: invocation.id, pool: invocation.pool });
+    // A sync caller waits here: the executor answers this gateway directly, not only by broadcast.
+    const awaitReply = invocation.mode === 'sync';
+    await deps.bus.publish({ kind: 'job', version: 1, botId: invocation.botId, invocationId: invocation.id, pool: invocation.pool }, { awaitReply });
   } catch (error) {
     // The invocation is stored: the sweeper republishes it, so the caller is told it was accepted.
     deps.logger.warn({ err: error, invocationId: invocation.id }, 'publish failed; left for the sweeper');

@@ -114,6 +114,36 @@ describe('AmqpJobBus against RabbitMQ', () => {
     expect(log.filter((line) => !line.startsWith('info:'))).toEqual(['warn: lost the message broker connection; reconnecting']);
   });
 
+  it('answers a publisher that awaits a reply directly (direct reply-to), and only that publisher', async () => {
+    const { bus: executor } = await openBus();
+    const gateway = await AmqpJobBus.connect({ url: AMQP_URL, prefix: executor.names.prefix, connectionName: 'gi-test gateway' });
+    const bystander = await AmqpJobBus.connect({ url: AMQP_URL, prefix: executor.names.prefix, connectionName: 'gi-test bystander' });
+    try {
+      const heard: string[] = [];
+      const heardByBystander: string[] = [];
+      await gateway.onCompletion((event) => heard.push(event.invocationId));
+      await bystander.onCompletion((event) => heardByBystander.push(event.invocationId));
+      const deliveries: Array<JobDelivery | undefined> = [];
+      await executor.consume('default', 2, async (j, delivery) => {
+        deliveries.push(delivery);
+        if (delivery?.replyTo) await executor.reply(delivery.replyTo, { kind: 'completed', version: 1, botId: j.botId, invocationId: j.invocationId, status: 'Completed' });
+        return 'ack';
+      });
+      await gateway.publish(job('sync-1'), { awaitReply: true });
+      await gateway.publish(job('async-1'));
+      await waitFor(() => heard.includes('sync-1') && deliveries.length === 2, 5000, 'direct reply');
+      expect(deliveries.find((d) => d?.replyTo)?.replyTo).toMatch(/^amq\.rabbitmq\.reply-to/);
+      expect(deliveries.filter((d) => !d?.replyTo)).toHaveLength(1);
+      // Nothing was broadcast: the reply went to the waiting publisher alone.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(heard).toEqual(['sync-1']);
+      expect(heardByBystander).toEqual([]);
+    } finally {
+      await gateway.close();
+      await bystander.close();
+    }
+  });
+
   it('rejects publish at once while disconnected, and publishes again once reconnected', async () => {
     const { bus, connectionName } = await openBus({ reconnect: { initialDelayMs: 1500 } });
     await closeConnectionFromBroker(connectionName);

@@ -4,10 +4,10 @@ import { connect } from 'amqplib';
 import type { ChannelModel, RecoveringChannelModel } from 'amqplib';
 import { connectionUrl, resolveBusOptions } from './amqp-bus.options';
 import type { AmqpJobBusOptions, ResolvedBusOptions } from './amqp-bus.options';
-import { AmqpSession } from './amqp-session';
+import { AmqpSession, DIRECT_REPLY_TO } from './amqp-session';
 import { busNames, busTopology, declareTopology, poolQueueName } from './amqp-topology';
 import type { BusNames, Topology } from './amqp-topology';
-import { encodeCompletion, encodeJob } from './bus-message.codec';
+import { decodeCompletion, encodeCompletion, encodeJob } from './bus-message.codec';
 import { CompletionSubscriber } from './completion-subscriber';
 import type { ConfirmPublisher, PublishRequest } from './confirm-publisher';
 import { JobConsumer } from './job-consumer';
@@ -56,11 +56,26 @@ export class AmqpJobBus implements JobBus {
     this.brokerAddress = connectionUrl(options).display;
   }
 
-  async publish(job: JobMessage): Promise<void> {
+  async publish(job: JobMessage, options: { awaitReply?: boolean } = {}): Promise<void> {
     const content = encodeJob(job);
     if (this.phase !== 'open') throw unavailable('The message bus is shutting down; the job was not published.');
     this.pools.add(job.pool);
-    return this.track(this.send({ exchange: this.names.jobs, routingKey: job.pool, content, type: 'job', persistent: true, mandatory: true }, job.pool));
+    const reply = options.awaitReply ? { replyTo: DIRECT_REPLY_TO, correlationId: job.invocationId } : {};
+    return this.track(this.send({ exchange: this.names.jobs, routingKey: job.pool, content, type: 'job', persistent: true, mandatory: true, ...reply }, job.pool));
+  }
+
+  async reply(replyTo: string, event: CompletionEvent): Promise<void> {
+    if (this.phase === 'closed') throw unavailable('The message bus is closed; the reply was not sent.');
+    // Through the default exchange to the waiting publisher's channel; gone publishers simply miss it.
+    const content = encodeCompletion(event);
+    return this.track(this.send({ exchange: '', routingKey: replyTo, content, type: 'completed', persistent: false, mandatory: false, correlationId: event.invocationId }));
+  }
+
+  /** A direct reply: handed to this bus's own completion listeners. */
+  private deliverDirectReply(content: Buffer): void {
+    const decoded = decodeCompletion(content);
+    if (!decoded.ok) return this.options.logger.warn({ reason: decoded.reason }, 'malformed direct reply ignored');
+    for (const subscriber of this.subscribers) subscriber.deliver(decoded.value);
   }
 
   async publishCompletion(event: CompletionEvent): Promise<void> {
@@ -214,6 +229,7 @@ export class AmqpJobBus implements JobBus {
       maxDeliveries: this.maxDeliveries,
       publishTimeoutMs: this.options.publishTimeoutMs,
       logger: this.options.logger,
+      onDirectReply: (content) => this.deliverDirectReply(content),
     });
     model.on('close', () => {
       if (this.session === session) this.session = null;

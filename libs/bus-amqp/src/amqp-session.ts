@@ -9,7 +9,12 @@ export interface SessionSettings {
   maxDeliveries: number;
   publishTimeoutMs: number;
   logger: BusLogger;
+  /** Direct replies arriving on the publishing channel (RabbitMQ's amq.rabbitmq.reply-to). */
+  onDirectReply: (content: Buffer) => void;
 }
+
+/** RabbitMQ's pseudo-queue for direct replies: consumed without acks on the channel that publishes. */
+export const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
 /**
  * One broker connection and the channels the bus shares on it: one for declarations, one confirm
@@ -68,8 +73,10 @@ export class AmqpSession {
 
   publisher(): Promise<ConfirmPublisher> {
     if (!this.publisherPromise) {
-      const opening = this.model.createConfirmChannel().then((channel) => {
+      const opening = this.model.createConfirmChannel().then(async (channel) => {
         channel.on('error', (err: Error) => this.settings.logger.warn({ err }, 'publishing channel closed by the broker'));
+        // Direct reply-to needs the publishing channel itself to consume the replies.
+        await channel.consume(DIRECT_REPLY_TO, (message) => message && this.settings.onDirectReply(message.content), { noAck: true });
         // A returned job means its pool queue is gone: declare it again on the next publish.
         const publisher = new ConfirmPublisher(channel, this.settings.publishTimeoutMs, (pool) => this.forgetPool(pool));
         channel.on('close', () => {

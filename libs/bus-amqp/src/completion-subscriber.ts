@@ -103,10 +103,16 @@ export class CompletionSubscriber implements Subscription {
       this.settings.logger.warn({ reason: decoded.reason }, 'malformed completion event ignored');
       return;
     }
+    this.deliver(decoded.value);
+  }
+
+  /** Hands an event to the listener (also used for direct replies, which arrive on the publishing channel). */
+  deliver(event: CompletionEvent): void {
+    if (this.closed) return;
     try {
-      this.listener(decoded.value);
+      this.listener(event);
     } catch (err) {
-      this.settings.logger.error({ err, invocationId: decoded.value.invocationId }, 'completion listener threw');
+      this.settings.logger.error({ err, invocationId: event.invocationId }, 'completion listener threw');
     }
   }
 }

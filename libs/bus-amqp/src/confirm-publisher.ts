@@ -10,6 +10,9 @@ export interface PublishRequest {
   persistent: boolean;
   /** The broker hands the message back when no queue takes it; publish() then rejects. */
   mandatory: boolean;
+  /** Direct reply-to: where the consumer answers, and what the answer is about. */
+  replyTo?: string;
+  correlationId?: string;
 }
 
 interface Pending {
@@ -90,6 +93,8 @@ export class ConfirmPublisher {
             mandatory: request.mandatory,
             messageId,
             type: request.type,
+            replyTo: request.replyTo,
+            correlationId: request.correlationId,
             contentType: 'application/json',
             timestamp: Math.floor(Date.now() / 1000),
           },

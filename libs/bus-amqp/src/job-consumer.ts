@@ -134,7 +134,8 @@ export class JobConsumer implements Subscription {
   private async run(delivery: Delivery): Promise<void> {
     let decision: JobDecision;
     try {
-      decision = await this.handler(delivery.job, { deliveryCount: delivery.deliveryCount });
+      const replyTo = typeof delivery.message.properties.replyTo === 'string' ? delivery.message.properties.replyTo : undefined;
+      decision = await this.handler(delivery.job, { deliveryCount: delivery.deliveryCount, ...(replyTo && { replyTo }) });
     } catch (err) {
       this.settings.logger.warn({ err, pool: this.pool, invocationId: delivery.job.invocationId }, 'job handler threw; job requeued');
       decision = 'requeue';

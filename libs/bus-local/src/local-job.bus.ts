@@ -68,6 +68,9 @@ export class LocalJobBus implements JobBus {
     this.completionListeners.clear();
   }
 
+  /** In one process every completion event already reaches every listener: nothing to send. */
+  async reply(_replyTo: string, _event: CompletionEvent): Promise<void> {}
+
   isBlocked(): boolean {
     return false;
   }

@@ -106,6 +106,8 @@ export interface CompletionEvent {
 export type JobDecision = 'ack' | 'requeue' | 'dead-letter';
 /** What the bus knows about one delivery of a job (adapters that cannot tell leave it out). */
 export interface JobDelivery {
+  /** Where the publisher waits for a direct reply (sync calls), if it does. */
+  replyTo?: string;
   /** How many times the broker has handed this job out, this time included (1 the first time). */
   deliveryCount: number;
 }
@@ -117,8 +119,14 @@ export interface Subscription {
 }
 
 export interface JobBus {
-  /** Resolves once the broker holds the job (publisher confirm); rejects when it cannot. */
-  publish(job: JobMessage): Promise<void>;
+  /**
+   * Resolves once the broker holds the job (publisher confirm); rejects when it cannot. With
+   * `awaitReply` (sync calls) the executor answers this publisher directly as well (RabbitMQ direct
+   * reply-to); the reply reaches the onCompletion listeners of this bus only.
+   */
+  publish(job: JobMessage, options?: { awaitReply?: boolean }): Promise<void>;
+  /** Sends a completion event straight to the publisher waiting at `replyTo` (at most once). */
+  reply(replyTo: string, event: CompletionEvent): Promise<void>;
   consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription>;
   publishCompletion(event: CompletionEvent): Promise<void>;
   onCompletion(listener: (event: CompletionEvent) => void): Promise<Subscription>;
