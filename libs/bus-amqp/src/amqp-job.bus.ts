@@ -7,7 +7,7 @@ import type { AmqpJobBusOptions, ResolvedBusOptions } from './amqp-bus.options';
 import { AmqpSession, DIRECT_REPLY_TO } from './amqp-session';
 import { busNames, busTopology, declareTopology, poolQueueName } from './amqp-topology';
 import type { BusNames, Topology } from './amqp-topology';
-import { decodeCompletion, encodeCompletion, encodeJob } from './bus-message.codec';
+import { decodeCompletion, encodeCompletion, encodeJob } from '@gi/contracts';
 import { CompletionSubscriber } from './completion-subscriber';
 import type { ConfirmPublisher, PublishRequest } from './confirm-publisher';
 import { JobConsumer } from './job-consumer';

@@ -5,7 +5,7 @@ import type { BusLogger } from './amqp-bus.options';
 import type { AmqpSession } from './amqp-session';
 import { completionQueueName } from './amqp-topology';
 import type { BusNames } from './amqp-topology';
-import { decodeCompletion } from './bus-message.codec';
+import { decodeCompletion } from '@gi/contracts';
 
 export interface SubscriberSettings {
   names: BusNames;

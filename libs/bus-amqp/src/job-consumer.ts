@@ -4,7 +4,7 @@ import type { BusLogger } from './amqp-bus.options';
 import type { AmqpSession } from './amqp-session';
 import { poolQueueName } from './amqp-topology';
 import type { BusNames } from './amqp-topology';
-import { decodeJob } from './bus-message.codec';
+import { decodeJob } from '@gi/contracts';
 
 export interface ConsumerSettings {
   names: BusNames;
