@@ -210,24 +210,15 @@ function toSummary(doc: SummaryDocument): InvocationSummary {
 }
 
 function toInvocation(doc: InvocationDocument): Invocation {
+  const { error: _error, ...summary } = toSummary(doc);
   return {
-    id: doc._id,
-    botId: doc.botId,
-    entityName: doc.entityName,
-    integrationId: doc.integrationId,
-    integrationVersion: doc.integrationVersion,
+    ...summary,
     pool: doc.pool,
-    mode: doc.mode,
     endpoint: doc.endpoint,
     responseContentType: doc.responseContentType,
     entity: JSON.parse(doc.entity),
-    status: doc.status,
-    attempt: doc.attempt,
     leaseOwner: doc.leaseOwner,
     leaseUntil: doc.leaseUntil,
-    createdAt: doc.createdAt,
-    startedAt: doc.startedAt,
-    finishedAt: doc.finishedAt,
     expireAt: doc.expireAt.getTime(),
     outcome: doc.outcome ? (JSON.parse(doc.outcome) as Outcome) : null,
     logs: doc.logs,

@@ -16,6 +16,8 @@ const source = MONGO_URL ? 'url' : dockerEngineAnswers() ? 'container' : 'none';
 if (source === 'none') {
   describe('Store contract: MongoDB', () => {
     process.stdout.write('SKIPPED MongoDB store contract: no MONGO_URL and no Docker engine\n');
+    // Why: no MongoDB server can run here. When: this suite runs whenever MONGO_URL names a replica set or
+    // a Docker engine answers (testcontainers starts one).
     it.skip('runs against MongoDB (set MONGO_URL to a replica set, or start a Docker engine)', () => undefined);
   });
 } else {
