@@ -1,6 +1,7 @@
 import type { JobDecision, JobDelivery, JobMessage, Subscription } from '@gi/domain';
 import { runInvocation } from './run-invocation';
 import type { ExecutorDeps } from './run-invocation';
+import { RunningInvocations } from './running-invocations';
 
 export interface Executor {
   stop(): Promise<void>;
@@ -9,12 +10,17 @@ export interface Executor {
 /**
  * Consumes the given pools and runs their jobs. A job whose handling fails is requeued (the store may be
  * briefly unavailable); on its last delivery it is a poison job: its invocation is recorded as Failed
- * and the message dead-lettered, so it never loops.
+ * and the message dead-lettered, so it never loops. A cancellation heard on the bus stops the run of
+ * that invocation if it runs here.
  */
 export async function startExecutor(deps: ExecutorDeps, pools: string[], concurrency: number): Promise<Executor> {
+  const running = new RunningInvocations();
+  const cancellations = await deps.bus.onCancel((event) => {
+    if (running.cancel({ botId: event.botId, id: event.invocationId })) deps.logger.info({ invocationId: event.invocationId, botId: event.botId }, 'cancellation received; stopping the run');
+  });
   const handle = async (job: JobMessage, delivery?: JobDelivery): Promise<JobDecision> => {
     try {
-      return await runInvocation(deps, job, delivery);
+      return await runInvocation(deps, job, delivery, running);
     } catch (err) {
       const deliveries = delivery?.deliveryCount ?? 1;
       if (deliveries < deps.maxAttempts) {
@@ -35,6 +41,7 @@ export async function startExecutor(deps: ExecutorDeps, pools: string[], concurr
   return {
     async stop() {
       await Promise.all(subscriptions.map((s) => s.close()));
+      await cancellations.close();
     },
   };
 }

@@ -2,6 +2,7 @@ import { isTerminal, outcomeOf } from '@gi/domain';
 import type { Clock, ConnectorRuntime, FileStore, InvocationRef, JobBus, JobDecision, JobDelivery, JobMessage, LogLine, Outcome, Store } from '@gi/domain';
 import type { Logger, Metrics } from '@gi/http';
 import { connectorFileReader } from './connector-files';
+import { RunningInvocations } from './running-invocations';
 
 export interface ExecutorDeps {
   store: Store;
@@ -23,9 +24,16 @@ export interface ExecutorDeps {
 /**
  * Runs one job: claim the invocation (conditional update with a lease), run its connector at the
  * version pinned when it was accepted, record the outcome once, and announce it. A job of an
- * invocation that is already finished only re-announces it.
+ * invocation that is already finished (or cancelled) only re-announces it. The run stops at once when
+ * the invocation is cancelled (`running` hears it from the bus) or its lease is lost (the heartbeat
+ * finds it Cancelled or taken over): its outcome could no longer be recorded.
  */
-export async function runInvocation(deps: ExecutorDeps, job: JobMessage, delivery?: JobDelivery): Promise<JobDecision> {
+export async function runInvocation(
+  deps: ExecutorDeps,
+  job: JobMessage,
+  delivery?: JobDelivery,
+  running: RunningInvocations = new RunningInvocations(),
+): Promise<JobDecision> {
   const { store, clock, logger, ownerId, leaseMs } = deps;
   const ref = { botId: job.botId, id: job.invocationId };
   const invocation = await store.invocations.claim(ref, ownerId, leaseMs, clock.now());
@@ -44,8 +52,16 @@ export async function runInvocation(deps: ExecutorDeps, job: JobMessage, deliver
   const integration = await store.catalog.getIntegration(ref.botId, invocation.integrationId, invocation.integrationVersion);
   let outcome: Outcome;
   let logs: LogLine[] = [];
+  const run = running.start(ref);
   const heartbeat = setInterval(() => {
-    store.invocations.renewLease(ref, ownerId, leaseMs, clock.now()).catch((err) => log.warn({ err }, 'lease renewal failed'));
+    store.invocations.renewLease(ref, ownerId, leaseMs, clock.now()).then(
+      (held) => {
+        if (held || run.signal.aborted) return;
+        log.warn('lease lost (the invocation was cancelled or taken over); stopping the run');
+        run.stop();
+      },
+      (err) => log.warn({ err }, 'lease renewal failed'),
+    );
   }, Math.max(1000, leaseMs / 3));
   const inFlight = deps.metrics.jobsInFlight.labels(invocation.pool);
   inFlight.inc();
@@ -63,13 +79,21 @@ export async function runInvocation(deps: ExecutorDeps, job: JobMessage, deliver
         allowedHosts: integration.allowedHosts,
         onProgress: (progress) => void store.invocations.setProgress(ref, ownerId, progress).catch(() => undefined),
         readFile: connectorFileReader(deps.files, ref, invocation.entity.RequestFiles, log),
+        signal: run.signal,
       });
       outcome = outcomeOf(result, timeoutMs);
       logs = result.logs;
     }
   } finally {
     clearInterval(heartbeat);
+    run.done();
     inFlight.dec();
+  }
+  if (outcome.status === 'Cancelled') {
+    // The store holds the cancellation (or another executor holds the lease); whoever cancelled announced it.
+    endTimer({ status: outcome.status });
+    log.info('run stopped: the invocation was cancelled');
+    return 'ack';
   }
   endTimer({ status: outcome.status });
   deps.metrics.outcomes.inc({ status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });

@@ -1,5 +1,5 @@
 import { isValidName, unavailable } from '@gi/domain';
-import type { CompletionEvent, JobBus, JobHandler, JobMessage, Subscription } from '@gi/domain';
+import type { CancelEvent, CompletionEvent, JobBus, JobHandler, JobMessage, Subscription } from '@gi/domain';
 import { connect } from 'amqplib';
 import type { ChannelModel, RecoveringChannelModel } from 'amqplib';
 import { connectionUrl, resolveBusOptions } from './amqp-bus.options';
@@ -7,8 +7,8 @@ import type { AmqpJobBusOptions, ResolvedBusOptions } from './amqp-bus.options';
 import { AmqpSession, DIRECT_REPLY_TO } from './amqp-session';
 import { busNames, busTopology, declareTopology, poolQueueName } from './amqp-topology';
 import type { BusNames, Topology } from './amqp-topology';
-import { decodeCompletion, encodeCompletion, encodeJob } from '@gi/contracts';
-import { CompletionSubscriber } from './completion-subscriber';
+import { decodeCancel, decodeCompletion, encodeCancel, encodeCompletion, encodeJob } from '@gi/contracts';
+import { FanoutSubscriber } from './fanout-subscriber';
 import type { ConfirmPublisher, PublishRequest } from './confirm-publisher';
 import { JobConsumer } from './job-consumer';
 
@@ -20,8 +20,8 @@ type Phase = 'open' | 'draining' | 'closed';
 
 /**
  * The job bus over RabbitMQ. Jobs go through a direct exchange to one durable quorum queue per pool
- * (delivery limit, dead-letter exchange and queue); completion events go through a fanout exchange
- * to an exclusive queue per listener. Every publish waits for its own broker confirm, with any
+ * (delivery limit, dead-letter exchange and queue); completion events and cancellations go through a
+ * fanout exchange each, to an exclusive queue per listener. Every publish waits for its own broker confirm, with any
  * number in flight. A lost connection is re-established with backoff, the topology declared again,
  * and consumers and listeners resume; meanwhile publishing fails at once (the store plus the sweeper
  * cover the gap) instead of waiting for the broker to come back.
@@ -41,7 +41,8 @@ export class AmqpJobBus implements JobBus {
   private readonly brokerAddress: string;
   private readonly pools: Set<string>;
   private readonly consumers = new Set<JobConsumer>();
-  private readonly subscribers = new Set<CompletionSubscriber>();
+  private readonly subscribers = new Set<FanoutSubscriber<CompletionEvent>>();
+  private readonly cancelSubscribers = new Set<FanoutSubscriber<CancelEvent>>();
   private readonly inFlight = new Set<Promise<void>>();
   private connection: RecoveringChannelModel | null = null;
   private session: AmqpSession | null = null;
@@ -86,6 +87,13 @@ export class AmqpJobBus implements JobBus {
     return this.track(this.send({ exchange: this.names.completions, routingKey: '', content, type: 'completed', persistent: false, mandatory: false }));
   }
 
+  async publishCancel(event: CancelEvent): Promise<void> {
+    const content = encodeCancel(event);
+    if (this.phase === 'closed') throw unavailable('The message bus is closed; the cancellation was not published.');
+    // A hint like completions: the store's Cancelled status is what every executor finally goes by.
+    return this.track(this.send({ exchange: this.names.cancellations, routingKey: '', content, type: 'cancel', persistent: false, mandatory: false }));
+  }
+
   async consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription> {
     if (this.phase !== 'open') throw new Error('The message bus is closed; cannot consume.');
     if (!isValidName(pool)) throw new Error(`Pool name "${pool}" is invalid: use letters, digits, '_', '.', '-'.`);
@@ -100,9 +108,18 @@ export class AmqpJobBus implements JobBus {
 
   async onCompletion(listener: (event: CompletionEvent) => void): Promise<Subscription> {
     if (this.phase !== 'open') throw new Error('The message bus is closed; cannot listen for completions.');
-    const settings = { names: this.names, reattachDelayMs: REATTACH_DELAY_MS, logger: this.options.logger };
-    const subscriber = new CompletionSubscriber(listener, settings, (s) => this.subscribers.delete(s));
+    const settings = { exchange: this.names.completions, reattachDelayMs: REATTACH_DELAY_MS, logger: this.options.logger };
+    const subscriber = new FanoutSubscriber(listener, decodeCompletion, settings, (s) => this.subscribers.delete(s));
     this.subscribers.add(subscriber);
+    await this.attachNow(subscriber);
+    return subscriber;
+  }
+
+  async onCancel(listener: (event: CancelEvent) => void): Promise<Subscription> {
+    if (this.phase !== 'open') throw new Error('The message bus is closed; cannot listen for cancellations.');
+    const settings = { exchange: this.names.cancellations, reattachDelayMs: REATTACH_DELAY_MS, logger: this.options.logger };
+    const subscriber = new FanoutSubscriber(listener, decodeCancel, settings, (s) => this.cancelSubscribers.delete(s));
+    this.cancelSubscribers.add(subscriber);
     await this.attachNow(subscriber);
     return subscriber;
   }
@@ -170,7 +187,7 @@ export class AmqpJobBus implements JobBus {
     this.phase = 'draining';
     await Promise.allSettled([...this.inFlight]);
     await Promise.all([...this.consumers].map((consumer) => consumer.close()));
-    await Promise.all([...this.subscribers].map((subscriber) => subscriber.close()));
+    await Promise.all([...this.subscribers, ...this.cancelSubscribers].map((subscriber) => subscriber.close()));
     this.phase = 'closed';
     await Promise.allSettled([...this.inFlight]);
     const session = this.session;
@@ -246,12 +263,12 @@ export class AmqpJobBus implements JobBus {
 
   /** Listeners first, so events of the jobs that consumers then finish are heard. */
   private async attachAll(session: AmqpSession): Promise<void> {
-    await Promise.all([...this.subscribers].map((subscriber) => subscriber.attach(session)));
+    await Promise.all([...this.subscribers, ...this.cancelSubscribers].map((subscriber) => subscriber.attach(session)));
     await Promise.all([...this.consumers].map((consumer) => consumer.attach(session)));
   }
 
   /** Attaches at once when connected; otherwise the next reconnect does. */
-  private async attachNow(target: JobConsumer | CompletionSubscriber): Promise<void> {
+  private async attachNow(target: JobConsumer | FanoutSubscriber<CompletionEvent> | FanoutSubscriber<CancelEvent>): Promise<void> {
     const session = this.session;
     if (!session?.alive) return;
     try {

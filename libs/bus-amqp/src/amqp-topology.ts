@@ -37,6 +37,8 @@ export interface BusNames {
   deadLetterQueue: string;
   /** Fanout exchange of completion events. */
   completions: string;
+  /** Fanout exchange of cancellations, heard by every executor. */
+  cancellations: string;
 }
 
 export function busNames(prefix: string): BusNames {
@@ -46,13 +48,11 @@ export function busNames(prefix: string): BusNames {
     deadLetter: `${prefix}.dead-letter`,
     deadLetterQueue: `${prefix}.dead-letters`,
     completions: `${prefix}.completions`,
+    cancellations: `${prefix}.cancellations`,
   };
 }
 
 export const poolQueueName = (names: BusNames, pool: string): string => `${names.jobs}.${pool}`;
-
-/** Per-subscriber completion queues are exclusive to their connection, so each attach takes a fresh name. */
-export const completionQueueName = (names: BusNames, unique: string): string => `${names.completions}.${unique}`;
 
 /**
  * One durable quorum queue per pool. RabbitMQ counts a delivery as failed when it is requeued or its
@@ -86,6 +86,7 @@ export function busTopology(names: BusNames, pools: Iterable<string>, maxDeliver
       { name: names.jobs, type: 'direct' },
       { name: names.deadLetter, type: 'fanout' },
       { name: names.completions, type: 'fanout' },
+      { name: names.cancellations, type: 'fanout' },
     ],
     queues: [{ name: names.deadLetterQueue, arguments: { 'x-queue-type': 'quorum' } }],
     bindings: [{ queue: names.deadLetterQueue, exchange: names.deadLetter, routingKey: '' }],

@@ -6,7 +6,7 @@ export interface PublishRequest {
   exchange: string;
   routingKey: string;
   content: Buffer;
-  type: 'job' | 'completed';
+  type: 'job' | 'completed' | 'cancel';
   persistent: boolean;
   /** The broker hands the message back when no queue takes it; publish() then rejects. */
   mandatory: boolean;

@@ -1,4 +1,4 @@
-import type { CompletionEvent, JobBus, JobHandler, JobMessage, Subscription } from '@gi/domain';
+import type { CancelEvent, CompletionEvent, JobBus, JobHandler, JobMessage, Subscription } from '@gi/domain';
 
 interface Delivery {
   job: JobMessage;
@@ -25,6 +25,7 @@ export class LocalJobBus implements JobBus {
   private readonly queue: Delivery[] = [];
   private readonly consumers = new Set<Consumer>();
   private readonly completionListeners = new Set<(event: CompletionEvent) => void>();
+  private readonly cancelListeners = new Set<(event: CancelEvent) => void>();
   /** Jobs a handler gave up on; kept for inspection like a dead-letter queue. */
   readonly deadLetters: JobMessage[] = [];
   private closed = false;
@@ -61,11 +62,22 @@ export class LocalJobBus implements JobBus {
     return { close: async () => void this.completionListeners.delete(listener) };
   }
 
+  async publishCancel(event: CancelEvent): Promise<void> {
+    if (this.closed) throw new Error('The bus is closed.');
+    for (const listener of this.cancelListeners) queueMicrotask(() => listener(event));
+  }
+
+  async onCancel(listener: (event: CancelEvent) => void): Promise<Subscription> {
+    this.cancelListeners.add(listener);
+    return { close: async () => void this.cancelListeners.delete(listener) };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.consumers].flatMap((c) => [...c.running]));
     this.consumers.clear();
     this.completionListeners.clear();
+    this.cancelListeners.clear();
   }
 
   /** In one process every completion event already reaches every listener: nothing to send. */

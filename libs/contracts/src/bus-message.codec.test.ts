@@ -1,4 +1,4 @@
-import { decodeCompletion, decodeJob, encodeJob } from './bus-message.codec';
+import { decodeCancel, decodeCompletion, decodeJob, encodeCancel, encodeJob } from './bus-message.codec';
 
 const job = { kind: 'job', version: 1, botId: 'bot-a', invocationId: 'inv-1', pool: 'default' } as const;
 const decodeJson = (value: unknown) => decodeJob(Buffer.from(JSON.stringify(value)));
@@ -27,6 +27,19 @@ describe('bus message codec', () => {
     const event = { kind: 'completed', version: 1, botId: 'bot-a', invocationId: 'inv-1', status: 'Completed' };
     expect(decodeCompletion(Buffer.from(JSON.stringify(event)))).toEqual({ ok: true, value: event });
     expect(decodeCompletion(Buffer.from(JSON.stringify({ ...event, status: 'Done' })))).toEqual({ ok: false, reason: 'status is missing or invalid' });
+  });
+
+  it('carries the Cancelled status in completion events', () => {
+    const event = { kind: 'completed', version: 1, botId: 'bot-a', invocationId: 'inv-1', status: 'Cancelled' };
+    expect(decodeCompletion(Buffer.from(JSON.stringify(event)))).toEqual({ ok: true, value: event });
+  });
+
+  it('round-trips a cancel event and refuses one of another kind or without an id', () => {
+    const cancel = { kind: 'cancel', version: 1, botId: 'bot-a', invocationId: 'inv-1' } as const;
+    expect(decodeCancel(encodeCancel(cancel))).toEqual({ ok: true, value: cancel });
+    expect(decodeCancel(Buffer.from(JSON.stringify({ ...cancel, kind: 'job' })))).toEqual({ ok: false, reason: 'kind must be "cancel", got "job"' });
+    expect(decodeCancel(Buffer.from(JSON.stringify({ ...cancel, invocationId: 7 })))).toEqual({ ok: false, reason: 'invocationId is missing or invalid' });
+    expect(() => encodeCancel({ ...cancel, botId: '' })).toThrow('Invalid cancel event: botId is missing or invalid.');
   });
 
   it('refuses to encode an invalid job', () => {

@@ -1,5 +1,5 @@
-import { isValidName } from '@gi/domain';
-import type { CompletionEvent, InvocationStatus, JobMessage } from '@gi/domain';
+import { INVOCATION_STATUSES, isValidName } from '@gi/domain';
+import type { CancelEvent, CompletionEvent, InvocationStatus, JobMessage } from '@gi/domain';
 
 /**
  * Bus messages on the wire: JSON of exactly the fields of the typed message. Anything read from the
@@ -7,7 +7,7 @@ import type { CompletionEvent, InvocationStatus, JobMessage } from '@gi/domain';
  */
 export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-const STATUSES: readonly InvocationStatus[] = ['Queued', 'Running', 'Completed', 'Failed'];
+const STATUSES: readonly InvocationStatus[] = INVOCATION_STATUSES;
 const MAX_ID_LENGTH = 128;
 
 const isId = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH;
@@ -40,6 +40,14 @@ function completionProblem(m: Record<string, unknown>): string | null {
   return null;
 }
 
+function cancelProblem(m: Record<string, unknown>): string | null {
+  if (m.kind !== 'cancel') return `kind must be "cancel", got ${JSON.stringify(m.kind)}`;
+  if (m.version !== 1) return `version ${JSON.stringify(m.version)} is not supported (expected 1)`;
+  if (typeof m.botId !== 'string' || !isValidName(m.botId)) return 'botId is missing or invalid';
+  if (!isId(m.invocationId)) return 'invocationId is missing or invalid';
+  return null;
+}
+
 export function decodeJob(content: Buffer): Decoded<JobMessage> {
   const m = parseObject(content);
   if (typeof m === 'string') return { ok: false, reason: m };
@@ -59,6 +67,14 @@ export function decodeCompletion(content: Buffer): Decoded<CompletionEvent> {
   };
 }
 
+export function decodeCancel(content: Buffer): Decoded<CancelEvent> {
+  const m = parseObject(content);
+  if (typeof m === 'string') return { ok: false, reason: m };
+  const problem = cancelProblem(m);
+  if (problem) return { ok: false, reason: problem };
+  return { ok: true, value: { kind: 'cancel', version: 1, botId: m.botId as string, invocationId: m.invocationId as string } };
+}
+
 /** Refuses to send what no consumer would accept: a bad message is a bug of the sender. */
 export function encodeJob(job: JobMessage): Buffer {
   const problem = jobProblem({ ...job });
@@ -72,4 +88,11 @@ export function encodeCompletion(event: CompletionEvent): Buffer {
   if (problem) throw new Error(`Invalid completion event: ${problem}.`);
   const { kind, version, botId, invocationId, status } = event;
   return Buffer.from(JSON.stringify({ kind, version, botId, invocationId, status }));
+}
+
+export function encodeCancel(event: CancelEvent): Buffer {
+  const problem = cancelProblem({ ...event });
+  if (problem) throw new Error(`Invalid cancel event: ${problem}.`);
+  const { kind, version, botId, invocationId } = event;
+  return Buffer.from(JSON.stringify({ kind, version, botId, invocationId }));
 }

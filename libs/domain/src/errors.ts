@@ -17,6 +17,8 @@ export const ErrorCodes = [
   'timeout', // the connector or the sync wait ran out of time
   'not_implemented',
   'internal',
+  'cancelled', // the invocation was cancelled before it finished
+  'already_finished', // a cancellation came after the invocation finished
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
 

@@ -1,9 +1,13 @@
 import type { InvocationError } from './errors';
 import type { WebhookEntity } from './request-entity';
 
-export type InvocationStatus = 'Queued' | 'Running' | 'Completed' | 'Failed';
-export const TERMINAL_STATUSES: readonly InvocationStatus[] = ['Completed', 'Failed'];
-export const isTerminal = (status: InvocationStatus) => status === 'Completed' || status === 'Failed';
+export const INVOCATION_STATUSES = ['Queued', 'Running', 'Completed', 'Failed', 'Cancelled'] as const;
+export type InvocationStatus = (typeof INVOCATION_STATUSES)[number];
+/** Not finished yet: these count as in flight (quotas) and can still be cancelled. */
+export const ACTIVE_STATUSES: readonly InvocationStatus[] = ['Queued', 'Running'];
+export const TERMINAL_STATUSES = ['Completed', 'Failed', 'Cancelled'] as const;
+export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
+export const isTerminal = (status: InvocationStatus): status is TerminalStatus => (TERMINAL_STATUSES as readonly string[]).includes(status);
 
 export type InvocationMode = 'sync' | 'async';
 export type Endpoint = 'GenericIntegration' | 'GenericIntegrationFileTransfer';
@@ -28,7 +32,11 @@ export interface Progress {
 /** The recorded end of an invocation: exactly one per invocation. */
 export type Outcome =
   | { status: 'Completed'; responseBody: unknown }
-  | { status: 'Failed'; error: InvocationError };
+  | { status: 'Failed'; error: InvocationError }
+  | { status: 'Cancelled'; error: InvocationError };
+
+/** The error an outcome carries (a failure or a cancellation), null for a completed one. */
+export const outcomeError = (outcome: Outcome | null): InvocationError | null => (outcome && outcome.status !== 'Completed' ? outcome.error : null);
 
 export interface NewInvocation extends InvocationRef {
   entityName: string;

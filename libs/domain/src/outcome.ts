@@ -1,5 +1,6 @@
 import type { Outcome } from './invocation';
 import type { ConnectorRunResult } from './ports';
+import type { InvocationError } from './errors';
 
 /**
  * Turns a connector run into the recorded outcome. A RaiseError passes its title and message to the
@@ -18,6 +19,7 @@ export function outcomeOf(result: ConnectorRunResult, timeoutMs: number): Outcom
           error: { code: 'timeout', title: 'Connector timed out', detail: `The connector did not finish within ${Math.round(timeoutMs / 1000)} s.` },
         };
       }
+      if (result.reason === 'cancelled') return { status: 'Cancelled', error: cancelledError('The run was stopped because the invocation was cancelled.') };
       if (result.reason === 'limit') {
         return { status: 'Failed', error: { code: 'connector_failed', title: 'Connector stopped', detail: result.message } };
       }
@@ -27,3 +29,6 @@ export function outcomeOf(result: ConnectorRunResult, timeoutMs: number): Outcom
       };
   }
 }
+
+/** What a cancelled invocation answers to its poll and to a sync caller still waiting (410). */
+export const cancelledError = (detail: string): InvocationError => ({ code: 'cancelled', title: 'Invocation cancelled', detail });

@@ -41,6 +41,11 @@ export interface InvocationStore {
    * without reading its data. False when it is already finished.
    */
   giveUp(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean>;
+  /**
+   * Cancels a Queued or Running invocation, whatever its lease: it becomes Cancelled with `error` as
+   * its outcome, so no executor claims or completes it afterwards. False when it is already finished.
+   */
+  cancel(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean>;
   /** Running invocations whose lease ended before `before` go back to Queued; returns them. */
   requeueExpiredLeases(before: number): Promise<InvocationRef[]>;
   /**
@@ -102,6 +107,14 @@ export interface CompletionEvent {
   status: InvocationStatus;
 }
 
+/** Published when an invocation is cancelled: the executor running it stops the run. */
+export interface CancelEvent {
+  kind: 'cancel';
+  version: 1;
+  botId: string;
+  invocationId: string;
+}
+
 /** What a job handler decides: done, try again later, or give up on this message. */
 export type JobDecision = 'ack' | 'requeue' | 'dead-letter';
 /** What the bus knows about one delivery of a job (adapters that cannot tell leave it out). */
@@ -130,6 +143,9 @@ export interface JobBus {
   consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription>;
   publishCompletion(event: CompletionEvent): Promise<void>;
   onCompletion(listener: (event: CompletionEvent) => void): Promise<Subscription>;
+  /** Broadcasts a cancellation to every executor (a hint: the store's Cancelled status is the truth). */
+  publishCancel(event: CancelEvent): Promise<void>;
+  onCancel(listener: (event: CancelEvent) => void): Promise<Subscription>;
   /** True while the broker refuses publishes (a memory or disk alarm): back-pressure callers should see. */
   isBlocked(): boolean;
   /** Jobs waiting in a pool's queue; null when unknown right now. */
@@ -189,12 +205,14 @@ export interface ConnectorRunRequest {
   onProgress?: (progress: Progress) => void;
   /** `Context.ReadFile`: only the files of this run's own request; absent when it has none. */
   readFile?: ConnectorFileReader;
+  /** Aborting it stops the run at once (the invocation was cancelled); the result is then `cancelled`. */
+  signal?: AbortSignal;
 }
 
 export type ConnectorRunResult =
   | { kind: 'ok'; responseBody: unknown; logs: LogLine[]; durationMs: number }
   | { kind: 'raised'; title: string; message: string; logs: LogLine[]; durationMs: number }
-  | { kind: 'failed'; reason: 'threw' | 'timeout' | 'limit'; message: string; logs: LogLine[]; durationMs: number };
+  | { kind: 'failed'; reason: 'threw' | 'timeout' | 'limit' | 'cancelled'; message: string; logs: LogLine[]; durationMs: number };
 
 export type CompileResult = { ok: true } | { ok: false; message: string; line: number; column: number };
 

@@ -10,6 +10,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  already_finished: 409,
+  cancelled: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   connector_error: 422,

@@ -66,6 +66,16 @@ describe('Context.Http.Request', () => {
       Context.SetResponseEntity({ ResponseBody: { error: e.message } });
     }`;
 
+  it('stops a run waiting on a slow response when it is cancelled', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 200);
+    const code = `await Context.Http.Request({ url: '${local.base}/slow' }); Context.SetResponseEntity({ ResponseBody: 'late' });`;
+    const result = await trusting.run({ cacheKey: 'http', code, entity: null, timeoutMs: 60_000, allowedHosts: ['127.0.0.1'], signal: controller.signal });
+    expect(result).toMatchObject({ kind: 'failed', reason: 'cancelled' });
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
   it('fetches JSON from an allowed host', async () => {
     const result = await call(trusting, tryRequest(`{ url: '${local.base}/json' }`));
     expect(result).toMatchObject({ kind: 'ok', responseBody: { status: 200, json: { hello: 'world' } } });

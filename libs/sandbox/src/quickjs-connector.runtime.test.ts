@@ -170,6 +170,14 @@ describe.each([
       expect(Date.now() - started).toBeLessThan(2000);
     });
 
+    it('does not start a run that is cancelled already', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      const result = await run('Context.Log("ran"); Context.SetResponseEntity({ ResponseBody: 1 });', { signal: controller.signal });
+      expect(result).toMatchObject({ kind: 'failed', reason: 'cancelled' });
+      expect(result.logs.map((l) => l.message)).not.toContain('ran');
+    });
+
     it('ends an infinite loop even when the connector catches everything', async () => {
       const result = await run('for (;;) { try { while (true) {} } catch (e) {} }', { timeoutMs: 100 });
       expect(result).toMatchObject({ kind: 'failed', reason: 'timeout' });

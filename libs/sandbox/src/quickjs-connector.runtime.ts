@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { ConnectorCompiler } from './compile-connector';
 import { loadQuickJs } from './quickjs-module';
 import { SandboxEngine } from './sandbox-engine';
+import { cancellationOf } from './run-cancellation';
 import { resolveEnvironment, type QuickJsRuntimeOptions } from './sandbox-options';
 import { WorkerPool } from './worker-pool';
 import { locateWorkerScript } from './worker-script';
@@ -42,7 +43,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
     return {
       isolation: 'worker-threads',
       compile: (code: string): CompileResult => (ensureOpen(), compiler.compile(code)),
-      run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => pool.run(check(request)),
+      run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => pool.run(check(request), request.signal),
       async close() {
         if (closed) return;
         closed = true;
@@ -56,7 +57,8 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
   return {
     isolation: 'in-process',
     compile: (code: string): CompileResult => (ensureOpen(), engine.compile(code)),
-    run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => engine.run(check(request)),
+    run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> =>
+      engine.run({ ...check(request), cancel: request.signal ? cancellationOf(request.signal) : undefined }),
     async close() {
       if (closed) return;
       closed = true;

@@ -7,6 +7,7 @@ import { LogBuffer } from './log-buffer';
 import type { PreparedSandbox } from './prepared-sandbox';
 import type { RunInput } from './run-input';
 import {
+  cancelledVerdict,
   failureVerdict,
   responseBodyOf,
   stalledVerdict,
@@ -71,7 +72,11 @@ class ConnectorRun {
   private readonly handles: QuickJSHandle[] = [];
   private readonly deadline: number;
   private timedOut = false;
+  private cancelled = false;
+  /** Set once the connector's own code runs: an interrupt while the Context API is built would break the engine. */
+  private started = false;
   private wake: (() => void) | null = null;
+  private readonly stopListening: () => void;
 
   constructor(
     sandbox: PreparedSandbox,
@@ -84,18 +89,27 @@ class ConnectorRun {
     this.deadline = Date.now() + input.timeoutMs;
     this.api = new ContextApi(this.context, env, input, this.logs);
     this.api.onHostSettled = () => this.wake?.();
-    // Called by the engine every few thousand operations: a raised error or a passed deadline stops
-    // the code with an error that no try/catch inside the sandbox can catch.
+    // Called by the engine every few thousand operations: a raised error, a cancellation or a passed
+    // deadline stops the code with an error that no try/catch inside the sandbox can catch.
     this.runtime.setInterruptHandler(() => {
       if (this.api.raised) return true;
-      if (Date.now() >= this.deadline) this.timedOut = true;
-      return this.timedOut;
+      if (this.started && input.cancel?.requested) this.cancelled = true;
+      else if (Date.now() >= this.deadline) this.timedOut = true;
+      return this.cancelled || this.timedOut;
     });
+    // A run waiting on host work wakes up to stop; ending the run then aborts that work.
+    this.stopListening =
+      input.cancel?.onRequest(() => {
+        this.cancelled = true;
+        this.wake?.();
+      }) ?? (() => undefined);
     this.api.install();
   }
 
   async execute(): Promise<Verdict> {
-    const ending = await this.start();
+    if (this.input.cancel?.requested) this.cancelled = true;
+    this.started = true;
+    const ending: Ending = this.cancelled ? { kind: 'stalled' } : await this.start();
     const verdict = this.verdictOf(ending);
     if (verdict.kind === 'failed') this.logs.addSystem('error', verdict.message);
     if (verdict.kind === 'raised') this.logs.addSystem('error', `RaiseError: ${verdict.title}: ${verdict.message}`);
@@ -104,6 +118,7 @@ class ConnectorRun {
 
   /** Stops host work and drops every handle, so the sandbox can be freed. */
   end(): void {
+    this.stopListening();
     this.api.dispose();
     for (const handle of this.handles.reverse()) if (handle.alive) handle.dispose();
     this.handles.length = 0;
@@ -152,7 +167,7 @@ class ConnectorRun {
         return { kind: 'fulfilled' };
       }
       if (state.type === 'rejected') return { kind: 'rejected', ...this.describe(this.keep(state.error)) };
-      if (this.api.raised || this.timedOut) return { kind: 'stalled' };
+      if (this.api.raised || this.timedOut || this.cancelled) return { kind: 'stalled' };
       if (Date.now() >= this.deadline) {
         this.timedOut = true;
         return { kind: 'stalled' };
@@ -171,11 +186,12 @@ class ConnectorRun {
   }
 
   private describe(error: QuickJSHandle): { message: string; stack: string } {
-    if (this.api.raised || this.timedOut) return { message: '', stack: '' };
+    if (this.api.raised || this.timedOut || this.cancelled) return { message: '', stack: '' };
     return this.api.describe(error);
   }
 
   private verdictOf(ending: Ending): Verdict {
+    if (this.cancelled) return cancelledVerdict;
     if (this.api.raised) return { kind: 'raised', ...this.api.raised };
     if (this.timedOut) return timeoutVerdict(this.input.timeoutMs);
     switch (ending.kind) {
@@ -194,6 +210,7 @@ class ConnectorRun {
     try {
       text = this.api.collect();
     } catch (error) {
+      if (this.cancelled) return cancelledVerdict;
       if (this.api.raised) return { kind: 'raised', ...this.api.raised };
       if (this.timedOut) return timeoutVerdict(this.input.timeoutMs);
       if (error instanceof ResponseTooLarge) return tooLargeVerdict(this.env.limits);

@@ -6,7 +6,7 @@ import { formatBytes, type SandboxLimits } from './sandbox-options';
 export type Verdict =
   | { kind: 'ok'; responseBody: unknown }
   | { kind: 'raised'; title: string; message: string }
-  | { kind: 'failed'; reason: 'threw' | 'timeout' | 'limit'; message: string };
+  | { kind: 'failed'; reason: 'threw' | 'timeout' | 'limit' | 'cancelled'; message: string };
 
 export const withRunFacts = (verdict: Verdict, facts: Pick<ConnectorRunResult, 'logs' | 'durationMs'>) =>
   ({ ...verdict, ...facts }) as ConnectorRunResult;
@@ -16,6 +16,8 @@ export const timeoutVerdict = (timeoutMs: number): Verdict => ({
   reason: 'timeout',
   message: `The connector did not finish within its time limit of ${timeoutMs} ms.`,
 });
+
+export const cancelledVerdict: Extract<Verdict, { kind: 'failed' }> = { kind: 'failed', reason: 'cancelled', message: 'The run was stopped: its invocation was cancelled.' };
 
 export const stalledVerdict: Verdict = {
   kind: 'failed',

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { SandboxEngine } from './sandbox-engine';
 import type { Progress } from '@gi/domain';
+import { SharedCancellation } from './run-cancellation';
 import type { RunInput } from './run-input';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
 
@@ -16,8 +17,10 @@ async function main(): Promise<void> {
   const engine = await SandboxEngine.create(env);
   const send = (message: FromWorker) => port.postMessage(message);
   const fileCalls = new Map<number, { resolve: (data: Uint8Array) => void; reject: (error: Error) => void }>();
+  const cancellations = new Map<number, SharedCancellation>();
   let nextCall = 1;
   port.on('message', (message: ToWorker) => {
+    if (message.kind === 'cancel') return void cancellations.get(message.id)?.notify();
     if (message.kind === 'file') {
       const call = fileCalls.get(message.call);
       fileCalls.delete(message.call);
@@ -25,7 +28,9 @@ async function main(): Promise<void> {
       else call?.reject(new Error(message.error ?? 'The file could not be read.'));
       return;
     }
-    const { id, input, readsFiles } = message;
+    const { id, input, readsFiles, cancelFlag } = message;
+    const cancel = cancelFlag ? new SharedCancellation(cancelFlag) : undefined;
+    if (cancel) cancellations.set(id, cancel);
     const readFile: RunInput['readFile'] = readsFiles
       ? (fileId, range) =>
           new Promise<Uint8Array>((resolve, reject) => {
@@ -34,8 +39,11 @@ async function main(): Promise<void> {
             send({ kind: 'read-file', id, call, fileId, range });
           })
       : undefined;
-    const run = { ...input, readFile, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
-    void engine.run(run).then((result) => send({ kind: 'result', id, result }));
+    const run = { ...input, readFile, cancel, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
+    void engine.run(run).then((result) => {
+      cancellations.delete(id);
+      send({ kind: 'result', id, result });
+    });
   });
   send({ kind: 'ready' });
 }

@@ -4,7 +4,10 @@ import type { SandboxEnvironment } from './sandbox-options';
 
 /** Messages between the pool and its worker threads: a union keyed on `kind`, plain data only. */
 export type ToWorker =
-  | { kind: 'run'; id: number; input: Omit<RunInput, 'onProgress' | 'readFile'>; readsFiles: boolean }
+  /** `cancelFlag`: memory shared with the pool, set when the run must stop (see SharedCancellation). */
+  | { kind: 'run'; id: number; input: Omit<RunInput, 'onProgress' | 'readFile' | 'cancel'>; readsFiles: boolean; cancelFlag?: Int32Array }
+  /** Wakes run `id` if it waits on host work; its cancel flag is already set. */
+  | { kind: 'cancel'; id: number }
   /** The answer to a `read-file` call: the bytes, or the message the connector sees. */
   | { kind: 'file'; call: number; data?: Uint8Array; error?: string };
 

@@ -28,6 +28,29 @@ describe('worker thread pool', () => {
     }
   });
 
+  it('cancels a queued run before it starts and a running one at once, leaving the worker healthy', async () => {
+    const runtime = await createQuickJsRuntime({ workers: 1 });
+    try {
+      const spinning = new AbortController();
+      const queued = new AbortController();
+      // The second run waits on the worker's thread behind the spinning one and is cancelled before it gets to run.
+      const first = runtime.run({ ...run, cacheKey: 'spin', code: 'while (true) {}', timeoutMs: 60_000, signal: spinning.signal });
+      const second = runtime.run({ ...run, cacheKey: 'log', code: 'Context.Log("ran"); while (true) {}', timeoutMs: 60_000, signal: queued.signal });
+      queued.abort();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      spinning.abort();
+      expect(await first).toMatchObject({ kind: 'failed', reason: 'cancelled' });
+      expect(Date.now() - started).toBeLessThan(2000);
+      const cancelledEarly = await second;
+      expect(cancelledEarly).toMatchObject({ kind: 'failed', reason: 'cancelled' });
+      expect(cancelledEarly.logs.map((l) => l.message)).not.toContain('ran');
+      expect(await runtime.run({ ...run, cacheKey: 'ok', code: 'Context.SetResponseEntity({ ResponseBody: 2 });' })).toMatchObject({ kind: 'ok', responseBody: 2 });
+    } finally {
+      await runtime.close();
+    }
+  });
+
   it('runs connectors of two workers side by side', async () => {
     const runtime = await createQuickJsRuntime({ workers: 2 });
     try {

@@ -1,7 +1,8 @@
 import type { ConnectorRunResult } from '@gi/domain';
 import { Worker } from 'node:worker_threads';
 import type { RunInput } from './run-connector';
-import { timeoutVerdict, withRunFacts } from './run-verdict';
+import { SharedCancellation } from './run-cancellation';
+import { cancelledVerdict, timeoutVerdict, withRunFacts } from './run-verdict';
 import { WORKER_STACK_MB, type SandboxEnvironment } from './sandbox-options';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
 import type { WorkerScript } from './worker-script';
@@ -25,6 +26,10 @@ interface PendingRun {
   started: number;
   resolve: (result: ConnectorRunResult) => void;
   timer?: NodeJS.Timeout;
+  /** Shared with the worker once the run starts: set when the run is cancelled. */
+  cancelFlag?: Int32Array;
+  /** Removes the abort listener of the run's signal. */
+  forget?: () => void;
 }
 
 interface Slot {
@@ -49,11 +54,19 @@ export class WorkerPool {
     for (let i = 0; i < options.size; i++) this.spawn();
   }
 
-  run(input: RunInput): Promise<ConnectorRunResult> {
+  /** Runs a connector; aborting `signal` stops it, queued or running, with a `cancelled` result. */
+  run(input: RunInput, signal?: AbortSignal): Promise<ConnectorRunResult> {
     if (this.closed) return Promise.reject(new Error('The connector runtime is closed.'));
     return new Promise((resolve) => {
       const run: PendingRun = { id: this.nextId++, input, started: performance.now(), resolve };
       if (this.broken) return resolve(this.failure(run, this.broken));
+      if (signal?.aborted) return resolve(withRunFacts(cancelledVerdict, this.facts(run, cancelledVerdict.message)));
+      if (signal) {
+        const onAbort = () => this.cancel(run);
+        signal.addEventListener('abort', onAbort, { once: true });
+        run.forget = () => signal.removeEventListener('abort', onAbort);
+        run.cancelFlag = SharedCancellation.newFlag();
+      }
       this.queue.push(run);
       this.dispatch();
     });
@@ -62,7 +75,7 @@ export class WorkerPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const run of this.queue.splice(0)) run.resolve(this.failure(run, 'The connector runtime was closed before the run started.'));
+    for (const run of this.queue.splice(0)) this.settleQueued(run, this.failure(run, 'The connector runtime was closed before the run started.'));
     await Promise.all([...this.slots].map((slot) => this.retire(slot, 'The connector runtime was closed during the run.')));
   }
 
@@ -125,8 +138,8 @@ export class WorkerPool {
   private start(slot: Slot, run: PendingRun): void {
     slot.runs.set(run.id, run);
     if (slot.runs.size === 1) slot.worker.ref();
-    const { onProgress: _onProgress, readFile, ...input } = run.input;
-    const message: ToWorker = { kind: 'run', id: run.id, input, readsFiles: readFile !== undefined };
+    const { onProgress: _onProgress, readFile, cancel: _cancel, ...input } = run.input;
+    const message: ToWorker = { kind: 'run', id: run.id, input, readsFiles: readFile !== undefined, cancelFlag: run.cancelFlag };
     run.timer = setTimeout(() => void this.kill(slot, run), run.input.timeoutMs + this.options.killGraceMs);
     slot.worker.postMessage(message);
   }
@@ -149,7 +162,28 @@ export class WorkerPool {
     );
   }
 
+  /** A queued run never starts; a running one has its flag set (a spinning connector stops at once) and is woken. */
+  private cancel(run: PendingRun): void {
+    const queued = this.queue.indexOf(run);
+    if (queued !== -1) {
+      this.queue.splice(queued, 1);
+      this.settleQueued(run, withRunFacts(cancelledVerdict, this.facts(run, cancelledVerdict.message)));
+      return;
+    }
+    for (const slot of this.slots) {
+      if (slot.runs.get(run.id) !== run || !run.cancelFlag) continue;
+      SharedCancellation.raise(run.cancelFlag);
+      slot.worker.postMessage({ kind: 'cancel', id: run.id } satisfies ToWorker);
+    }
+  }
+
+  private settleQueued(run: PendingRun, result: ConnectorRunResult): void {
+    run.forget?.();
+    run.resolve(result);
+  }
+
   private finish(slot: Slot, run: PendingRun, result: ConnectorRunResult): void {
+    run.forget?.();
     clearTimeout(run.timer);
     slot.runs.delete(run.id);
     if (slot.runs.size === 0) slot.worker.unref();
@@ -180,7 +214,7 @@ export class WorkerPool {
     if (!slot.ready && ++this.startupFailures >= MAX_STARTUP_FAILURES) {
       this.broken = `The sandbox workers cannot start: ${reason}`;
       this.slots.delete(slot);
-      for (const run of this.queue.splice(0)) run.resolve(this.failure(run, this.broken));
+      for (const run of this.queue.splice(0)) this.settleQueued(run, this.failure(run, this.broken as string));
       return;
     }
     await this.retire(slot, reason);

@@ -13,6 +13,7 @@ import type {
   Outcome,
   Progress,
 } from '@gi/domain';
+import { outcomeError } from '@gi/domain';
 import type { InvocationDocument } from './mongo-documents';
 
 /** The most invocations one sweep call moves; the next round takes the rest. */
@@ -115,10 +116,18 @@ export class MongoInvocationStore implements InvocationStore {
   }
 
   async giveUp(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
-    const outcome: Outcome = { status: 'Failed', error };
+    return this.end(ref, { status: 'Failed', error }, now);
+  }
+
+  async cancel(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
+    return this.end(ref, { status: 'Cancelled', error }, now);
+  }
+
+  /** Gives up on or cancels an unfinished invocation, whatever its lease. */
+  private async end(ref: InvocationRef, outcome: Exclude<Outcome, { status: 'Completed' }>, now: number): Promise<boolean> {
     const result = await this.invocations.updateOne(
-      { _id: ref.id, botId: ref.botId, status: { $in: ['Queued', 'Running'] } },
-      { $set: { status: 'Failed', outcome: JSON.stringify(outcome), finishedAt: now, leaseOwner: null, leaseUntil: null } },
+      { _id: ref.id, botId: ref.botId, status: { $in: ['Queued', 'Running'] }, expireAt: { $gt: new Date(now) } },
+      { $set: { status: outcome.status, outcome: JSON.stringify(outcome), finishedAt: now, leaseOwner: null, leaseUntil: null } },
     );
     return result.matchedCount === 1;
   }
@@ -205,7 +214,7 @@ function toSummary(doc: SummaryDocument): InvocationSummary {
     createdAt: doc.createdAt,
     startedAt: doc.startedAt,
     finishedAt: doc.finishedAt,
-    error: outcome?.status === 'Failed' ? outcome.error : null,
+    error: outcomeError(outcome),
   };
 }
 

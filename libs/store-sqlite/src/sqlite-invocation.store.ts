@@ -11,6 +11,7 @@ import type {
   Outcome,
   Progress,
 } from '@gi/domain';
+import { outcomeError } from '@gi/domain';
 import type { SqliteDatabase } from './sqlite-database';
 
 interface InvocationRow {
@@ -67,9 +68,10 @@ export class SqliteInvocationStore implements InvocationStore {
       complete: db.prepare(`UPDATE invocations
         SET status = @status, outcome = @outcome, logs = @logs, finished_at = @now, lease_owner = NULL, lease_until = NULL
         WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
-      giveUp: db.prepare(`UPDATE invocations
-        SET status = 'Failed', outcome = @outcome, finished_at = @now, lease_owner = NULL, lease_until = NULL
-        WHERE id = @id AND bot_id = @botId AND status IN ('Queued', 'Running')`),
+      // Gives up on or cancels an unfinished invocation, whatever its lease.
+      end: db.prepare(`UPDATE invocations
+        SET status = @status, outcome = @outcome, finished_at = @now, lease_owner = NULL, lease_until = NULL
+        WHERE id = @id AND bot_id = @botId AND status IN ('Queued', 'Running') AND expire_at > @now`),
       // A requeued invocation counts as never published, so the next sweep publishes it.
       requeue: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL, published_at = 0
         WHERE status = 'Running' AND lease_until < ? RETURNING id, bot_id`),
@@ -116,8 +118,15 @@ export class SqliteInvocationStore implements InvocationStore {
   }
 
   async giveUp(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
-    const outcome: Outcome = { status: 'Failed', error };
-    return this.statements.giveUp.run({ id: ref.id, botId: ref.botId, outcome: JSON.stringify(outcome), now }).changes === 1;
+    return this.end(ref, { status: 'Failed', error }, now);
+  }
+
+  async cancel(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
+    return this.end(ref, { status: 'Cancelled', error }, now);
+  }
+
+  private end(ref: InvocationRef, outcome: Exclude<Outcome, { status: 'Completed' }>, now: number): boolean {
+    return this.statements.end.run({ id: ref.id, botId: ref.botId, status: outcome.status, outcome: JSON.stringify(outcome), now }).changes === 1;
   }
 
   async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {
@@ -159,7 +168,7 @@ function toSummary(row: Pick<InvocationRow, 'id' | 'bot_id' | 'entity_name' | 'i
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
-    error: outcome?.status === 'Failed' ? outcome.error : null,
+    error: outcomeError(outcome),
   };
 }
 

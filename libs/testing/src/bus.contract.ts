@@ -1,4 +1,4 @@
-import type { CompletionEvent, JobBus, JobMessage } from '@gi/domain';
+import type { CancelEvent, CompletionEvent, JobBus, JobMessage } from '@gi/domain';
 
 export interface BusUnderTest {
   bus: JobBus;
@@ -112,6 +112,25 @@ export function describeBusContract(name: string, open: () => Promise<BusUnderTe
       await subject.bus.publishCompletion(event);
       await eventually(() => a.length === 1 && b.length === 1);
       expect(a[0]).toEqual(event);
+    });
+
+    it('fans cancellations out to every listener, apart from completions', async () => {
+      const a: CancelEvent[] = [];
+      const b: CancelEvent[] = [];
+      const completions: CompletionEvent[] = [];
+      await subject.bus.onCancel((e) => a.push(e));
+      const second = await subject.bus.onCancel((e) => b.push(e));
+      await subject.bus.onCompletion((e) => completions.push(e));
+      const event: CancelEvent = { kind: 'cancel', version: 1, botId: 'bot-a', invocationId: 'stop-me' };
+      await subject.bus.publishCancel(event);
+      await eventually(() => a.length === 1 && b.length === 1);
+      expect(a[0]).toEqual(event);
+      await second.close();
+      await subject.bus.publishCancel({ ...event, invocationId: 'again' });
+      await eventually(() => a.length === 2);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(b).toHaveLength(1);
+      expect(completions).toEqual([]);
     });
 
     it('waits for running handlers when a consumer closes', async () => {

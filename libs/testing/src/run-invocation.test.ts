@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { LocalJobBus } from '@gi/bus-local';
+import { cancelInvocation } from '@gi/domain';
 import type { CompletionEvent, ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store } from '@gi/domain';
 import { recoverInvocations, runInvocation, startExecutor } from '@gi/executor';
 import type { ExecutorDeps } from '@gi/executor';
@@ -26,6 +27,13 @@ class ScriptedRuntime implements ConnectorRuntime {
   }
   async close() {}
 }
+
+/** Runs until its signal aborts, as a connector stuck in a loop would until the engine stops it. */
+const untilAborted = (runtime: ScriptedRuntime) => async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => {
+  runtime.runs.push(request);
+  await new Promise<void>((resolve) => (request.signal?.aborted ? resolve() : request.signal?.addEventListener('abort', () => resolve())));
+  return { kind: 'failed', reason: 'cancelled', message: 'stopped', logs: [], durationMs: 1 };
+};
 
 describe('runInvocation (SQLite store, in-process bus)', () => {
   let store: Store;
@@ -74,6 +82,50 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     expect(runtime.runs).toHaveLength(1);
     await flush();
     expect(events).toHaveLength(2);
+  });
+
+  it('stops a running invocation when its cancellation is heard, and runs the next job', async () => {
+    const stuck = newInvocation({ createdAt: clock.now() });
+    const next = newInvocation({ createdAt: clock.now() });
+    await store.invocations.create(stuck);
+    await store.invocations.create(next);
+    const scripted = runtime.run.bind(runtime);
+    runtime.run = (request) => (runtime.runs.length === 0 ? untilAborted(runtime)(request) : scripted(request));
+    const executor = await startExecutor(deps, ['default'], 1);
+    try {
+      await bus.publish(job(stuck.id));
+      await bus.publish(job(next.id));
+      await eventually(() => runtime.runs.length === 1);
+      expect(await cancelInvocation({ invocations: store.invocations, bus, clock }, stuck, 'control-api')).toEqual({ announced: true });
+      await eventually(() => runtime.runs.length === 2);
+      await eventually(() => events.some((e) => e.invocationId === next.id));
+      expect(await store.invocations.get(stuck)).toMatchObject({ status: 'Cancelled', outcome: { status: 'Cancelled', error: { code: 'cancelled' } } });
+      expect((await store.invocations.get(next))?.status).toBe('Completed');
+      expect(events.filter((e) => e.invocationId === stuck.id)).toEqual([{ kind: 'completed', version: 1, botId: 'bot-a', invocationId: stuck.id, status: 'Cancelled' }]);
+    } finally {
+      await executor.stop();
+    }
+  });
+
+  it('drops the job of an invocation cancelled while it was queued', async () => {
+    const inv = newInvocation({ createdAt: clock.now() });
+    await store.invocations.create(inv);
+    await cancelInvocation({ invocations: store.invocations, bus, clock }, inv, 'caller');
+    expect(await runInvocation(deps, job(inv.id))).toBe('ack');
+    expect(runtime.runs).toHaveLength(0);
+    expect((await store.invocations.get(inv))?.outcome).toMatchObject({ status: 'Cancelled', error: { detail: 'The invocation was cancelled by its caller before it finished.' } });
+  });
+
+  it('stops a run whose lease was lost, even without hearing the cancellation', async () => {
+    const inv = newInvocation({ createdAt: clock.now() });
+    await store.invocations.create(inv);
+    runtime.run = untilAborted(runtime);
+    // Heartbeats every second: the first finds the invocation cancelled behind the bus's back.
+    const running = runInvocation({ ...deps, leaseMs: 3000 }, job(inv.id));
+    await eventually(() => runtime.runs.length === 1);
+    await store.invocations.cancel(inv, { code: 'cancelled', title: 'Invocation cancelled', detail: 'quietly' }, clock.now());
+    expect(await running).toBe('ack');
+    expect((await store.invocations.get(inv))?.outcome).toMatchObject({ status: 'Cancelled', error: { detail: 'quietly' } });
   });
 
   it('acks jobs of unknown invocations and of another bot', async () => {

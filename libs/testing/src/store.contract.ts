@@ -111,6 +111,33 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.complete(running, 'w1', { status: 'Completed', responseBody: 1 }, [], clock.now())).toBe(false);
       });
 
+      it('cancels a queued or running invocation once; then nobody claims, renews or completes it', async () => {
+        const { store, clock } = subject;
+        const queued = newInvocation({ createdAt: clock.now() });
+        const running = newInvocation({ createdAt: clock.now() });
+        const done = newInvocation({ createdAt: clock.now() });
+        for (const inv of [queued, running, done]) await store.invocations.create(inv);
+        await store.invocations.claim(running, 'w1', 60_000, clock.now());
+        await store.invocations.claim(done, 'w1', 60_000, clock.now());
+        await store.invocations.complete(done, 'w1', { status: 'Completed', responseBody: 1 }, [], clock.now());
+        const error = { code: 'cancelled' as const, title: 'Invocation cancelled', detail: 'by the test' };
+        clock.advance(10);
+        expect(await store.invocations.cancel({ botId: 'bot-b', id: queued.id }, error, clock.now())).toBe(false);
+        expect(await store.invocations.cancel(queued, error, clock.now())).toBe(true);
+        expect(await store.invocations.cancel(running, error, clock.now())).toBe(true);
+        expect(await store.invocations.cancel(running, error, clock.now())).toBe(false);
+        expect(await store.invocations.cancel(done, error, clock.now())).toBe(false);
+        expect(await store.invocations.get(queued)).toMatchObject({ status: 'Cancelled', outcome: { status: 'Cancelled', error }, finishedAt: clock.now() });
+        expect(await store.invocations.claim(queued, 'w2', 60_000, clock.now())).toBeNull();
+        expect(await store.invocations.renewLease(running, 'w1', 60_000, clock.now())).toBe(false);
+        expect(await store.invocations.complete(running, 'w1', { status: 'Completed', responseBody: 2 }, [], clock.now())).toBe(false);
+        expect(await store.invocations.requeueExpiredLeases(clock.now() + 3600_000)).toEqual([]);
+        expect((await store.invocations.get(done))?.status).toBe('Completed');
+        const cancelled = await store.invocations.list('bot-a', { status: 'Cancelled', limit: 10 });
+        expect(cancelled.map((s) => s.id).sort()).toEqual([queued.id, running.id].sort());
+        expect(cancelled[0].error).toEqual(error);
+      });
+
       it('keeps progress of the running attempt', async () => {
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now() });

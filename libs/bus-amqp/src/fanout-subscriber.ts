@@ -1,25 +1,30 @@
 import { randomBytes } from 'node:crypto';
-import type { CompletionEvent, Subscription } from '@gi/domain';
+import type { Subscription } from '@gi/domain';
+import type { Decoded } from '@gi/contracts';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { BusLogger } from './amqp-bus.options';
 import type { AmqpSession } from './amqp-session';
-import { completionQueueName } from './amqp-topology';
-import type { BusNames } from './amqp-topology';
-import { decodeCompletion } from '@gi/contracts';
 
 export interface SubscriberSettings {
-  names: BusNames;
+  /** The fanout exchange listened to; each attach binds a fresh queue named after it. */
+  exchange: string;
   /** Wait before listening again after the broker closed the channel on a live connection. */
   reattachDelayMs: number;
   logger: BusLogger;
 }
 
+/** What a fanout carries: an event with the invocation it is about. */
+export interface FanoutEvent {
+  kind: string;
+  invocationId: string;
+}
+
 /**
- * One listener of completion events: an exclusive, auto-deleted queue bound to the fanout exchange,
- * consumed without acks. Events are hints (the store holds the outcome), so the few sent while the
- * connection is down are simply missed; a new queue is bound after each reconnect.
+ * One listener of a fanout exchange's events (completions, cancellations): an exclusive, auto-deleted
+ * queue bound to the exchange, consumed without acks. Events are hints (the store holds the truth), so
+ * the few sent while the connection is down are simply missed; a new queue is bound after each reconnect.
  */
-export class CompletionSubscriber implements Subscription {
+export class FanoutSubscriber<T extends FanoutEvent> implements Subscription {
   private session: AmqpSession | null = null;
   private attaching: Promise<void> | null = null;
   private channel: Channel | null = null;
@@ -27,9 +32,10 @@ export class CompletionSubscriber implements Subscription {
   private closed = false;
 
   constructor(
-    private readonly listener: (event: CompletionEvent) => void,
+    private readonly listener: (event: T) => void,
+    private readonly decode: (content: Buffer) => Decoded<T>,
     private readonly settings: SubscriberSettings,
-    private readonly onClosed: (subscriber: CompletionSubscriber) => void,
+    private readonly onClosed: (subscriber: FanoutSubscriber<T>) => void,
   ) {}
 
   /** Resolves once the queue is bound, so events published afterwards reach the listener. */
@@ -59,7 +65,7 @@ export class CompletionSubscriber implements Subscription {
 
   private async open(session: AmqpSession): Promise<void> {
     const channel = await session.model.createChannel();
-    channel.on('error', (err: Error) => this.settings.logger.warn({ err }, 'completion channel closed by the broker'));
+    channel.on('error', (err: Error) => this.settings.logger.warn({ err, exchange: this.settings.exchange }, 'listening channel closed by the broker'));
     channel.on('close', () => {
       if (this.channel !== channel) return;
       this.channel = null;
@@ -67,9 +73,10 @@ export class CompletionSubscriber implements Subscription {
       if (!this.closed) this.scheduleReattach(session);
     });
     try {
-      const queue = completionQueueName(this.settings.names, randomBytes(8).toString('hex'));
+      // Exclusive queues belong to their connection, so each attach takes a fresh name.
+      const queue = `${this.settings.exchange}.${randomBytes(8).toString('hex')}`;
       await channel.assertQueue(queue, { exclusive: true, autoDelete: true, durable: false });
-      await channel.bindQueue(queue, this.settings.names.completions, '');
+      await channel.bindQueue(queue, this.settings.exchange, '');
       this.channel = channel;
       await channel.consume(queue, (message) => this.onMessage(channel, message), { noAck: true });
     } catch (err) {
@@ -85,7 +92,7 @@ export class CompletionSubscriber implements Subscription {
       this.reattachTimer = null;
       if (this.closed || !session.alive || this.session !== session || this.channel) return;
       this.attach(session).catch((err: unknown) => {
-        this.settings.logger.warn({ err }, 'could not listen for completions again; retrying');
+        this.settings.logger.warn({ err, exchange: this.settings.exchange }, 'could not listen again; retrying');
         this.scheduleReattach(session);
       });
     }, this.settings.reattachDelayMs);
@@ -98,21 +105,21 @@ export class CompletionSubscriber implements Subscription {
       return;
     }
     if (this.closed) return;
-    const decoded = decodeCompletion(message.content);
+    const decoded = this.decode(message.content);
     if (!decoded.ok) {
-      this.settings.logger.warn({ reason: decoded.reason }, 'malformed completion event ignored');
+      this.settings.logger.warn({ reason: decoded.reason, exchange: this.settings.exchange }, 'malformed event ignored');
       return;
     }
     this.deliver(decoded.value);
   }
 
   /** Hands an event to the listener (also used for direct replies, which arrive on the publishing channel). */
-  deliver(event: CompletionEvent): void {
+  deliver(event: T): void {
     if (this.closed) return;
     try {
       this.listener(event);
     } catch (err) {
-      this.settings.logger.error({ err, invocationId: event.invocationId }, 'completion listener threw');
+      this.settings.logger.error({ err, invocationId: event.invocationId, kind: event.kind }, 'event listener threw');
     }
   }
 }
