@@ -290,7 +290,7 @@ describe('admin commands against the control API', () => {
 
     it('list refuses an unknown status', async () => {
       const result = await gi(['invocations', 'list', '--bot', 'acme', '--status', 'Done']);
-      expect(result).toMatchObject({ code: 2, err: expect.stringContaining('--status must be one of Queued, Running, Completed, Failed, got "Done"') });
+      expect(result).toMatchObject({ code: 2, err: expect.stringContaining('--status must be one of Queued, Running, Completed, Failed, Cancelled, got "Done"') });
     });
 
     it('show prints the run, its response body and the logs of the connector', async () => {
@@ -327,6 +327,22 @@ describe('admin commands against the control API', () => {
           '',
         ].join('\n'),
       );
+    });
+  });
+
+  describe('invocations cancel', () => {
+    it('cancels through the control API', async () => {
+      service.on('DELETE', '/admin/bots/acme/invocations/inv1', { status: 200, json: { invocationId: 'inv1', status: 'Cancelled' } });
+      const result = await gi(['invocations', 'cancel', '--bot', 'acme', 'inv1']);
+      expect(result).toEqual({ code: 0, out: 'Cancelled invocation inv1 of bot acme\n', err: '' });
+      expect(service.requestsTo('DELETE', '/admin/bots/acme/invocations/inv1')).toHaveLength(1);
+    });
+
+    it('says why an invocation that already finished cannot be cancelled', async () => {
+      service.on('DELETE', '/admin/bots/acme/invocations/inv1', problem(409, 'Already finished', 'The invocation already finished (Completed); there is nothing left to cancel.'));
+      const result = await gi(['invocations', 'cancel', '--bot', 'acme', 'inv1']);
+      expect(result.code).toBe(1);
+      expect(result.err).toContain('The invocation already finished (Completed); there is nothing left to cancel.');
     });
   });
 

@@ -71,6 +71,8 @@ export const invocationDetailSchema = invocationSummarySchema.extend({
   progress: z.looseObject({ percent: z.number(), message: z.string().nullable().optional() }).nullable().optional(),
 });
 
+export const cancelledSchema = z.looseObject({ invocationId: z.string(), status: z.string() });
+
 export type Entity = z.infer<typeof entitySchema>;
 export type Integration = z.infer<typeof integrationSchema>;
 export type IntegrationDetail = z.infer<typeof integrationDetailSchema>;

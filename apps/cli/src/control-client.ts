@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { AdminTokenSource } from './admin-token';
 import { CliError } from './cli-errors';
 import {
+  cancelledSchema,
   createdTokenSchema,
   entityListSchema,
   entitySchema,
@@ -74,6 +75,10 @@ export class ControlClient {
 
   getInvocation(botId: string, invocationId: string) {
     return this.call('GET', `/admin/bots/${seg(botId)}/invocations/${seg(invocationId)}`, invocationDetailSchema);
+  }
+
+  cancelInvocation(botId: string, invocationId: string) {
+    return this.call('DELETE', `/admin/bots/${seg(botId)}/invocations/${seg(invocationId)}`, cancelledSchema);
   }
 
   private async call(method: string, path: string, schema: null, body?: unknown): Promise<void>;

@@ -1,5 +1,5 @@
 import type { TokenService } from '@gi/auth';
-import type { Clock, ConnectorRuntime, Store } from '@gi/domain';
+import type { Clock, ConnectorRuntime, JobBus, Store } from '@gi/domain';
 
 export interface ControlSettings {
   adminToken: string;
@@ -14,6 +14,8 @@ export interface ControlDeps {
   tokens: TokenService;
   /** Used to check that connector code compiles before it is deployed. */
   runtime: Pick<ConnectorRuntime, 'compile'>;
+  /** Where cancellations are announced (executors stop the run, waiting callers wake). */
+  bus: Pick<JobBus, 'publishCancel' | 'publishCompletion'>;
   clock: Clock;
   settings: ControlSettings;
 }

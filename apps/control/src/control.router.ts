@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { z } from 'zod';
 import { verifyAdminBearer } from '@gi/auth';
-import { assertName, badRequest, durationMs, GiError, notFound, parseJson } from '@gi/domain';
+import { assertName, badRequest, cancelInvocation, durationMs, GiError, notFound, outcomeError, parseJson } from '@gi/domain';
 import type { Invocation, InvocationSummary, TokenRecord } from '@gi/domain';
 import { readTextBody } from '@gi/http';
 import type { ControlDeps } from './control.deps';
@@ -164,12 +164,18 @@ export function controlRouter(deps: ControlDeps): Router {
     ctx.body = detailView(invocation);
   });
 
+  router.delete('/bots/:botId/invocations/:invocationId', async (ctx) => {
+    const { botId, invocationId } = ctx.params;
+    await cancelInvocation({ invocations: store.invocations, bus: deps.bus, clock }, { botId, id: invocationId }, 'control-api');
+    ctx.body = { invocationId, status: 'Cancelled' };
+  });
+
   return router;
 }
 
 function detailView(inv: Invocation) {
   return {
-    ...summaryView({ ...inv, error: inv.outcome?.status === 'Failed' ? inv.outcome.error : null }),
+    ...summaryView({ ...inv, error: outcomeError(inv.outcome) }),
     pool: inv.pool,
     endpoint: inv.endpoint,
     responseContentType: inv.responseContentType,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_POOL, DEFAULT_TIMEOUT_SECONDS, isValidName, MAX_TIMEOUT_SECONDS } from '@gi/domain';
+import { DEFAULT_POOL, DEFAULT_TIMEOUT_SECONDS, INVOCATION_STATUSES, isValidName, MAX_TIMEOUT_SECONDS } from '@gi/domain';
 import { MAX_TOKEN_TTL_SECONDS } from '@gi/auth';
 
 const name = z.string().refine(isValidName, 'letters, digits, _ . - (1-128, starting with a letter or digit)');
@@ -27,7 +27,7 @@ export const tokenBody = z
   .strict();
 
 export const invocationListQuery = z.object({
-  status: z.enum(['Queued', 'Running', 'Completed', 'Failed']).optional(),
+  status: z.enum(INVOCATION_STATUSES).optional(),
   integrationId: name.optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });

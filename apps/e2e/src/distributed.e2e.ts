@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { deleteBusTopology } from '@gi/testing';
 import { Api } from './api-client';
-import { busy, example } from './connectors';
+import { busy, example, loops } from './connectors';
 import { distributedDeployment } from './distributed-env';
 import type { ServiceProcess } from './service-process';
 
@@ -25,6 +25,7 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     token = await admin.setUp('acme', 'Order', 'ack', example('ack'));
     expect((await admin.admin('PUT', '/bots/acme/integrations/busy', { entityName: 'Order', code: busy })).status).toBe(200);
     expect((await admin.admin('PUT', '/bots/acme/integrations/bulk', { entityName: 'Order', code: busy, pool: 'bulk' })).status).toBe(200);
+    expect((await admin.admin('PUT', '/bots/acme/integrations/loops', { entityName: 'Order', code: loops, timeoutSeconds: 600 })).status).toBe(200);
   });
 
   afterAll(async () => {
@@ -88,6 +89,27 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     console.log(`default pool sync latency: median ${median(idle)} ms idle, ${median(saturated)} ms with bulk saturated`);
     // Not queued behind the bulk backlog: only the shared CPU slows it.
     expect(median(saturated)).toBeLessThan(1500);
+  });
+
+  it('stops a running connector on whichever executor runs it when the control service or its caller cancels it', async () => {
+    const api = new Api(gateway.baseUrl);
+    const admin = new Api(control.baseUrl);
+    for (const cancel of [
+      (id: string) => admin.admin('DELETE', `/bots/acme/invocations/${id}`),
+      (id: string) => fetch(`${results.baseUrl}/api/Platform/acme/GetGenericIntegrationResponse?invocationId=${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } }),
+    ]) {
+      const started = await api.postJson(api.webhookUrl('acme', 'Order', 'loops', 'asyncResponse=true'), token, {});
+      const id = started.json.invocationId as string;
+      const deadline = Date.now() + 15_000;
+      while ((await admin.admin('GET', `/bots/acme/invocations/${id}`)).json.status !== 'Running' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const cancelledAt = Date.now();
+      expect((await cancel(id)).status).toBe(200);
+      expect((await new Api(results.baseUrl).poll('acme', token, id, 'waitSeconds=0')).status).toBe(410);
+      const stopped = () => executors.some((e) => e.output.some((line) => line.includes(id) && line.includes('run stopped: the invocation was cancelled')));
+      while (!stopped() && Date.now() < cancelledAt + 10_000) await new Promise((r) => setTimeout(r, 50));
+      expect(stopped()).toBe(true);
+      console.log(`cancelled over RabbitMQ: the executor stopped the run ${Date.now() - cancelledAt} ms after the DELETE`);
+    }
   });
 
   it('completes invocations stored by a gateway that died before publishing them (sweeper)', async () => {

@@ -14,10 +14,16 @@ const single = (query: Record<string, string | string[] | undefined>, name: stri
   return value;
 };
 
-/** Validates the query of GetGenericIntegrationResponse. */
-export function parsePollQuery(query: Record<string, string | string[] | undefined>, defaultWaitSeconds: number): PollQuery {
+/** The invocation a poll or a cancellation is about. */
+export function parseInvocationId(query: Record<string, string | string[] | undefined>): string {
   const invocationId = single(query, 'invocationId');
   if (!invocationId) throw badRequest("Query parameter 'invocationId' is required.");
+  return invocationId;
+}
+
+/** Validates the query of GetGenericIntegrationResponse. */
+export function parsePollQuery(query: Record<string, string | string[] | undefined>, defaultWaitSeconds: number): PollQuery {
+  const invocationId = parseInvocationId(query);
   const waitText = single(query, 'waitSeconds');
   let waitSeconds = defaultWaitSeconds;
   if (waitText !== undefined) {

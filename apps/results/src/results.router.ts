@@ -1,23 +1,29 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { finalReply, GiError, isTerminal, notFound, pendingReply, supportsAsync } from '@gi/domain';
+import { cancelInvocation, finalReply, GiError, isTerminal, notFound, pendingReply, supportsAsync } from '@gi/domain';
 import type { Invocation } from '@gi/domain';
-import { parsePollQuery } from './poll-query';
+import { parseInvocationId, parsePollQuery } from './poll-query';
 import type { ResultsDeps } from './results.deps';
 
 /**
  * GET .../GetGenericIntegrationResponse (DESIGN 3.2): answers at once when the invocation is finished,
  * otherwise holds the request until its completion event or `waitSeconds`, then reads the store once.
+ * DELETE on the same URL (the `Location` of an async start) cancels the invocation for its bot.
  */
 export function resultsRouter(deps: ResultsDeps): Router {
   const { settings, store } = deps;
   const router = new Router({ prefix: `/api/${settings.platformSegment}` });
   const path = '/:botId/GetGenericIntegrationResponse';
 
-  router.get(path, async (ctx: Context) => {
+  const authorize = async (ctx: Context) => {
     if (!supportsAsync(settings.platformVersion)) throw notFound('GetGenericIntegrationResponse needs platform version 9.10 or later.');
     const { botId } = ctx.params as Record<string, string>;
     await deps.tokens.verify(ctx.get('authorization') || undefined, botId);
+    return botId;
+  };
+
+  router.get(path, async (ctx: Context) => {
+    const botId = await authorize(ctx);
     const query = parsePollQuery(ctx.query, settings.defaultWaitSeconds);
     const ref = { botId, id: query.invocationId };
 
@@ -37,8 +43,18 @@ export function resultsRouter(deps: ResultsDeps): Router {
     reply(ctx, invocation, query.responseContentType, query.waitSeconds);
   });
 
+  router.delete(path, async (ctx: Context) => {
+    const botId = await authorize(ctx);
+    const invocationId = parseInvocationId(ctx.query);
+    await cancelInvocation({ invocations: store.invocations, bus: deps.bus, clock: deps.clock }, { botId, id: invocationId }, 'caller');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { invocationId, status: 'Cancelled' };
+  });
+
   router.all(path, (ctx) => {
-    throw new GiError('method_not_allowed', 'Method not allowed', `${ctx.method} is not supported here; use GET.`, { headers: { Allow: 'GET' } });
+    throw new GiError('method_not_allowed', 'Method not allowed', `${ctx.method} is not supported here; use GET (poll) or DELETE (cancel).`, {
+      headers: { Allow: 'GET, DELETE' },
+    });
   });
   return router;
 }

@@ -124,7 +124,7 @@ describe('docker-compose.yml', () => {
     const poll = new RegExp(/path_regexp (\S+)/.exec(caddy)?.[1] ?? '$^');
     expect(poll.test('/api/Platform/acme/GetGenericIntegrationResponse')).toBe(true);
     expect(poll.test('/api/Platform/acme/Order/ack/GenericIntegration')).toBe(false);
-    expect(caddy).toMatch(/@poll \{\s*method GET HEAD/);
+    expect(caddy).toMatch(/@poll \{\s*method GET HEAD DELETE/);
   });
 });
 

@@ -2,7 +2,7 @@ import type { CommandSpec } from '../command';
 import { connectorRun } from './connector-run.command';
 import { connectorDeploy, connectorList, connectorShow } from './connector.commands';
 import { entityCreate, entityList } from './entity.commands';
-import { invocationsList, invocationsShow } from './invocations.commands';
+import { invocationsCancel, invocationsList, invocationsShow } from './invocations.commands';
 import { invoke } from './invoke.command';
 import { tokenCreate, tokenList, tokenRevoke } from './token.commands';
 import { webhookShow } from './webhook.command';
@@ -22,4 +22,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   invoke,
   invocationsList,
   invocationsShow,
+  invocationsCancel,
 ];

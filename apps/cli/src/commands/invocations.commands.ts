@@ -1,10 +1,11 @@
+import { INVOCATION_STATUSES } from '@gi/domain';
 import { writeLine } from '../cli-io';
 import type { CommandSpec } from '../command';
 import type { InvocationDetail, InvocationSummaryView } from '../control-api';
 import { fields, formatDuration, formatTime, json, table, toMillis } from '../format';
 import { botOption } from './shared-options';
 
-const STATUSES = ['Queued', 'Running', 'Completed', 'Failed'];
+const STATUSES: readonly string[] = INVOCATION_STATUSES;
 
 const duration = (inv: InvocationSummaryView) => {
   if (inv.durationMs != null) return inv.durationMs;
@@ -63,6 +64,20 @@ export const invocationsShow: CommandSpec = {
     const invocation = await ctx.control.getInvocation(botId, input.arg('invocationId'));
     if (ctx.json) return void writeLine(ctx.io.out, json(invocation));
     writeLine(ctx.io.out, renderInvocation(invocation));
+  },
+};
+
+export const invocationsCancel: CommandSpec = {
+  path: ['invocations', 'cancel'],
+  summary: 'Cancel a queued or running invocation: a queued one never runs, a running one is stopped',
+  args: ['invocationId'],
+  options: { bot: botOption },
+  details: 'Its poll then answers 410 (cancelled). An invocation that already completed or failed cannot be cancelled (409).',
+  async run(ctx, input) {
+    const botId = input.requiredName('bot');
+    const cancelled = await ctx.control.cancelInvocation(botId, input.arg('invocationId'));
+    if (ctx.json) return void writeLine(ctx.io.out, json(cancelled));
+    writeLine(ctx.io.out, `Cancelled invocation ${cancelled.invocationId} of bot ${botId}`);
   },
 };
 

@@ -1,28 +1,33 @@
 import { controlRouter } from '@gi/control';
 import { createHttpApp } from '@gi/http';
 import { createQuickJsRuntime } from '@gi/sandbox';
-import { listen, onShutdown, openServiceBase, openTokenService, stopListening } from './service-wiring';
+import { listen, onShutdown, openAmqpBus, openServiceBase, openTokenService, stopListening } from './service-wiring';
 
-/** The control service: the admin API. It needs no bus; the runtime is used only to check that code compiles. */
+/**
+ * The control service: the admin API. Its bus only carries cancellations; the runtime is used only to
+ * check that code compiles.
+ */
 export async function runControl(): Promise<void> {
   const base = await openServiceBase('control');
   const { config, logger, store, metrics, clock } = base;
   if (!config.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN is required to run the control service.');
+  const bus = await openAmqpBus(base, 'control');
   const runtime = await createQuickJsRuntime({ workers: 0 });
   const app = createHttpApp({
     logger,
     metrics,
-    ready: () => store.ping(),
+    ready: async () => (await store.ping()) && (await bus.ping()),
     routers: [
       controlRouter({
         store,
         tokens: openTokenService(base),
         runtime,
+        bus,
         clock,
         settings: { adminToken: config.ADMIN_TOKEN, platformSegment: config.PLATFORM_SEGMENT, publicBaseUrl: config.PUBLIC_BASE_URL, maxBodyBytes: config.MAX_ADMIN_BODY_SIZE },
       }),
     ],
   });
   const server = await listen(app, base, { service: 'control' });
-  onShutdown(logger, [() => stopListening(server), () => runtime.close(), () => store.close()]);
+  onShutdown(logger, [() => stopListening(server), () => bus.close(), () => runtime.close(), () => store.close()]);
 }

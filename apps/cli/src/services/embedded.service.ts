@@ -67,11 +67,12 @@ export async function runEmbedded(): Promise<void> {
     ready: () => store.ping(),
     routers: [
       gatewayRouter(gatewayDeps(base, bus, tokens, waiter)),
-      resultsRouter(resultsDeps(base, tokens, waiter)),
+      resultsRouter(resultsDeps(base, bus, tokens, waiter)),
       controlRouter({
         store,
         tokens,
         runtime,
+        bus,
         clock,
         settings: { adminToken, platformSegment: config.PLATFORM_SEGMENT, publicBaseUrl: config.PUBLIC_BASE_URL, maxBodyBytes: config.MAX_ADMIN_BODY_SIZE },
       }),

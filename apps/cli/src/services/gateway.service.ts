@@ -9,7 +9,7 @@ import { drain, gatewayDeps, listen, onShutdown, openPublicApi, resultsDeps } fr
  */
 export async function runGateway(): Promise<void> {
   const { base, bus, tokens, waiter, ready } = await openPublicApi('gateway');
-  const routers = [gatewayRouter(gatewayDeps(base, bus, tokens, waiter)), resultsRouter(resultsDeps(base, tokens, waiter))];
+  const routers = [gatewayRouter(gatewayDeps(base, bus, tokens, waiter)), resultsRouter(resultsDeps(base, bus, tokens, waiter))];
   const server = await listen(createHttpApp({ logger: base.logger, metrics: base.metrics, ready, routers }), base, { service: 'gateway' });
   // Calls in flight get their answer (a sync call still waiting gets 504 + invocationId).
   onShutdown(base.logger, [() => drain(server, waiter), () => bus.close(), () => base.store.close()]);

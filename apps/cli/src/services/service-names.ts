@@ -6,6 +6,6 @@ export const SERVICE_SUMMARIES: Record<ServiceName, string> = {
   up: 'Start the service in embedded mode (one process, SQLite, in-process bus)',
   gateway: 'Start the gateway service (webhook endpoints; also answers polls) over RabbitMQ (AMQP_URL)',
   results: 'Start the results service (long polls of GetGenericIntegrationResponse)',
-  control: 'Start the control service (admin API; ADMIN_TOKEN required)',
+  control: 'Start the control service (admin API; ADMIN_TOKEN and AMQP_URL required)',
   executor: 'Start an executor: gi executor [--pools default,bulk] (else EXECUTOR_POOLS)',
 };

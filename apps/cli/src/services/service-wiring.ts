@@ -139,12 +139,14 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
   };
 }
 
-export function resultsDeps(base: ServiceBase, tokens: TokenService, waiter: CompletionWaiter): ResultsDeps {
+export function resultsDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter): ResultsDeps {
   const { config } = base;
   return {
     store: base.store,
     tokens,
     waiter,
+    bus,
+    clock: base.clock,
     settings: { platformSegment: config.PLATFORM_SEGMENT, platformVersion: config.PLATFORM_VERSION, defaultWaitSeconds: config.POLL_DEFAULT_WAIT_SECONDS },
   };
 }
