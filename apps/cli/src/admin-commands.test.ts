@@ -330,6 +330,54 @@ describe('admin commands against the control API', () => {
     });
   });
 
+  describe('quotas', () => {
+    const unset = { ratePerSecond: null, burst: null, maxInFlight: null };
+
+    it('show lists what is set and what is enforced, for the bot and its tokens', async () => {
+      service.on('GET', '/admin/bots/acme/quotas', {
+        status: 200,
+        json: {
+          botId: 'acme',
+          quotas: { ratePerSecond: 2.5, burst: null, maxInFlight: null },
+          effective: { ratePerSecond: 2.5, burst: 3, maxInFlight: 100 },
+          tokens: [{ tokenId: 't1', quotas: { ...unset, maxInFlight: 2 }, effective: { ...unset, maxInFlight: 2 } }],
+        },
+      });
+      const result = await gi(['quota', 'show', '--bot', 'acme']);
+      expect(result.out).toBe(
+        [
+          'FOR       QUOTA      SET      ENFORCED',
+          'bot acme  rate       2.5/s    2.5/s',
+          'bot acme  burst      default  3',
+          'bot acme  in flight  default  100',
+          'token t1  rate       default  none',
+          'token t1  burst      default  none',
+          'token t1  in flight  2        2',
+          '',
+        ].join('\n'),
+      );
+    });
+
+    it('set sends exactly the quotas given, for the bot or one token', async () => {
+      const reply = { botId: 'acme', quotas: unset, effective: unset, tokens: [] };
+      service.on('PUT', '/admin/bots/acme/quotas', { status: 200, json: reply });
+      service.on('PUT', '/admin/bots/acme/tokens/t1/quotas', { status: 200, json: { botId: 'acme', tokenId: 't1', quotas: unset, effective: unset } });
+      expect((await gi(['quota', 'set', '--bot', 'acme', '--rate', '0.5', '--burst', '4', '--max-in-flight', '10'])).code).toBe(0);
+      expect(JSON.parse(service.requestsTo('PUT', '/admin/bots/acme/quotas')[0].body)).toEqual({ ratePerSecond: 0.5, burst: 4, maxInFlight: 10 });
+      expect((await gi(['quota', 'set', '--bot', 'acme', '--token', 't1', '--max-in-flight', '1'])).code).toBe(0);
+      expect(JSON.parse(service.requestsTo('PUT', '/admin/bots/acme/tokens/t1/quotas')[0].body)).toEqual({ maxInFlight: 1 });
+    });
+
+    it('set refuses a burst without a rate and a rate that is not a positive number, before calling the service', async () => {
+      expect(await gi(['quota', 'set', '--bot', 'acme', '--burst', '4'])).toMatchObject({ code: 2, err: expect.stringContaining('--burst needs --rate') });
+      expect(await gi(['quota', 'set', '--bot', 'acme', '--rate', '0'])).toMatchObject({
+        code: 2,
+        err: expect.stringContaining('--rate must be a number above 0 and at most 1000000, got "0"'),
+      });
+      expect(service.requests).toHaveLength(0);
+    });
+  });
+
   describe('invocations cancel', () => {
     it('cancels through the control API', async () => {
       service.on('DELETE', '/admin/bots/acme/invocations/inv1', { status: 200, json: { invocationId: 'inv1', status: 'Cancelled' } });

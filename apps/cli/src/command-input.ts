@@ -53,6 +53,17 @@ export class CommandInput {
     return value;
   }
 
+  /** A positive number such as 0.5 or 20. */
+  positive(name: string, max: number): number | undefined {
+    const text = this.string(name);
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(value > 0) || value > max) {
+      throw this.usage(`--${name} must be a number above 0 and at most ${max}, got "${text}"`);
+    }
+    return value;
+  }
+
   /** A bot id, entity name, integration id, token id or pool: checked here so the URL stays plain. */
   name(label: string, value: string): string {
     if (!isValidName(value)) {

@@ -71,9 +71,14 @@ export const invocationDetailSchema = invocationSummarySchema.extend({
   progress: z.looseObject({ percent: z.number(), message: z.string().nullable().optional() }).nullable().optional(),
 });
 
+const limitsSchema = z.looseObject({ ratePerSecond: z.number().nullable(), burst: z.number().nullable(), maxInFlight: z.number().nullable() });
+export const tokenQuotasSchema = z.looseObject({ tokenId: z.string(), quotas: limitsSchema, effective: limitsSchema });
+export const botQuotasSchema = z.looseObject({ botId: z.string(), quotas: limitsSchema, effective: limitsSchema, tokens: z.array(tokenQuotasSchema).default([]) });
+
 export const cancelledSchema = z.looseObject({ invocationId: z.string(), status: z.string() });
 
 export type Entity = z.infer<typeof entitySchema>;
+export type Limits = z.infer<typeof limitsSchema>;
 export type Integration = z.infer<typeof integrationSchema>;
 export type IntegrationDetail = z.infer<typeof integrationDetailSchema>;
 export type CreatedToken = z.infer<typeof createdTokenSchema>;
@@ -89,6 +94,12 @@ export interface DeployRequest {
   pool?: string;
   timeoutSeconds?: number;
   allowedHosts?: string[];
+}
+
+export interface QuotaRequest {
+  ratePerSecond?: number;
+  burst?: number;
+  maxInFlight?: number;
 }
 
 export interface InvocationQuery {

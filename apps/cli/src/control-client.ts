@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { AdminTokenSource } from './admin-token';
 import { CliError } from './cli-errors';
 import {
+  botQuotasSchema,
   cancelledSchema,
   createdTokenSchema,
   entityListSchema,
@@ -12,9 +13,11 @@ import {
   invocationDetailSchema,
   invocationListSchema,
   tokenListSchema,
+  tokenQuotasSchema,
   webhookSchema,
   type DeployRequest,
   type InvocationQuery,
+  type QuotaRequest,
 } from './control-api';
 import { send } from './http-send';
 import { ApiError, readProblem } from './problem';
@@ -58,6 +61,22 @@ export class ControlClient {
 
   async revokeToken(botId: string, tokenId: string): Promise<void> {
     await this.call('DELETE', `/admin/bots/${seg(botId)}/tokens/${seg(tokenId)}`, null);
+  }
+
+  getQuotas(botId: string) {
+    return this.call('GET', `/admin/bots/${seg(botId)}/quotas`, botQuotasSchema);
+  }
+
+  putQuotas(botId: string, quotas: QuotaRequest) {
+    return this.call('PUT', `/admin/bots/${seg(botId)}/quotas`, botQuotasSchema, quotas);
+  }
+
+  getTokenQuotas(botId: string, tokenId: string) {
+    return this.call('GET', `/admin/bots/${seg(botId)}/tokens/${seg(tokenId)}/quotas`, tokenQuotasSchema);
+  }
+
+  putTokenQuotas(botId: string, tokenId: string, quotas: QuotaRequest) {
+    return this.call('PUT', `/admin/bots/${seg(botId)}/tokens/${seg(tokenId)}/quotas`, tokenQuotasSchema, quotas);
   }
 
   webhook(botId: string) {

@@ -1,5 +1,5 @@
 import type { TokenService } from '@gi/auth';
-import type { Clock, ConnectorRuntime, JobBus, Store } from '@gi/domain';
+import type { Clock, ConnectorRuntime, JobBus, QuotaDefaults, Store } from '@gi/domain';
 
 export interface ControlSettings {
   adminToken: string;
@@ -7,6 +7,8 @@ export interface ControlSettings {
   /** Base URL shown on the webhook screen; the request's own origin when unset. */
   publicBaseUrl?: string;
   maxBodyBytes: number;
+  /** What a bot without quotas of its own gets (shown as its effective quotas). */
+  quotaDefaults: QuotaDefaults;
 }
 
 export interface ControlDeps {

@@ -2,11 +2,11 @@ import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { z } from 'zod';
 import { verifyAdminBearer } from '@gi/auth';
-import { assertName, badRequest, cancelInvocation, durationMs, GiError, notFound, outcomeError, parseJson } from '@gi/domain';
-import type { Invocation, InvocationSummary, TokenRecord } from '@gi/domain';
+import { assertName, badRequest, botLimits, cancelInvocation, durationMs, GiError, notFound, outcomeError, parseJson, tokenLimits } from '@gi/domain';
+import type { EffectiveLimits, Invocation, InvocationSummary, Quotas, TokenRecord } from '@gi/domain';
 import { readTextBody } from '@gi/http';
 import type { ControlDeps } from './control.deps';
-import { entityBody, integrationBody, invocationListQuery, tokenBody } from './control.schemas';
+import { entityBody, integrationBody, invocationListQuery, quotaBody, tokenBody } from './control.schemas';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -33,6 +33,9 @@ const summaryView = (s: InvocationSummary) => ({
   durationMs: durationMs(s),
   error: s.error,
 });
+
+/** What is enforced; null: no limit. */
+const effectiveView = ({ rate, maxInFlight }: EffectiveLimits) => ({ ratePerSecond: rate?.perSecond ?? null, burst: rate?.burst ?? null, maxInFlight });
 
 const tokenView = (t: TokenRecord) => ({
   tokenId: t.tokenId,
@@ -123,6 +126,45 @@ export function controlRouter(deps: ControlDeps): Router {
     const { botId, tokenId } = ctx.params;
     if (!(await store.tokens.revoke(botId, tokenId, clock.now()))) throw notFound(`No token '${tokenId}' for bot '${botId}'.`);
     ctx.status = 204;
+  });
+
+  const botQuotasView = async (botId: string) => {
+    const quotas = await store.catalog.getQuotas(botId);
+    return {
+      botId,
+      quotas: quotas.bot,
+      effective: effectiveView(botLimits(quotas.bot, settings.quotaDefaults)),
+      tokens: Object.entries(quotas.tokens).map(([tokenId, own]) => ({ tokenId, quotas: own, effective: effectiveView(tokenLimits(own)) })),
+    };
+  };
+  const tokenQuotasView = (botId: string, tokenId: string, quotas: Quotas) => ({ botId, tokenId, quotas, effective: effectiveView(tokenLimits(quotas)) });
+  const knownToken = async (botId: string, tokenId: string) => {
+    if (!(await store.tokens.get(botId, tokenId))) throw notFound(`No token '${tokenId}' for bot '${botId}'.`);
+  };
+
+  router.get('/bots/:botId/quotas', async (ctx) => {
+    ctx.body = await botQuotasView(ctx.params.botId);
+  });
+
+  router.put('/bots/:botId/quotas', async (ctx) => {
+    const { botId } = ctx.params;
+    await store.catalog.putQuotas(botId, null, validate(quotaBody, await body(ctx)), clock.now());
+    ctx.body = await botQuotasView(botId);
+  });
+
+  router.get('/bots/:botId/tokens/:tokenId/quotas', async (ctx) => {
+    const { botId, tokenId } = ctx.params;
+    await knownToken(botId, tokenId);
+    const quotas = (await store.catalog.getQuotas(botId)).tokens[tokenId] ?? { ratePerSecond: null, burst: null, maxInFlight: null };
+    ctx.body = tokenQuotasView(botId, tokenId, quotas);
+  });
+
+  router.put('/bots/:botId/tokens/:tokenId/quotas', async (ctx) => {
+    const { botId, tokenId } = ctx.params;
+    await knownToken(botId, tokenId);
+    const quotas = validate(quotaBody, await body(ctx));
+    await store.catalog.putQuotas(botId, tokenId, quotas, clock.now());
+    ctx.body = tokenQuotasView(botId, tokenId, quotas);
   });
 
   router.get('/bots/:botId/webhook', async (ctx) => {

@@ -31,3 +31,13 @@ export const invocationListQuery = z.object({
   integrationId: name.optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
+
+/** PUT replaces: a member left out (or null) returns to its default. */
+export const quotaBody = z
+  .object({
+    ratePerSecond: z.number().positive().max(1_000_000).nullable().default(null),
+    burst: z.number().int().min(1).max(10_000_000).nullable().default(null),
+    maxInFlight: z.number().int().min(1).max(1_000_000).nullable().default(null),
+  })
+  .strict()
+  .refine((q) => q.burst === null || q.ratePerSecond !== null, { message: 'a burst needs a ratePerSecond', path: ['burst'] });

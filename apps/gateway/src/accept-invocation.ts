@@ -19,6 +19,8 @@ import type { ReceivedRequest } from './receive-files';
 
 export interface InboundCall {
   botId: string;
+  /** The token the call came with. */
+  tokenId: string;
   entityName: string;
   integrationId: string;
   endpoint: Endpoint;
@@ -65,6 +67,7 @@ export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Pr
   const invocation: NewInvocation = {
     id,
     botId: call.botId,
+    tokenId: call.tokenId,
     entityName: call.entityName,
     integrationId: integration.integrationId,
     integrationVersion: integration.version,

@@ -1,6 +1,7 @@
 import type { TokenService } from '@gi/auth';
-import type { Clock, CompletionWaiter, JobBus, PlatformVersion, RateLimiter, Store } from '@gi/domain';
+import type { Clock, CompletionWaiter, JobBus, PlatformVersion, Store } from '@gi/domain';
 import type { Logger } from '@gi/http';
+import type { QuotaGate } from './quota-gate';
 import type { Uploads } from './receive-files';
 
 export interface GatewaySettings {
@@ -20,8 +21,8 @@ export interface GatewayDeps {
   clock: Clock;
   logger: Logger;
   settings: GatewaySettings;
-  /** Per-bot call rate limit; none when absent. */
-  rateLimiter?: RateLimiter;
+  /** Rate and in-flight quotas of bots and tokens; none when absent. */
+  quotas?: QuotaGate;
   /** The file store and limits of GenericIntegrationFileTransfer; without them the endpoint answers 501. */
   uploads?: Uploads;
   /** Recovery tests only: called between the store write and the publish. */

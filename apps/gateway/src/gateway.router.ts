@@ -21,22 +21,29 @@ export function gatewayRouter(deps: GatewayDeps): Router {
     if (endpoint === 'GenericIntegrationFileTransfer' && !supportsFileTransfer(settings.platformVersion)) {
       throw notFound('GenericIntegrationFileTransfer needs platform version 9.19 or later.');
     }
-    await deps.tokens.verify(ctx.get('authorization') || undefined, botId);
-    deps.rateLimiter?.take(botId, deps.clock.now());
+    const { tokenId } = await deps.tokens.verify(ctx.get('authorization') || undefined, botId);
     assertName('entityName', entityName);
     assertName('integrationId', integrationId);
-    const readFiles = endpoint === 'GenericIntegrationFileTransfer' ? fileTransferReader(ctx, deps, botId) : null;
-
-    const invocation = await acceptInvocation(deps, {
-      botId,
-      entityName,
-      integrationId,
-      endpoint,
-      rawQuery: ctx.querystring,
-      rawHeaders: ctx.req.rawHeaders,
-      contentType: ctx.get('content-type') || undefined,
-      readBody: readFiles ?? (() => readTextBody(ctx, settings.maxBodyBytes)),
-    });
+    const admission = await deps.quotas?.admit(botId, tokenId);
+    let invocation;
+    try {
+      const readFiles = endpoint === 'GenericIntegrationFileTransfer' ? fileTransferReader(ctx, deps, botId) : null;
+      invocation = await acceptInvocation(deps, {
+        botId,
+        tokenId,
+        entityName,
+        integrationId,
+        endpoint,
+        rawQuery: ctx.querystring,
+        rawHeaders: ctx.req.rawHeaders,
+        contentType: ctx.get('content-type') || undefined,
+        readBody: readFiles ?? (() => readTextBody(ctx, settings.maxBodyBytes)),
+      });
+    } catch (error) {
+      // Nothing was stored: the call does not count as in flight.
+      admission?.release();
+      throw error;
+    }
     const location = pollLocation(settings.platformSegment, botId, invocation.id);
 
     if (invocation.mode === 'async') {

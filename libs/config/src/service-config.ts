@@ -38,6 +38,7 @@ const schema = z.object({
   EXECUTOR_CONCURRENCY: int(1, 1024).default(8),
   BOT_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(0),
   BOT_RATE_LIMIT_BURST: int(1, 10_000_000).optional(),
+  BOT_MAX_IN_FLIGHT: int(0, 1_000_000).default(0),
   INVOCATION_TTL_HOURS: int(1, 24 * 365).default(72),
   STORE_URL: z
     .string()

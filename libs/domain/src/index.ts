@@ -9,5 +9,6 @@ export * from './ports';
 export * from './outcome';
 export * from './completion-waiter';
 export * from './reply';
-export * from './rate-limiter';
+export * from './quotas';
+export * from './token-buckets';
 export * from './cancel-invocation';

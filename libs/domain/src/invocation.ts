@@ -39,6 +39,8 @@ export type Outcome =
 export const outcomeError = (outcome: Outcome | null): InvocationError | null => (outcome && outcome.status !== 'Completed' ? outcome.error : null);
 
 export interface NewInvocation extends InvocationRef {
+  /** The token the call came with (its quotas count this invocation); null when started otherwise. */
+  tokenId: string | null;
   entityName: string;
   integrationId: string;
   integrationVersion: number;

@@ -4,6 +4,7 @@
  */
 import type { InvocationError } from './errors';
 import type { EntityDefinition, IntegrationDefinition, IntegrationSettings, TokenRecord } from './catalog';
+import type { BotQuotas, Quotas } from './quotas';
 import type {
   Invocation,
   InvocationRef,
@@ -20,6 +21,12 @@ export interface InvocationListFilter {
   status?: InvocationStatus;
   integrationId?: string;
   limit: number;
+}
+
+export interface ActiveCount {
+  total: number;
+  /** By the id of the token that started them (invocations started without one are not listed). */
+  byToken: Record<string, number>;
 }
 
 export interface InvocationStore {
@@ -54,6 +61,8 @@ export interface InvocationStore {
    */
   takeUnpublished(before: number, now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>>;
   list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]>;
+  /** The bot's invocations in flight (Queued or Running, not expired): in total and per token. */
+  countActive(botId: string, now: number): Promise<ActiveCount>;
   /** Deletes invocations whose expireAt has passed; returns how many. */
   deleteExpired(now: number): Promise<number>;
 }
@@ -69,6 +78,10 @@ export interface CatalogStore {
   listIntegrations(botId: string): Promise<IntegrationDefinition[]>;
   listIntegrationVersions(botId: string, integrationId: string): Promise<Array<{ version: number; deployedAt: number }>>;
   listBots(): Promise<string[]>;
+  /** The quotas of the bot and of its tokens; all defaults when none were set. */
+  getQuotas(botId: string): Promise<BotQuotas>;
+  /** Replaces the quotas of the bot (`tokenId` null) or of one of its tokens; all-null returns them to the defaults. */
+  putQuotas(botId: string, tokenId: string | null, quotas: Quotas, now: number): Promise<void>;
 }
 
 export interface TokenStore {
@@ -79,11 +92,20 @@ export interface TokenStore {
   revoke(botId: string, tokenId: string, now: number): Promise<boolean>;
 }
 
+/** Which service instances are alive, so replicas can share a limit (each gateway enforces its part). */
+export interface InstanceRegistry {
+  /** Records that `instanceId` of `role` is alive at `now`; returns how many of `role` were seen within `ttlMs` (itself included). */
+  heartbeat(role: string, instanceId: string, now: number, ttlMs: number): Promise<number>;
+  /** Forgets an instance that stops, so the others take over its part at once. */
+  leave(role: string, instanceId: string): Promise<void>;
+}
+
 /** The whole store of one deployment. */
 export interface Store {
   invocations: InvocationStore;
   catalog: CatalogStore;
   tokens: TokenStore;
+  instances: InstanceRegistry;
   /** True when the store answers (readiness). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

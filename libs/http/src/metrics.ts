@@ -9,6 +9,8 @@ export interface Metrics {
   jobDuration: Histogram<'pool' | 'status'>;
   outcomes: Counter<'status' | 'code'>;
   queueDepth: Gauge<'pool'>;
+  quotaRefusals: Counter<'scope' | 'quota'>;
+  gatewayPeers: Gauge;
 }
 
 export function createMetrics(): Metrics {
@@ -34,6 +36,13 @@ export function createMetrics(): Metrics {
     }),
     queueDepth: new Gauge({ name: 'gi_queue_depth', help: 'Jobs waiting in a pool\'s queue, as last seen by this executor.', labelNames: ['pool'], registers: [registry] }),
     outcomes: new Counter({ name: 'gi_invocation_outcomes_total', help: 'Recorded outcomes by status and error code.', labelNames: ['status', 'code'], registers: [registry] }),
+    quotaRefusals: new Counter({
+      name: 'gi_quota_refusals_total',
+      help: 'Calls answered 429, by scope (bot, token) and quota (ratePerSecond, maxInFlight).',
+      labelNames: ['scope', 'quota'],
+      registers: [registry],
+    }),
+    gatewayPeers: new Gauge({ name: 'gi_gateway_peers', help: 'Gateways sharing the quotas, this one included, as last seen.', registers: [registry] }),
   };
 }
 

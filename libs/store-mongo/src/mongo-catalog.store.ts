@@ -1,7 +1,7 @@
 import type { Collection } from 'mongodb';
 import { WEBHOOK_FIELDS } from '@gi/domain';
-import type { CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings } from '@gi/domain';
-import type { EntityDocument, IntegrationDocument, TokenDocument } from './mongo-documents';
+import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, Quotas } from '@gi/domain';
+import type { EntityDocument, IntegrationDocument, QuotaDocument, TokenDocument } from './mongo-documents';
 import { isDuplicateKey } from './mongo-errors';
 
 /** Concurrent deploys of one integration retry on the unique version index; this many tries is plenty. */
@@ -21,12 +21,18 @@ const toIntegration = (doc: IntegrationDocument): IntegrationDefinition => ({
   deployedAt: doc.deployedAt,
 });
 
-/** Entities and versioned integrations; every query is scoped to one bot except the bot listing. */
+/** The bot's own quotas are the document with an empty token id. */
+const BOT_QUOTAS = '';
+
+const toQuotas = (doc: QuotaDocument): Quotas => ({ ratePerSecond: doc.ratePerSecond, burst: doc.burst, maxInFlight: doc.maxInFlight });
+
+/** Entities, versioned integrations and quotas; every query is scoped to one bot except the bot listing. */
 export class MongoCatalogStore implements CatalogStore {
   constructor(
     private readonly entities: Collection<EntityDocument>,
     private readonly integrations: Collection<IntegrationDocument>,
     private readonly tokens: Collection<TokenDocument>,
+    private readonly quotas: Collection<QuotaDocument>,
   ) {}
 
   async putEntity(botId: string, name: string, extraFields: string[], now: number): Promise<EntityDefinition> {
@@ -102,5 +108,24 @@ export class MongoCatalogStore implements CatalogStore {
   async listBots(): Promise<string[]> {
     const lists = await Promise.all([this.entities.distinct('botId'), this.integrations.distinct('botId'), this.tokens.distinct('botId')]);
     return [...new Set(lists.flat())].sort();
+  }
+
+  async getQuotas(botId: string): Promise<BotQuotas> {
+    const quotas: BotQuotas = { bot: { ratePerSecond: null, burst: null, maxInFlight: null }, tokens: {} };
+    for (const doc of await this.quotas.find({ botId }).toArray()) {
+      if (doc.tokenId === BOT_QUOTAS) quotas.bot = toQuotas(doc);
+      else quotas.tokens[doc.tokenId] = toQuotas(doc);
+    }
+    return quotas;
+  }
+
+  async putQuotas(botId: string, tokenId: string | null, quotas: Quotas, now: number): Promise<void> {
+    const key = { botId, tokenId: tokenId ?? BOT_QUOTAS };
+    if (quotas.ratePerSecond === null && quotas.burst === null && quotas.maxInFlight === null) {
+      await this.quotas.deleteOne(key);
+      return;
+    }
+    const { ratePerSecond, burst, maxInFlight } = quotas;
+    await this.quotas.updateOne(key, { $set: { ratePerSecond, burst, maxInFlight, updatedAt: now } }, { upsert: true });
   }
 }

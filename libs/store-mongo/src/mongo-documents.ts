@@ -6,6 +6,8 @@ export const COLLECTIONS = {
   entities: 'entities',
   integrations: 'integrations',
   tokens: 'tokens',
+  quotas: 'quotas',
+  instances: 'instances',
 } as const;
 
 /**
@@ -17,6 +19,8 @@ export const COLLECTIONS = {
 export interface InvocationDocument {
   _id: string;
   botId: string;
+  /** The token the call came with; absent on invocations stored before quotas existed. */
+  tokenId?: string | null;
   entityName: string;
   integrationId: string;
   integrationVersion: number;
@@ -70,4 +74,22 @@ export interface TokenDocument {
   createdAt: number;
   expiresAt: number | null;
   revokedAt: number | null;
+}
+
+/** Quotas of a bot (`tokenId` '') or of one of its tokens; null members are the defaults. */
+export interface QuotaDocument {
+  botId: string;
+  tokenId: string;
+  ratePerSecond: number | null;
+  burst: number | null;
+  maxInFlight: number | null;
+  updatedAt: number;
+}
+
+/** One live service instance; the TTL monitor removes it some time after it stopped beating. */
+export interface InstanceDocument {
+  _id: string;
+  role: string;
+  seenAt: number;
+  expireAt: Date;
 }

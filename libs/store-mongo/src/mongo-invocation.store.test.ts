@@ -86,6 +86,7 @@ describe('MongoInvocationStore queries', () => {
     const entity = { RequestParams: '', RequestHeaders: '', RequestBody: { $where: 'x', 'a.b': 1 }, ResponseBody: null };
     await store.create({
       ...ref,
+      tokenId: null,
       entityName: 'Order',
       integrationId: 'ack',
       integrationVersion: 1,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Filter } from 'mongodb';
 import type {
+  ActiveCount,
   Clock,
   Invocation,
   InvocationError,
@@ -51,6 +52,7 @@ export class MongoInvocationStore implements InvocationStore {
     await this.invocations.insertOne({
       _id: invocation.id,
       botId: invocation.botId,
+      tokenId: invocation.tokenId,
       entityName: invocation.entityName,
       integrationId: invocation.integrationId,
       integrationVersion: invocation.integrationVersion,
@@ -159,6 +161,21 @@ export class MongoInvocationStore implements InvocationStore {
     return (docs as SummaryDocument[]).map(toSummary);
   }
 
+  async countActive(botId: string, now: number): Promise<ActiveCount> {
+    const groups = await this.invocations
+      .aggregate<{ _id: string | null; n: number }>([
+        { $match: { botId, status: { $in: ['Queued', 'Running'] }, expireAt: { $gt: new Date(now) } } },
+        { $group: { _id: '$tokenId', n: { $sum: 1 } } },
+      ])
+      .toArray();
+    const count: ActiveCount = { total: 0, byToken: {} };
+    for (const group of groups) {
+      count.total += group.n;
+      if (typeof group._id === 'string') count.byToken[group._id] = group.n;
+    }
+    return count;
+  }
+
   async deleteExpired(now: number): Promise<number> {
     const result = await this.invocations.deleteMany({ expireAt: { $lte: new Date(now) } });
     return result.deletedCount;
@@ -222,6 +239,7 @@ function toInvocation(doc: InvocationDocument): Invocation {
   const { error: _error, ...summary } = toSummary(doc);
   return {
     ...summary,
+    tokenId: doc.tokenId ?? null,
     pool: doc.pool,
     endpoint: doc.endpoint,
     responseContentType: doc.responseContentType,

@@ -22,7 +22,8 @@ describe('createMongoStore', () => {
 });
 
 describe('indexes', () => {
-  it('expire invocations by expireAt and keep versions, tokens and entities unique per bot', () => {
+  it('expire invocations and instances by expireAt and keep versions, tokens, quotas and entities unique per bot', () => {
+    expect(INDEXES.instances).toContainEqual({ name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 });
     expect(INDEXES.invocations).toContainEqual({ name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 });
     const unique = Object.values(INDEXES)
       .flat()
@@ -31,6 +32,7 @@ describe('indexes', () => {
     expect(unique).toEqual([
       ['botId', 'name'],
       ['botId', 'integrationId', 'version'],
+      ['botId', 'tokenId'],
       ['botId', 'tokenId'],
     ]);
   });

@@ -4,8 +4,9 @@ import { systemClock } from '@gi/domain';
 import type { Clock, Store } from '@gi/domain';
 import { MongoCatalogStore } from './mongo-catalog.store';
 import { COLLECTIONS } from './mongo-documents';
-import type { EntityDocument, IntegrationDocument, InvocationDocument, TokenDocument } from './mongo-documents';
+import type { EntityDocument, InstanceDocument, IntegrationDocument, InvocationDocument, QuotaDocument, TokenDocument } from './mongo-documents';
 import { ensureIndexes } from './mongo-indexes';
+import { MongoInstanceRegistry } from './mongo-instance.registry';
 import { MongoInvocationStore } from './mongo-invocation.store';
 import { MongoTokenStore } from './mongo-token.store';
 
@@ -23,7 +24,7 @@ export const DEFAULT_MONGO_DATABASE = 'generic-integration';
 const PING_TIMEOUT_MS = 2_000;
 
 /**
- * The distributed store: invocations, the catalog and the token registry in one MongoDB database.
+ * The distributed store: invocations, the catalog, the token registry and live instances in one MongoDB database.
  * A write resolves once a majority of the replica set holds it (and writes are retried once across a
  * failover), reads see only majority-committed data, so an accepted invocation survives losing the
  * primary and a poll never sees a state that a failover could roll back. These settings win over any
@@ -56,8 +57,10 @@ export async function createMongoStore(url: string, options: MongoStoreOptions =
       db.collection<EntityDocument>(COLLECTIONS.entities),
       db.collection<IntegrationDocument>(COLLECTIONS.integrations),
       db.collection<TokenDocument>(COLLECTIONS.tokens),
+      db.collection<QuotaDocument>(COLLECTIONS.quotas),
     ),
     tokens: new MongoTokenStore(db.collection<TokenDocument>(COLLECTIONS.tokens)),
+    instances: new MongoInstanceRegistry(db.collection<InstanceDocument>(COLLECTIONS.instances)),
     ping: () => ping(db),
     close: () => client.close(),
   };

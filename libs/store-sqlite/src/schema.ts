@@ -65,4 +65,27 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE invocations SET published_at = created_at;
   CREATE INDEX invocations_unpublished ON invocations (status, published_at);
   `,
+  // Quotas: the token each invocation came with, the quotas of bots and tokens, and the live service
+  // instances that share a limit between them.
+  `
+  ALTER TABLE invocations ADD COLUMN token_id TEXT;
+  CREATE INDEX invocations_active ON invocations (bot_id, status);
+
+  CREATE TABLE quotas (
+    bot_id TEXT NOT NULL,
+    token_id TEXT NOT NULL,
+    rate_per_second REAL,
+    burst INTEGER,
+    max_in_flight INTEGER,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (bot_id, token_id)
+  );
+
+  CREATE TABLE instances (
+    role TEXT NOT NULL,
+    instance_id TEXT NOT NULL,
+    seen_at INTEGER NOT NULL,
+    PRIMARY KEY (role, instance_id)
+  );
+  `,
 ];

@@ -1,5 +1,5 @@
 import { WEBHOOK_FIELDS } from '@gi/domain';
-import type { CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings } from '@gi/domain';
+import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, Quotas } from '@gi/domain';
 import type { SqliteDatabase } from './sqlite-database';
 
 interface IntegrationRow {
@@ -26,6 +26,18 @@ const toIntegration = (row: IntegrationRow): IntegrationDefinition => ({
   deployedAt: row.deployed_at,
 });
 
+interface QuotaRow {
+  token_id: string;
+  rate_per_second: number | null;
+  burst: number | null;
+  max_in_flight: number | null;
+}
+
+const toQuotas = (row: QuotaRow): Quotas => ({ ratePerSecond: row.rate_per_second, burst: row.burst, maxInFlight: row.max_in_flight });
+
+/** The bot's own quotas are the row with an empty token id. */
+const BOT_ROW = '';
+
 const toEntity = (row: { bot_id: string; name: string; fields: string; updated_at: number }): EntityDefinition => ({
   botId: row.bot_id,
   name: row.name,
@@ -40,6 +52,7 @@ export class SqliteCatalogStore implements CatalogStore {
     this.statements = {
       latest: db.prepare('SELECT * FROM integrations WHERE bot_id = ? AND integration_id = ? ORDER BY version DESC LIMIT 1'),
       version: db.prepare('SELECT * FROM integrations WHERE bot_id = ? AND integration_id = ? AND version = ?'),
+      quotas: db.prepare('SELECT token_id, rate_per_second, burst, max_in_flight FROM quotas WHERE bot_id = ?'),
     };
   }
 
@@ -108,5 +121,27 @@ export class SqliteCatalogStore implements CatalogStore {
       .prepare('SELECT bot_id FROM entities UNION SELECT bot_id FROM integrations UNION SELECT bot_id FROM tokens ORDER BY bot_id')
       .all() as Array<{ bot_id: string }>;
     return rows.map((row) => row.bot_id);
+  }
+
+  async getQuotas(botId: string): Promise<BotQuotas> {
+    const quotas: BotQuotas = { bot: { ratePerSecond: null, burst: null, maxInFlight: null }, tokens: {} };
+    for (const row of this.statements.quotas.all(botId) as QuotaRow[]) {
+      if (row.token_id === BOT_ROW) quotas.bot = toQuotas(row);
+      else quotas.tokens[row.token_id] = toQuotas(row);
+    }
+    return quotas;
+  }
+
+  async putQuotas(botId: string, tokenId: string | null, quotas: Quotas, now: number): Promise<void> {
+    const key = tokenId ?? BOT_ROW;
+    if (quotas.ratePerSecond === null && quotas.burst === null && quotas.maxInFlight === null) {
+      this.db.prepare('DELETE FROM quotas WHERE bot_id = ? AND token_id = ?').run(botId, key);
+      return;
+    }
+    this.db
+      .prepare(`INSERT INTO quotas (bot_id, token_id, rate_per_second, burst, max_in_flight, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (bot_id, token_id) DO UPDATE SET rate_per_second = excluded.rate_per_second, burst = excluded.burst,
+          max_in_flight = excluded.max_in_flight, updated_at = excluded.updated_at`)
+      .run(botId, key, quotas.ratePerSecond, quotas.burst, quotas.maxInFlight, now);
   }
 }

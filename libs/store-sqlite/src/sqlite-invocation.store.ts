@@ -1,4 +1,5 @@
 import type {
+  ActiveCount,
   Clock,
   Invocation,
   InvocationError,
@@ -17,6 +18,7 @@ import type { SqliteDatabase } from './sqlite-database';
 interface InvocationRow {
   id: string;
   bot_id: string;
+  token_id: string | null;
   entity_name: string;
   integration_id: string;
   integration_version: number;
@@ -50,9 +52,9 @@ export class SqliteInvocationStore implements InvocationStore {
   ) {
     this.statements = {
       insert: db.prepare(`INSERT INTO invocations
-        (id, bot_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type,
+        (id, bot_id, token_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type,
          entity, status, created_at, published_at, expire_at)
-        VALUES (@id, @botId, @entityName, @integrationId, @integrationVersion, @pool, @mode, @endpoint,
+        VALUES (@id, @botId, @tokenId, @entityName, @integrationId, @integrationVersion, @pool, @mode, @endpoint,
          @responseContentType, @entity, 'Queued', @createdAt, @createdAt, @expireAt)`),
       get: db.prepare('SELECT * FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?'),
       claim: db.prepare(`UPDATE invocations
@@ -79,6 +81,8 @@ export class SqliteInvocationStore implements InvocationStore {
         WHERE id IN (SELECT id FROM invocations
           WHERE status = 'Queued' AND published_at < @before AND expire_at > @now ORDER BY created_at LIMIT @limit)
         RETURNING id, bot_id, pool`),
+      countActive: db.prepare(`SELECT token_id, COUNT(*) AS n FROM invocations
+        WHERE bot_id = ? AND status IN ('Queued', 'Running') AND expire_at > ? GROUP BY token_id`),
       deleteExpired: db.prepare('DELETE FROM invocations WHERE expire_at <= ?'),
     };
   }
@@ -149,6 +153,16 @@ export class SqliteInvocationStore implements InvocationStore {
     return rows.map(toSummary);
   }
 
+  async countActive(botId: string, now: number): Promise<ActiveCount> {
+    const rows = this.statements.countActive.all(botId, now) as Array<{ token_id: string | null; n: number }>;
+    const count: ActiveCount = { total: 0, byToken: {} };
+    for (const row of rows) {
+      count.total += row.n;
+      if (row.token_id !== null) count.byToken[row.token_id] = row.n;
+    }
+    return count;
+  }
+
   async deleteExpired(now: number): Promise<number> {
     return this.statements.deleteExpired.run(now).changes;
   }
@@ -176,6 +190,7 @@ function toInvocation(row: InvocationRow): Invocation {
   const { error: _error, ...summary } = toSummary(row);
   return {
     ...summary,
+    tokenId: row.token_id,
     pool: row.pool,
     endpoint: row.endpoint as Invocation['endpoint'],
     responseContentType: row.response_content_type,

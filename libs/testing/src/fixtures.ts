@@ -5,6 +5,7 @@ export function newInvocation(overrides: Partial<NewInvocation> & { createdAt: n
   return {
     id: randomUUID(),
     botId: 'bot-a',
+    tokenId: null,
     entityName: 'Order',
     integrationId: 'ack',
     integrationVersion: 1,

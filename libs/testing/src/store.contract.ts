@@ -184,6 +184,26 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await store.invocations.list('bot-a', { integrationId: 'y', limit: 10 })).map((s) => s.id)).toEqual([second.id]);
       });
 
+      it('counts a bot\'s invocations in flight, in total and per token', async () => {
+        const { store, clock } = subject;
+        const t1 = [newInvocation({ createdAt: clock.now(), tokenId: 't1' }), newInvocation({ createdAt: clock.now(), tokenId: 't1' })];
+        const t2 = newInvocation({ createdAt: clock.now(), tokenId: 't2' });
+        const none = newInvocation({ createdAt: clock.now() });
+        const done = newInvocation({ createdAt: clock.now(), tokenId: 't2' });
+        const expiring = newInvocation({ createdAt: clock.now(), tokenId: 't1', expireAt: clock.now() + 10 });
+        const other = newInvocation({ createdAt: clock.now(), botId: 'bot-b', tokenId: 't1' });
+        for (const inv of [...t1, t2, none, done, expiring, other]) await store.invocations.create(inv);
+        await store.invocations.claim(t1[0], 'w', 60_000, clock.now());
+        await store.invocations.claim(done, 'w', 60_000, clock.now());
+        await store.invocations.complete(done, 'w', { status: 'Completed', responseBody: null }, [], clock.now());
+        clock.advance(10);
+        expect(await store.invocations.countActive('bot-a', clock.now())).toEqual({ total: 4, byToken: { t1: 2, t2: 1 } });
+        expect((await store.invocations.get(t1[0]))?.tokenId).toBe('t1');
+        await store.invocations.cancel(t2, { code: 'cancelled', title: 'Invocation cancelled', detail: 'x' }, clock.now());
+        expect(await store.invocations.countActive('bot-a', clock.now())).toEqual({ total: 3, byToken: { t1: 2 } });
+        expect(await store.invocations.countActive('bot-c', clock.now())).toEqual({ total: 0, byToken: {} });
+      });
+
       it('hides expired invocations at once and deletes them', async () => {
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now(), expireAt: clock.now() + 1000 });
@@ -220,6 +240,41 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await store.catalog.listIntegrations('bot-a')).map((i) => [i.integrationId, i.version])).toEqual([['ack', 2], ['other', 1]]);
         expect((await store.catalog.listIntegrationVersions('bot-a', 'ack')).map((v) => v.version)).toEqual([2, 1]);
         expect(await store.catalog.listBots()).toEqual(['bot-a']);
+      });
+    });
+
+    describe('quotas', () => {
+      it('keeps quotas per bot and per token, and all-null returns them to the defaults', async () => {
+        const { store, clock } = subject;
+        const none = { ratePerSecond: null, burst: null, maxInFlight: null };
+        expect(await store.catalog.getQuotas('bot-a')).toEqual({ bot: none, tokens: {} });
+        await store.catalog.putQuotas('bot-a', null, { ratePerSecond: 2.5, burst: 5, maxInFlight: null }, clock.now());
+        await store.catalog.putQuotas('bot-a', 't1', { ratePerSecond: null, burst: null, maxInFlight: 3 }, clock.now());
+        await store.catalog.putQuotas('bot-b', 't1', { ratePerSecond: 1, burst: null, maxInFlight: null }, clock.now());
+        expect(await store.catalog.getQuotas('bot-a')).toEqual({
+          bot: { ratePerSecond: 2.5, burst: 5, maxInFlight: null },
+          tokens: { t1: { ratePerSecond: null, burst: null, maxInFlight: 3 } },
+        });
+        await store.catalog.putQuotas('bot-a', null, { ratePerSecond: 1, burst: null, maxInFlight: 9 }, clock.now());
+        await store.catalog.putQuotas('bot-a', 't1', none, clock.now());
+        expect(await store.catalog.getQuotas('bot-a')).toEqual({ bot: { ratePerSecond: 1, burst: null, maxInFlight: 9 }, tokens: {} });
+        expect((await store.catalog.getQuotas('bot-b')).tokens).toEqual({ t1: { ratePerSecond: 1, burst: null, maxInFlight: null } });
+      });
+    });
+
+    describe('instances', () => {
+      it('count the live instances of a role; one that left or went quiet no longer counts', async () => {
+        const { store, clock } = subject;
+        const ttl = 6000;
+        expect(await store.instances.heartbeat('gateway', 'g1', clock.now(), ttl)).toBe(1);
+        expect(await store.instances.heartbeat('gateway', 'g2', clock.now(), ttl)).toBe(2);
+        expect(await store.instances.heartbeat('gateway', 'g1', clock.now(), ttl)).toBe(2);
+        expect(await store.instances.heartbeat('other-role', 'x', clock.now(), ttl)).toBe(1);
+        clock.advance(ttl + 1);
+        expect(await store.instances.heartbeat('gateway', 'g1', clock.now(), ttl)).toBe(1);
+        expect(await store.instances.heartbeat('gateway', 'g2', clock.now(), ttl)).toBe(2);
+        await store.instances.leave('gateway', 'g2');
+        expect(await store.instances.heartbeat('gateway', 'g1', clock.now(), ttl)).toBe(1);
       });
     });
 

@@ -4,6 +4,7 @@ import { connectorDeploy, connectorList, connectorShow } from './connector.comma
 import { entityCreate, entityList } from './entity.commands';
 import { invocationsCancel, invocationsList, invocationsShow } from './invocations.commands';
 import { invoke } from './invoke.command';
+import { quotaSet, quotaShow } from './quota.commands';
 import { tokenCreate, tokenList, tokenRevoke } from './token.commands';
 import { webhookShow } from './webhook.command';
 
@@ -18,6 +19,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   tokenCreate,
   tokenList,
   tokenRevoke,
+  quotaShow,
+  quotaSet,
   webhookShow,
   invoke,
   invocationsList,

@@ -1,7 +1,7 @@
 import { controlRouter } from '@gi/control';
 import { createHttpApp } from '@gi/http';
 import { createQuickJsRuntime } from '@gi/sandbox';
-import { listen, onShutdown, openAmqpBus, openServiceBase, openTokenService, stopListening } from './service-wiring';
+import { controlSettings, listen, onShutdown, openAmqpBus, openServiceBase, openTokenService, stopListening } from './service-wiring';
 
 /**
  * The control service: the admin API. Its bus only carries cancellations; the runtime is used only to
@@ -24,7 +24,7 @@ export async function runControl(): Promise<void> {
         runtime,
         bus,
         clock,
-        settings: { adminToken: config.ADMIN_TOKEN, platformSegment: config.PLATFORM_SEGMENT, publicBaseUrl: config.PUBLIC_BASE_URL, maxBodyBytes: config.MAX_ADMIN_BODY_SIZE },
+        settings: controlSettings(config, config.ADMIN_TOKEN),
       }),
     ],
   });

@@ -8,12 +8,14 @@ import { createHttpApp } from '@gi/http';
 import { resultsRouter } from '@gi/results';
 import {
   completionWaiter,
+  controlSettings,
   gatewayDeps,
   listen,
   onShutdown,
   openConnectorRuntime,
   openServiceBase,
   openTokenService,
+  quotaGate,
   resultsDeps,
   stopListening,
   sweepExpiredFiles,
@@ -61,12 +63,14 @@ export async function runEmbedded(): Promise<void> {
       .catch((err) => logger.warn({ err }, 'expiry sweep failed'));
   }, EXPIRY_SWEEP_MS).unref();
 
+  metrics.gatewayPeers.set(1);
   const app = createHttpApp({
     logger,
     metrics,
     ready: () => store.ping(),
     routers: [
-      gatewayRouter(gatewayDeps(base, bus, tokens, waiter)),
+      // The only gateway of its store: it enforces the whole of every quota.
+      gatewayRouter(gatewayDeps(base, bus, tokens, waiter, quotaGate(base, () => 1))),
       resultsRouter(resultsDeps(base, bus, tokens, waiter)),
       controlRouter({
         store,
@@ -74,7 +78,7 @@ export async function runEmbedded(): Promise<void> {
         runtime,
         bus,
         clock,
-        settings: { adminToken, platformSegment: config.PLATFORM_SEGMENT, publicBaseUrl: config.PUBLIC_BASE_URL, maxBodyBytes: config.MAX_ADMIN_BODY_SIZE },
+        settings: controlSettings(config, adminToken),
       }),
     ],
   });

@@ -7,10 +7,12 @@ import type { TokenService } from '@gi/auth';
 import { AmqpJobBus } from '@gi/bus-amqp';
 import { loadOrCreateSecret, mongoUrlOf, parseServiceConfig, processEnvironment, sqlitePathOf } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
-import { CompletionWaiter, RateLimiter, systemClock } from '@gi/domain';
-import type { Clock, FileStore, JobBus, Store } from '@gi/domain';
+import { CompletionWaiter, systemClock } from '@gi/domain';
+import type { Clock, FileStore, JobBus, QuotaDefaults, Store } from '@gi/domain';
+import type { ControlSettings } from '@gi/control';
 import { sweepFiles } from '@gi/executor';
 import { DiskFileStore } from '@gi/files-disk';
+import { QuotaGate } from '@gi/gateway';
 import type { GatewayDeps, UploadLimits } from '@gi/gateway';
 import { createLogger, createMetrics } from '@gi/http';
 import type { Logger, Metrics } from '@gi/http';
@@ -114,7 +116,38 @@ export async function completionWaiter(bus: JobBus): Promise<CompletionWaiter> {
   return waiter;
 }
 
-export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter): GatewayDeps {
+/** The quotas of a bot that has none of its own. */
+export function quotaDefaults(config: ServiceConfig): QuotaDefaults {
+  return { ratePerSecond: config.BOT_RATE_LIMIT_PER_SECOND, burst: config.BOT_RATE_LIMIT_BURST ?? null, maxInFlight: config.BOT_MAX_IN_FLIGHT };
+}
+
+export function controlSettings(config: ServiceConfig, adminToken: string): ControlSettings {
+  return {
+    adminToken,
+    platformSegment: config.PLATFORM_SEGMENT,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    maxBodyBytes: config.MAX_ADMIN_BODY_SIZE,
+    quotaDefaults: quotaDefaults(config),
+  };
+}
+
+/**
+ * The quotas of the webhook endpoints. `peers` tells how many gateways share them (1 in the embedded
+ * deployment); the service defaults come from the environment.
+ */
+export function quotaGate(base: ServiceBase, peers: () => number): QuotaGate {
+  const { config, metrics } = base;
+  return new QuotaGate({
+    catalog: base.store.catalog,
+    invocations: base.store.invocations,
+    clock: base.clock,
+    defaults: quotaDefaults(config),
+    peers,
+    onRefused: (scope, quota) => metrics.quotaRefusals.inc({ scope, quota }),
+  });
+}
+
+export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter, quotas: QuotaGate): GatewayDeps {
   const { config } = base;
   return {
     store: base.store,
@@ -124,10 +157,7 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
     clock: base.clock,
     logger: base.logger,
     uploads: { files: base.files, limits: uploadLimits(config) },
-    rateLimiter:
-      config.BOT_RATE_LIMIT_PER_SECOND > 0
-        ? new RateLimiter(config.BOT_RATE_LIMIT_PER_SECOND, config.BOT_RATE_LIMIT_BURST ?? Math.ceil(config.BOT_RATE_LIMIT_PER_SECOND))
-        : undefined,
+    quotas,
     afterPersist: config.FAULT_INJECTION === 'gateway-exit-after-persist' ? () => process.kill(process.pid, 'SIGKILL') : undefined,
     settings: {
       platformSegment: config.PLATFORM_SEGMENT,

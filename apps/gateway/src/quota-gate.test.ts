@@ -1,0 +1,199 @@
+import { GiError } from '@gi/domain';
+import type { ActiveCount, BotQuotas, Quotas } from '@gi/domain';
+import { COUNT_CACHE_MS, QUOTA_CACHE_MS, QuotaGate } from './quota-gate';
+import type { QuotaGateDeps } from './quota-gate';
+
+const none: Quotas = { ratePerSecond: null, burst: null, maxInFlight: null };
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A store whose quotas and in-flight counts the test sets; every read is counted. */
+function fakeStore() {
+  const state = { quotas: { bot: none, tokens: {} } as BotQuotas, active: { total: 0, byToken: {} } as ActiveCount, failing: false, quotaReads: 0, countReads: 0 };
+  const catalog = {
+    async getQuotas() {
+      state.quotaReads++;
+      if (state.failing) throw new Error('SQLITE_BUSY');
+      return structuredClone(state.quotas);
+    },
+  };
+  const invocations = {
+    async countActive() {
+      state.countReads++;
+      if (state.failing) throw new Error('SQLITE_BUSY');
+      return structuredClone(state.active);
+    },
+  };
+  return { state, catalog, invocations };
+}
+
+class FakeClock {
+  t = 1_000_000;
+  now() {
+    return this.t;
+  }
+}
+
+function gate(options: { peers?: number; defaults?: QuotaGateDeps['defaults'] } = {}) {
+  const store = fakeStore();
+  const clock = new FakeClock();
+  const refusals: string[] = [];
+  const quotaGate = new QuotaGate({
+    catalog: store.catalog,
+    invocations: store.invocations,
+    clock,
+    defaults: options.defaults ?? { ratePerSecond: 0, burst: null, maxInFlight: 0 },
+    peers: () => options.peers ?? 1,
+    onRefused: (scope, quota) => refusals.push(`${scope}:${quota}`),
+  });
+  return { quotaGate, store, clock, refusals };
+}
+
+async function refusal(admitting: Promise<unknown>): Promise<GiError> {
+  const error = await admitting.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof GiError)) throw new Error(`expected a refusal, got ${String(error)}`);
+  return error;
+}
+
+describe('QuotaGate', () => {
+  describe('rates', () => {
+    it('admits a bot\'s burst, then answers 429 with Retry-After until the rate refills', async () => {
+      const { quotaGate, store, clock, refusals } = gate();
+      store.state.quotas.bot = { ratePerSecond: 2, burst: 2, maxInFlight: null };
+      await quotaGate.admit('acme', 't1');
+      await quotaGate.admit('acme', 't2');
+      const refused = await refusal(quotaGate.admit('acme', 't1'));
+      expect([refused.code, refused.headers['Retry-After'], refused.detail]).toEqual([
+        'rate_limited',
+        '1',
+        'The rate limit of 2 calls per second for this bot was exceeded.',
+      ]);
+      expect(refused.extensions).toEqual({ scope: 'bot', quota: 'ratePerSecond', limit: 2 });
+      expect(refusals).toEqual(['bot:ratePerSecond']);
+      clock.t += 500;
+      await quotaGate.admit('acme', 't1');
+      await quotaGate.admit('other-bot', 't9');
+    });
+
+    it('applies the service defaults to bots without quotas of their own', async () => {
+      const { quotaGate } = gate({ defaults: { ratePerSecond: 0.5, burst: null, maxInFlight: 0 } });
+      await quotaGate.admit('acme', 't1');
+      expect((await refusal(quotaGate.admit('acme', 't1'))).headers['Retry-After']).toBe('2');
+    });
+
+    it('limits a token within its bot and gives the bot its call back when the token is refused', async () => {
+      const { quotaGate, store } = gate();
+      store.state.quotas = { bot: { ratePerSecond: 1, burst: 3, maxInFlight: null }, tokens: { noisy: { ratePerSecond: 1, burst: 1, maxInFlight: null } } };
+      await quotaGate.admit('acme', 'noisy');
+      const refused = await refusal(quotaGate.admit('acme', 'noisy'));
+      expect([refused.detail, refused.extensions.scope]).toEqual(['The rate limit of 1 calls per second for this token was exceeded.', 'token']);
+      // The bot's burst of 3: one spent by noisy, two left for its other tokens.
+      await quotaGate.admit('acme', 'quiet');
+      await quotaGate.admit('acme', 'quiet');
+      expect((await refusal(quotaGate.admit('acme', 'quiet'))).extensions.scope).toBe('bot');
+    });
+
+    it('enforces its share when several gateways enforce the limit together', async () => {
+      const { quotaGate, store } = gate({ peers: 4 });
+      store.state.quotas.bot = { ratePerSecond: 8, burst: 8, maxInFlight: null };
+      await quotaGate.admit('acme', 't1');
+      await quotaGate.admit('acme', 't1');
+      const refused = await refusal(quotaGate.admit('acme', 't1'));
+      // 2 calls per second here: the next one in half a second.
+      expect(refused.headers['Retry-After']).toBe('1');
+    });
+  });
+
+  describe('invocations in flight', () => {
+    it('admits up to the bot\'s limit counting the store\'s count and its own admissions, re-reading before it refuses', async () => {
+      const { quotaGate, store, clock } = gate();
+      store.state.quotas.bot = { ...none, maxInFlight: 3 };
+      store.state.active = { total: 1, byToken: { t1: 1 } };
+      await quotaGate.admit('acme', 't1');
+      await quotaGate.admit('acme', 't1');
+      expect((await refusal(quotaGate.admit('acme', 't1'))).detail).toBe(
+        'This bot already has 3 invocations in flight (queued or running), its limit; try again once one finishes.',
+      );
+      expect(store.state.countReads).toBe(1);
+      // One finished meanwhile: a re-read (not sooner than 250 ms after the last) lets the next call in.
+      store.state.active = { total: 2, byToken: { t1: 2 } };
+      clock.t += 300;
+      await quotaGate.admit('acme', 't1');
+      expect(store.state.countReads).toBe(2);
+    });
+
+    it('frees the place of an admitted call that stored nothing', async () => {
+      const { quotaGate, store } = gate();
+      store.state.quotas.bot = { ...none, maxInFlight: 1 };
+      const first = await quotaGate.admit('acme', 't1');
+      await refusal(quotaGate.admit('acme', 't1'));
+      first.release();
+      await quotaGate.admit('acme', 't1');
+    });
+
+    it('limits a token without touching the other tokens of its bot', async () => {
+      const { quotaGate, store } = gate();
+      store.state.quotas.tokens = { t1: { ...none, maxInFlight: 1 } };
+      await quotaGate.admit('acme', 't1');
+      const refused = await refusal(quotaGate.admit('acme', 't1'));
+      expect(refused.extensions).toEqual({ scope: 'token', quota: 'maxInFlight', limit: 1 });
+      await quotaGate.admit('acme', 't2');
+      await quotaGate.admit('acme', 't2');
+    });
+
+    it('admits at most its share of the headroom between reads when gateways share the limit', async () => {
+      const { quotaGate, store } = gate({ peers: 2 });
+      store.state.quotas.bot = { ...none, maxInFlight: 5 };
+      store.state.active = { total: 1, byToken: {} };
+      // Headroom 4 between two gateways: 2 each.
+      await quotaGate.admit('acme', 't1');
+      await quotaGate.admit('acme', 't1');
+      await refusal(quotaGate.admit('acme', 't1'));
+    });
+
+    it('reads the count again in the background once it is older than a second', async () => {
+      const { quotaGate, store, clock } = gate();
+      store.state.quotas.bot = { ...none, maxInFlight: 100 };
+      await quotaGate.admit('acme', 't1');
+      clock.t += COUNT_CACHE_MS - 1;
+      await quotaGate.admit('acme', 't1');
+      expect(store.state.countReads).toBe(1);
+      clock.t += 1;
+      await quotaGate.admit('acme', 't1');
+      await flush();
+      expect(store.state.countReads).toBe(2);
+    });
+
+    it('reads no count for bots without an in-flight limit', async () => {
+      const { quotaGate, store } = gate();
+      for (let i = 0; i < 5; i++) await quotaGate.admit('acme', 't1');
+      expect(store.state.countReads).toBe(0);
+    });
+  });
+
+  it('reads quotas once per five seconds: a change applies within that time', async () => {
+    const { quotaGate, store, clock } = gate();
+    await quotaGate.admit('acme', 't1');
+    store.state.quotas.bot = { ratePerSecond: 1, burst: 1, maxInFlight: null };
+    clock.t += QUOTA_CACHE_MS - 1;
+    await quotaGate.admit('acme', 't1');
+    await quotaGate.admit('acme', 't1');
+    expect(store.state.quotaReads).toBe(1);
+    clock.t += 1;
+    // The stale value answers this call while the new one is read.
+    await quotaGate.admit('acme', 't1');
+    await flush();
+    await quotaGate.admit('acme', 't1');
+    await refusal(quotaGate.admit('acme', 't1'));
+    expect(store.state.quotaReads).toBe(2);
+  });
+
+  it('answers 503 when the store cannot tell the quotas', async () => {
+    const { quotaGate, store } = gate();
+    store.state.failing = true;
+    const refused = await refusal(quotaGate.admit('acme', 't1'));
+    expect([refused.code, refused.detail]).toEqual(['unavailable', 'The quotas of this bot could not be checked; nothing was accepted. Try again.']);
+  });
+});

@@ -1,0 +1,248 @@
+import { botLimits, GiError, shareOf, tokenLimits, TokenBuckets, unavailable } from '@gi/domain';
+import type { ActiveCount, BotQuotas, CatalogStore, Clock, InvocationStore, QuotaDefaults, RateLimit } from '@gi/domain';
+
+/** A bot's quotas are read again after this long: a change made in the control API applies within it. */
+export const QUOTA_CACHE_MS = 5_000;
+/** Counts of invocations in flight are read again (in the background) after this long. */
+export const COUNT_CACHE_MS = 1_000;
+/** A gateway that used up its share reads the count again before refusing, but not more often than this. */
+const COUNT_MIN_AGE_MS = 250;
+/** Idle caches and full buckets are dropped this often. */
+const PRUNE_EVERY_MS = 60_000;
+
+export type QuotaScope = 'bot' | 'token';
+export type QuotaName = 'ratePerSecond' | 'maxInFlight';
+
+export interface QuotaGateDeps {
+  catalog: Pick<CatalogStore, 'getQuotas'>;
+  invocations: Pick<InvocationStore, 'countActive'>;
+  clock: Clock;
+  defaults: QuotaDefaults;
+  /** How many gateways (this one included) enforce the quotas together; each enforces its share. */
+  peers: () => number;
+  /** Told of every call turned away, for metrics. */
+  onRefused?: (scope: QuotaScope, quota: QuotaName) => void;
+}
+
+/** A call let through. `release` when it ends up creating no invocation (bad input, store failure...). */
+export interface Admission {
+  release(): void;
+}
+
+/** Calls admitted by this gateway, in total and per token. */
+class Tally {
+  total = 0;
+  readonly byToken = new Map<string, number>();
+
+  of(tokenId: string): number {
+    return this.byToken.get(tokenId) ?? 0;
+  }
+
+  add(tokenId: string, n: number): void {
+    this.total += n;
+    this.byToken.set(tokenId, this.of(tokenId) + n);
+  }
+
+  merge(other: Tally): void {
+    for (const [tokenId, n] of other.byToken) this.add(tokenId, n);
+  }
+}
+
+/**
+ * The in-flight count of one bot as this gateway knows it: the store's count when last read, plus
+ * what this gateway admitted since that read started (`since`), plus, while a read is under way, what
+ * it admitted before that read started (`before`: the read may or may not see those).
+ */
+interface InFlight {
+  stored: ActiveCount;
+  readAt: number;
+  since: Tally;
+  before: Tally;
+  reading: Promise<void> | null;
+  usedAt: number;
+}
+
+interface Cached<T> {
+  /** Null until first read. */
+  value: T | null;
+  readAt: number;
+  reading: Promise<T> | null;
+  usedAt: number;
+}
+
+const rateLimited = (scope: QuotaScope, limit: RateLimit, waitSeconds: number) =>
+  new GiError('rate_limited', 'Too many requests', `The rate limit of ${limit.perSecond} calls per second for this ${scope} was exceeded.`, {
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(waitSeconds))) },
+    extensions: { scope, quota: 'ratePerSecond', limit: limit.perSecond },
+  });
+
+const tooManyInFlight = (scope: QuotaScope, limit: number) =>
+  new GiError(
+    'rate_limited',
+    'Too many requests',
+    `This ${scope} already has ${limit} invocation${limit === 1 ? '' : 's'} in flight (queued or running), its limit; try again once one finishes.`,
+    { headers: { 'Retry-After': '1' }, extensions: { scope, quota: 'maxInFlight', limit } },
+  );
+
+/**
+ * Enforces the quotas of bots and tokens at the gateway, without a store round trip per call.
+ *
+ * Rates: token buckets in memory. With N gateways alive, each enforces rate/N with burst/N (the
+ * store's instance registry tells N), so together they hold the limit while the load is spread evenly.
+ *
+ * In flight: the store's count of Queued and Running invocations, read at most every COUNT_CACHE_MS
+ * per bot. Between reads each gateway admits at most ceil(headroom / N) more, so together they exceed
+ * the limit by at most N - 1. A gateway that used up its share reads the count again before it refuses.
+ */
+export class QuotaGate {
+  private readonly buckets = new TokenBuckets();
+  private readonly quotas = new Map<string, Cached<BotQuotas>>();
+  private readonly inFlight = new Map<string, InFlight>();
+  private prunedAt: number;
+
+  constructor(private readonly deps: QuotaGateDeps) {
+    this.prunedAt = deps.clock.now();
+  }
+
+  /** Lets a call of `tokenId` (of `botId`) through, or throws 429 with Retry-After (503 when the store cannot tell). */
+  async admit(botId: string, tokenId: string): Promise<Admission> {
+    try {
+      return await this.check(botId, tokenId);
+    } catch (error) {
+      if (error instanceof GiError) throw error;
+      throw unavailable('The quotas of this bot could not be checked; nothing was accepted. Try again.');
+    }
+  }
+
+  private async check(botId: string, tokenId: string): Promise<Admission> {
+    const now = this.deps.clock.now();
+    this.pruneNow(now);
+    const quotas = await this.quotasOf(botId, now);
+    const bot = botLimits(quotas.bot, this.deps.defaults);
+    const token = tokenLimits(quotas.tokens[tokenId]);
+    const peers = Math.max(1, this.deps.peers());
+
+    const spent: string[] = [];
+    const refund = () => spent.forEach((key) => this.buckets.refund(key));
+    for (const [scope, key, rate] of [
+      ['bot', `bot/${botId}`, bot.rate],
+      ['token', `token/${botId}/${tokenId}`, token.rate],
+    ] as const) {
+      if (!rate) continue;
+      const wait = this.buckets.wait(key, shareOf(rate, peers), now);
+      if (wait > 0) {
+        refund();
+        throw this.refused(rateLimited(scope, rate, wait), scope, 'ratePerSecond');
+      }
+      this.buckets.take(key);
+      spent.push(key);
+    }
+    if (bot.maxInFlight === null && token.maxInFlight === null) return { release: () => undefined };
+    try {
+      return { release: await this.reserve(botId, tokenId, bot.maxInFlight, token.maxInFlight, peers) };
+    } catch (error) {
+      refund();
+      throw error;
+    }
+  }
+
+  private refused(error: GiError, scope: QuotaScope, quota: QuotaName): GiError {
+    this.deps.onRefused?.(scope, quota);
+    return error;
+  }
+
+  /** Counts the call as in flight on this gateway until the next read of the store's count. */
+  private async reserve(botId: string, tokenId: string, botMax: number | null, tokenMax: number | null, peers: number): Promise<() => void> {
+    const entry = await this.inFlightOf(botId);
+    let over = this.overLimit(entry, tokenId, botMax, tokenMax, peers);
+    if (over && this.deps.clock.now() - entry.readAt >= COUNT_MIN_AGE_MS) {
+      await this.read(botId, entry);
+      over = this.overLimit(entry, tokenId, botMax, tokenMax, peers);
+    }
+    if (over) throw this.refused(tooManyInFlight(over.scope, over.limit), over.scope, 'maxInFlight');
+    const tally = entry.since;
+    tally.add(tokenId, 1);
+    return () => tally.add(tokenId, -1);
+  }
+
+  private overLimit(entry: InFlight, tokenId: string, botMax: number | null, tokenMax: number | null, peers: number) {
+    const share = (max: number, stored: number) => Math.ceil((max - stored) / peers);
+    if (botMax !== null && entry.before.total + entry.since.total >= share(botMax, entry.stored.total)) return { scope: 'bot' as const, limit: botMax };
+    const tokenAdmitted = entry.before.of(tokenId) + entry.since.of(tokenId);
+    if (tokenMax !== null && tokenAdmitted >= share(tokenMax, entry.stored.byToken[tokenId] ?? 0)) return { scope: 'token' as const, limit: tokenMax };
+    return null;
+  }
+
+  private async inFlightOf(botId: string): Promise<InFlight> {
+    const now = this.deps.clock.now();
+    let entry = this.inFlight.get(botId);
+    if (!entry) {
+      entry = { stored: { total: 0, byToken: {} }, readAt: 0, since: new Tally(), before: new Tally(), reading: null, usedAt: now };
+      this.inFlight.set(botId, entry);
+    }
+    entry.usedAt = now;
+    if (entry.readAt === 0) await this.read(botId, entry);
+    else if (now - entry.readAt >= COUNT_CACHE_MS) void this.read(botId, entry).catch(() => undefined);
+    return entry;
+  }
+
+  private read(botId: string, entry: InFlight): Promise<void> {
+    if (entry.reading) return entry.reading;
+    const startedAt = this.deps.clock.now();
+    entry.before = entry.since;
+    entry.since = new Tally();
+    entry.reading = this.deps.invocations.countActive(botId, startedAt).then(
+      (stored) => {
+        entry.stored = stored;
+        entry.readAt = startedAt;
+        entry.before = new Tally();
+        entry.reading = null;
+      },
+      (error: unknown) => {
+        // Nothing learnt: what was admitted still counts.
+        entry.since.merge(entry.before);
+        entry.before = new Tally();
+        entry.reading = null;
+        throw error;
+      },
+    );
+    return entry.reading;
+  }
+
+  private async quotasOf(botId: string, now: number): Promise<BotQuotas> {
+    let entry = this.quotas.get(botId);
+    if (!entry) {
+      entry = { value: null, readAt: 0, reading: null, usedAt: now };
+      this.quotas.set(botId, entry);
+    }
+    entry.usedAt = now;
+    if (entry.value === null) return this.readQuotas(botId, entry);
+    // Stale: answer with what is known and read again in the background.
+    if (now - entry.readAt >= QUOTA_CACHE_MS) void this.readQuotas(botId, entry).catch(() => undefined);
+    return entry.value;
+  }
+
+  private readQuotas(botId: string, entry: Cached<BotQuotas>): Promise<BotQuotas> {
+    if (!entry.reading) {
+      const startedAt = this.deps.clock.now();
+      entry.reading = this.deps.catalog
+        .getQuotas(botId)
+        .then((value) => {
+          entry.value = value;
+          entry.readAt = startedAt;
+          return value;
+        })
+        .finally(() => (entry.reading = null));
+    }
+    return entry.reading;
+  }
+
+  private pruneNow(now: number): void {
+    if (now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
+    this.buckets.prune(now);
+    for (const [botId, entry] of this.quotas) if (now - entry.usedAt > PRUNE_EVERY_MS && !entry.reading) this.quotas.delete(botId);
+    // What an idle bot's entry admitted is long in the store's count.
+    for (const [botId, entry] of this.inFlight) if (now - entry.usedAt > PRUNE_EVERY_MS && !entry.reading) this.inFlight.delete(botId);
+  }
+}
