@@ -1,7 +1,7 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
-// Module boundaries: domain depends on nothing; adapters only on domain and contracts;
+// Module boundaries: domain depends on nothing; adapters only on domain, contracts and the egress guard;
 // services never on adapters (they are injected); only the composition root wires everything.
 const allow = (sourceTag, ...onlyDependOnLibsWithTags) => ({ sourceTag, onlyDependOnLibsWithTags });
 
@@ -31,10 +31,12 @@ export default [
             allow('type:contracts', 'type:domain'),
             allow('type:util', 'type:domain'),
             allow('type:core', 'type:domain', 'type:contracts', 'type:core'),
-            allow('type:adapter', 'type:domain', 'type:contracts'),
+            // Outbound HTTP to addresses tenants choose (the SSRF guard), shared by the adapters that make such calls.
+            allow('type:egress', 'type:domain'),
+            allow('type:adapter', 'type:domain', 'type:contracts', 'type:egress'),
             allow('type:service', 'type:domain', 'type:contracts', 'type:core'),
-            allow('type:composition', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:adapter', 'type:service'),
-            allow('type:testing', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:adapter', 'type:service'),
+            allow('type:composition', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:egress', 'type:adapter', 'type:service'),
+            allow('type:testing', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:egress', 'type:adapter', 'type:service'),
             allow('type:e2e', 'type:testing', 'type:domain', 'type:contracts', 'type:adapter'),
           ],
         },

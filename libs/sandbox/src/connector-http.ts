@@ -1,8 +1,7 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { isAllowedHost, isForbiddenAddress } from './egress-policy';
+import { EgressRefused, isAllowedHost, pinnedLookup, resolveDestination } from '@gi/egress';
+import type { Destination } from '@gi/egress';
 import { formatBytes } from './sandbox-options';
 
 /** `Context.Http.Request(...)` as the connector writes it. */
@@ -122,11 +121,6 @@ function validate(input: unknown): ValidRequest {
   return { method, url: raw.url, headers, body, timeoutMs };
 }
 
-interface Destination {
-  address: string;
-  family: 4 | 6;
-}
-
 async function checkDestination(url: URL, allowedHosts: readonly string[], limits: HttpLimits): Promise<Destination> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConnectorHttpError(`Only http and https URLs can be requested, not ${url.protocol}.`);
   if (url.username || url.password) throw new ConnectorHttpError('URLs with credentials are not allowed; send an Authorization header instead.');
@@ -134,23 +128,11 @@ async function checkDestination(url: URL, allowedHosts: readonly string[], limit
   if (!isAllowedHost(host, allowedHosts)) {
     throw new ConnectorHttpError(`The host '${host}' is not in this integration's allowed hosts.`);
   }
-  const permitted = (address: string) => limits.trustedAddresses.includes(address) || !isForbiddenAddress(address);
-  const literal = isIP(host);
-  if (literal) {
-    if (!permitted(host)) throw new ConnectorHttpError(`The address ${host} is private, loopback or link-local and cannot be requested.`);
-    return { address: host, family: literal as 4 | 6 };
-  }
-  let found: Array<{ address: string; family: number }>;
   try {
-    found = await dnsLookup(host, { all: true, verbatim: true });
-  } catch {
-    throw new ConnectorHttpError(`The host '${host}' could not be resolved.`);
+    return await resolveDestination(host, limits.trustedAddresses);
+  } catch (error) {
+    throw error instanceof EgressRefused ? new ConnectorHttpError(error.message) : error;
   }
-  const refused = found.find((entry) => !permitted(entry.address));
-  if (refused || found.length === 0) {
-    throw new ConnectorHttpError(`The host '${host}' resolves to a private, loopback or link-local address and cannot be requested.`);
-  }
-  return { address: found[0].address, family: found[0].family === 6 ? 6 : 4 };
 }
 
 function send(
@@ -162,11 +144,7 @@ function send(
   signal: AbortSignal,
 ): Promise<IncomingMessage> {
   // The connection goes to the address checked above, never to a fresh DNS answer.
-  const pinned = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [destination]);
-    else callback(null, destination.address, destination.family);
-  }) as unknown as LookupFunction;
-  const options: RequestOptions = { method, headers: { ...headers }, lookup: pinned, signal, agent: false };
+  const options: RequestOptions = { method, headers: { ...headers }, lookup: pinnedLookup(destination), signal, agent: false };
   if (body !== undefined) (options.headers as Record<string, string>)['Content-Length'] = String(Buffer.byteLength(body));
   return new Promise((resolve, reject) => {
     const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options, resolve);

@@ -9,12 +9,22 @@ export type WorkerScript =
 
 const ENTRY = 'sandbox-worker.main';
 
-/** Registers a `.ts` loader backed by @swc/core, then loads the worker entry. */
+/**
+ * Registers a `.ts` loader backed by @swc/core and resolves the workspace's `@gi/<lib>` imports to
+ * libs/<lib>/src (what the bundler does for the built worker), then loads the worker entry.
+ */
 const TYPESCRIPT_BOOTSTRAP = `
 const Module = require('node:module');
 const { readFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
 const { workerData } = require('node:worker_threads');
 const swc = require(workerData.typescript.swcCore);
+const libs = dirname(dirname(dirname(workerData.typescript.entry)));
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  const lib = /^@gi\\/([a-z-]+)$/.exec(request);
+  return resolve.call(this, lib ? join(libs, lib[1], 'src', 'index.ts') : request, ...rest);
+};
 Module._extensions['.ts'] = function (module, filename) {
   const { code } = swc.transformSync(readFileSync(filename, 'utf8'), {
     filename,

@@ -1,0 +1,45 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
+import { isForbiddenAddress } from './egress-policy';
+
+/** A destination the egress policy refuses; the message says why and is safe to show. */
+export class EgressRefused extends Error {}
+
+/** The address a request connects to, checked against the policy. */
+export interface Destination {
+  address: string;
+  family: 4 | 6;
+}
+
+/**
+ * Resolves a URL's host name to an address the service may connect to on a tenant's behalf: a literal
+ * address, or every address the name resolves to, must be public (see egress-policy), unless it is one
+ * of `trustedAddresses` (local test servers, an internal ERP the operator vouches for).
+ */
+export async function resolveDestination(hostname: string, trustedAddresses: readonly string[]): Promise<Destination> {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  const permitted = (address: string) => trustedAddresses.includes(address) || !isForbiddenAddress(address);
+  const literal = isIP(host);
+  if (literal) {
+    if (!permitted(host)) throw new EgressRefused(`The address ${host} is private, loopback or link-local and cannot be requested.`);
+    return { address: host, family: literal as 4 | 6 };
+  }
+  let found: Array<{ address: string; family: number }>;
+  try {
+    found = await dnsLookup(host, { all: true, verbatim: true });
+  } catch {
+    throw new EgressRefused(`The host '${host}' could not be resolved.`);
+  }
+  if (found.length === 0 || found.some((entry) => !permitted(entry.address))) {
+    throw new EgressRefused(`The host '${host}' resolves to a private, loopback or link-local address and cannot be requested.`);
+  }
+  return { address: found[0].address, family: found[0].family === 6 ? 6 : 4 };
+}
+
+/** A DNS lookup that always answers the checked destination, so a name cannot re-resolve elsewhere. */
+export function pinnedLookup(destination: Destination): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [destination]);
+    else callback(null, destination.address, destination.family);
+  }) as unknown as LookupFunction;
+}

@@ -1,0 +1,66 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { CallbackResult, CallbackSender } from '@gi/domain';
+import { EgressRefused, pinnedLookup, resolveDestination } from './destination';
+
+export interface HttpCallbackSenderOptions {
+  /** Private or loopback addresses callbacks may reach nevertheless (local test receivers); empty in production. */
+  trustedAddresses: readonly string[];
+  /** Time for one POST, from connecting to the end of the answer's headers. */
+  timeoutMs: number;
+}
+
+/** Bytes of an answer read before the connection is dropped: only its status matters. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * POSTs callbacks with the egress policy of connector HTTP: only http and https, no credentials in the
+ * URL, only public addresses (checked after DNS and pinned for the connection). Redirects are not
+ * followed: a 3xx is an answer like any other non-2xx.
+ */
+export class HttpCallbackSender implements CallbackSender {
+  constructor(private readonly options: HttpCallbackSenderOptions) {}
+
+  async post(target: string, headers: Record<string, string>, body: string): Promise<CallbackResult> {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return { kind: 'refused', reason: 'The callback URL is not a valid URL.' };
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'refused', reason: `Only http and https callback URLs are allowed, not ${url.protocol}.` };
+    if (url.username || url.password) return { kind: 'refused', reason: 'Callback URLs with credentials are not allowed.' };
+    let lookup;
+    try {
+      lookup = pinnedLookup(await resolveDestination(url.hostname, this.options.trustedAddresses));
+    } catch (error) {
+      if (!(error instanceof EgressRefused)) throw error;
+      // A name that does not resolve may resolve later; a private address stays private.
+      return /could not be resolved/.test(error.message) ? { kind: 'unreachable', reason: error.message } : { kind: 'refused', reason: error.message };
+    }
+    return new Promise<CallbackResult>((resolve) => {
+      const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup,
+        agent: false,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      request.on('response', (response: IncomingMessage) => {
+        resolve({ kind: 'answered', status: response.statusCode ?? 0 });
+        // The status is all that counts: the body is read away (up to a limit) only to end the exchange cleanly.
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES) response.destroy();
+        });
+        response.on('error', () => undefined);
+      });
+      request.on('error', (error: Error) => {
+        const reason = error.name === 'TimeoutError' || error.name === 'AbortError' ? `No answer within ${this.options.timeoutMs} ms.` : `The request failed: ${error.message}`;
+        resolve({ kind: 'unreachable', reason });
+      });
+      request.end(body);
+    });
+  }
+}
