@@ -122,6 +122,16 @@ describe('admin commands against the control API', () => {
       });
     });
 
+    it('sends a callback URL and names it in the summary', async () => {
+      const file = join(dir, 'hooked.js');
+      writeFileSync(file, 'Context.SetResponseEntity(Context.GetRequestEntity());\n');
+      const deployed = { botId: 'acme', integrationId: 'ack', version: 3, entityName: 'Order', pool: 'default', timeoutSeconds: 60, allowedHosts: [] };
+      service.on('PUT', '/admin/bots/acme/integrations/ack', { status: 200, json: { ...deployed, callbackUrl: 'https://hooks.example.com/gi' } });
+      const result = await gi(['connector', 'deploy', file, '--bot', 'acme', '--integration', 'ack', '--entity', 'Order', '--callback-url', 'https://hooks.example.com/gi']);
+      expect(result.out).toBe('Deployed ack version 3 on bot acme: entity Order, pool default, timeout 60s, allowed hosts none, callbacks to https://hooks.example.com/gi\n');
+      expect(JSON.parse(service.requests[0].body).callbackUrl).toBe('https://hooks.example.com/gi');
+    });
+
     it('reports a compile error as file:line:column', async () => {
       const file = join(dir, 'broken.js');
       writeFileSync(file, 'const x = ;\n');
@@ -298,6 +308,7 @@ describe('admin commands against the control API', () => {
         status: 200,
         json: {
           ...summary, status: 'Completed', error: null, progress: { percent: 100, message: 'done' },
+          callback: { url: 'https://hooks.example.com/gi', state: 'pending', attempts: 2, nextAttemptAt: '2026-01-01T00:00:10.000Z', lastError: 'The receiver answered 500.', deliveredAt: null },
           outcome: { status: 'Completed', responseBody: { Status: 'Accepted' } },
           logs: [{ at: Date.parse('2026-01-01T00:00:01.200Z'), level: 'info', message: 'order 42' }],
         },
@@ -316,6 +327,7 @@ describe('admin commands against the control API', () => {
           'finished     2026-01-01 00:00:02Z',
           'duration     1.5 s',
           'progress     100% done',
+          'callback     pending, 2 attempts, next 2026-01-01 00:00:10Z to https://hooks.example.com/gi (The receiver answered 500.)',
           '',
           '--- response body ---',
           '{',
@@ -375,6 +387,27 @@ describe('admin commands against the control API', () => {
         err: expect.stringContaining('--rate must be a number above 0 and at most 1000000, got "0"'),
       });
       expect(service.requests).toHaveLength(0);
+    });
+  });
+
+  describe('callback-secret', () => {
+    it('rotate prints the secret alone on stdout, and what happened on stderr', async () => {
+      service.on('POST', '/admin/bots/acme/callback-secret', {
+        status: 201,
+        json: { botId: 'acme', secret: 'whsec_c2VjcmV0', createdAt: '2026-01-01T00:00:00.000Z', previousSecretValidUntil: '2026-01-02T00:00:00.000Z' },
+      });
+      const result = await gi(['callback-secret', 'rotate', '--bot', 'acme']);
+      expect(result).toEqual({
+        code: 0,
+        out: 'whsec_c2VjcmV0\n',
+        err: 'callback signing secret of bot acme, created 2026-01-01 00:00:00Z; the previous one signs too until 2026-01-02 00:00:00Z\n',
+      });
+    });
+
+    it('show tells when the secret was made', async () => {
+      service.on('GET', '/admin/bots/acme/callback-secret', { status: 200, json: { botId: 'acme', createdAt: '2026-01-01T00:00:00.000Z', previousSecretValidUntil: null } });
+      const result = await gi(['callback-secret', 'show', '--bot', 'acme']);
+      expect(result.out).toBe('Bot acme signs callbacks with a secret created 2026-01-01 00:00:00Z\n');
     });
   });
 

@@ -18,6 +18,7 @@ export const integrationSchema = z.looseObject({
   pool: z.string(),
   timeoutSeconds: z.number(),
   allowedHosts: z.array(z.string()),
+  callbackUrl: z.string().nullable().optional(),
   deployedAt: time.optional(),
 });
 export const integrationListSchema = z.looseObject({ integrations: z.array(integrationSchema) });
@@ -69,11 +70,18 @@ export const invocationDetailSchema = invocationSummarySchema.extend({
   outcome: z.unknown().optional(),
   logs: z.array(z.looseObject({ at: time, level: z.string(), message: z.string() })).default([]),
   progress: z.looseObject({ percent: z.number(), message: z.string().nullable().optional() }).nullable().optional(),
+  callback: z
+    .looseObject({ url: z.string(), state: z.string(), attempts: z.number(), nextAttemptAt: nullableTime, lastError: z.string().nullable().optional() })
+    .nullable()
+    .optional(),
 });
 
 const limitsSchema = z.looseObject({ ratePerSecond: z.number().nullable(), burst: z.number().nullable(), maxInFlight: z.number().nullable() });
 export const tokenQuotasSchema = z.looseObject({ tokenId: z.string(), quotas: limitsSchema, effective: limitsSchema });
 export const botQuotasSchema = z.looseObject({ botId: z.string(), quotas: limitsSchema, effective: limitsSchema, tokens: z.array(tokenQuotasSchema).default([]) });
+
+export const createdSecretSchema = z.looseObject({ secret: z.string(), createdAt: time, previousSecretValidUntil: nullableTime });
+export const secretInfoSchema = z.looseObject({ botId: z.string(), createdAt: time, previousSecretValidUntil: nullableTime });
 
 export const cancelledSchema = z.looseObject({ invocationId: z.string(), status: z.string() });
 
@@ -94,6 +102,7 @@ export interface DeployRequest {
   pool?: string;
   timeoutSeconds?: number;
   allowedHosts?: string[];
+  callbackUrl?: string;
 }
 
 export interface QuotaRequest {

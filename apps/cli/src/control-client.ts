@@ -4,6 +4,7 @@ import { CliError } from './cli-errors';
 import {
   botQuotasSchema,
   cancelledSchema,
+  createdSecretSchema,
   createdTokenSchema,
   entityListSchema,
   entitySchema,
@@ -12,6 +13,7 @@ import {
   integrationSchema,
   invocationDetailSchema,
   invocationListSchema,
+  secretInfoSchema,
   tokenListSchema,
   tokenQuotasSchema,
   webhookSchema,
@@ -77,6 +79,14 @@ export class ControlClient {
 
   putTokenQuotas(botId: string, tokenId: string, quotas: QuotaRequest) {
     return this.call('PUT', `/admin/bots/${seg(botId)}/tokens/${seg(tokenId)}/quotas`, tokenQuotasSchema, quotas);
+  }
+
+  rotateCallbackSecret(botId: string) {
+    return this.call('POST', `/admin/bots/${seg(botId)}/callback-secret`, createdSecretSchema);
+  }
+
+  callbackSecret(botId: string) {
+    return this.call('GET', `/admin/bots/${seg(botId)}/callback-secret`, secretInfoSchema);
   }
 
   webhook(botId: string) {

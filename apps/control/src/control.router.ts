@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { z } from 'zod';
-import { verifyAdminBearer } from '@gi/auth';
+import { newSigningSecret, verifyAdminBearer } from '@gi/auth';
 import { assertName, badRequest, botLimits, cancelInvocation, durationMs, GiError, notFound, outcomeError, parseJson, tokenLimits } from '@gi/domain';
 import type { EffectiveLimits, Invocation, InvocationSummary, Quotas, TokenRecord } from '@gi/domain';
 import { readTextBody } from '@gi/http';
@@ -9,6 +9,9 @@ import type { ControlDeps } from './control.deps';
 import { entityBody, integrationBody, invocationListQuery, quotaBody, tokenBody } from './control.schemas';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** After a rotation, callbacks carry the previous secret's signature too for this long, so receivers can switch over. */
+export const SIGNING_SECRET_OVERLAP_MS = 24 * 3600_000;
 
 function validate<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
   const result = schema.safeParse(value);
@@ -85,6 +88,9 @@ export function controlRouter(deps: ControlDeps): Router {
     const settingsOfIntegration = validate(integrationBody, await body(ctx));
     if (!(await store.catalog.getEntity(botId, settingsOfIntegration.entityName))) {
       throw badRequest(`Entity '${settingsOfIntegration.entityName}' is not defined for bot '${botId}'; define it first (PUT /admin/bots/${botId}/entities/${settingsOfIntegration.entityName}).`);
+    }
+    if (settingsOfIntegration.callbackUrl !== null && (await store.catalog.getSigningSecrets(botId, clock.now())).length === 0) {
+      throw badRequest(`Callbacks are signed with the bot's signing secret, and bot '${botId}' has none yet; create one first (POST /admin/bots/${botId}/callback-secret).`);
     }
     const compiled = deps.runtime.compile(settingsOfIntegration.code);
     if (!compiled.ok) {
@@ -167,6 +173,26 @@ export function controlRouter(deps: ControlDeps): Router {
     ctx.body = tokenQuotasView(botId, tokenId, quotas);
   });
 
+  // The secret is shown once, in this reply; afterwards only when it was made.
+  router.post('/bots/:botId/callback-secret', async (ctx) => {
+    const { botId } = ctx.params;
+    const now = clock.now();
+    const secret = newSigningSecret();
+    const retireAt = now + SIGNING_SECRET_OVERLAP_MS;
+    const hadOne = (await store.catalog.getSigningSecrets(botId, now)).length > 0;
+    await store.catalog.rotateSigningSecret(botId, { secret, createdAt: now, expiresAt: null }, retireAt);
+    ctx.status = 201;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { botId, secret, createdAt: iso(now), previousSecretValidUntil: hadOne ? iso(retireAt) : null };
+  });
+
+  router.get('/bots/:botId/callback-secret', async (ctx) => {
+    const { botId } = ctx.params;
+    const [current, ...previous] = await store.catalog.getSigningSecrets(botId, clock.now());
+    if (!current) throw notFound(`Bot '${botId}' has no callback signing secret; create one with POST /admin/bots/${botId}/callback-secret.`);
+    ctx.body = { botId, createdAt: iso(current.createdAt), previousSecretValidUntil: previous.length > 0 ? iso(Math.max(...previous.map((p) => p.expiresAt ?? 0))) : null };
+  });
+
   router.get('/bots/:botId/webhook', async (ctx) => {
     const { botId } = ctx.params;
     const baseUrl = (settings.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`).replace(/\/$/, '');
@@ -225,6 +251,7 @@ function detailView(inv: Invocation) {
     outcome: inv.outcome,
     progress: inv.progress,
     logs: inv.logs.map((l) => ({ ...l, at: iso(l.at) })),
+    callback: inv.callback && { ...inv.callback, nextAttemptAt: iso(inv.callback.nextAttemptAt), deliveredAt: iso(inv.callback.deliveredAt) },
     expireAt: iso(inv.expireAt),
   };
 }

@@ -1,11 +1,16 @@
 import { z } from 'zod';
-import { DEFAULT_POOL, DEFAULT_TIMEOUT_SECONDS, INVOCATION_STATUSES, isValidName, MAX_TIMEOUT_SECONDS } from '@gi/domain';
+import { callbackUrlProblem, DEFAULT_POOL, DEFAULT_TIMEOUT_SECONDS, INVOCATION_STATUSES, isValidName, MAX_TIMEOUT_SECONDS } from '@gi/domain';
 import { MAX_TOKEN_TTL_SECONDS } from '@gi/auth';
 
 const name = z.string().refine(isValidName, 'letters, digits, _ . - (1-128, starting with a letter or digit)');
 const host = z
   .string()
   .regex(/^(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$/, 'a host name such as api.example.com, *.example.com or api.example.com:8443');
+
+const callbackUrl = z.string().superRefine((url, ctx) => {
+  const problem = callbackUrlProblem(url);
+  if (problem) ctx.addIssue({ code: 'custom', message: `cannot receive callbacks: ${problem}` });
+});
 
 export const entityBody = z.object({ fields: z.array(name).max(200).default([]) }).strict();
 
@@ -16,6 +21,7 @@ export const integrationBody = z
     pool: name.default(DEFAULT_POOL),
     timeoutSeconds: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),
     allowedHosts: z.array(host).max(100).default([]),
+    callbackUrl: callbackUrl.nullable().default(null),
   })
   .strict();
 

@@ -17,6 +17,8 @@ export async function startExecutor(deps: ExecutorDeps, pools: string[], concurr
   const running = new RunningInvocations();
   const cancellations = await deps.bus.onCancel((event) => {
     if (running.cancel({ botId: event.botId, id: event.invocationId })) deps.logger.info({ invocationId: event.invocationId, botId: event.botId }, 'cancellation received; stopping the run');
+    // A cancelled invocation's callback is due now.
+    deps.callbacks?.kick();
   });
   const handle = async (job: JobMessage, delivery?: JobDelivery): Promise<JobDecision> => {
     try {
@@ -32,7 +34,10 @@ export async function startExecutor(deps: ExecutorDeps, pools: string[], concurr
       const gaveUp = await deps.store.invocations
         .giveUp({ botId: job.botId, id: job.invocationId }, { code: 'connector_failed', title: 'Gave up', detail }, deps.clock.now())
         .catch(() => false);
-      if (gaveUp) await deps.bus.publishCompletion({ kind: 'completed', version: 1, botId: job.botId, invocationId: job.invocationId, status: 'Failed' }).catch(() => undefined);
+      if (gaveUp) {
+        await deps.bus.publishCompletion({ kind: 'completed', version: 1, botId: job.botId, invocationId: job.invocationId, status: 'Failed' }).catch(() => undefined);
+        deps.callbacks?.kick();
+      }
       return 'dead-letter';
     }
   };

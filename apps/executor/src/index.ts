@@ -4,3 +4,5 @@ export type { Executor } from './executor';
 export type { ExecutorDeps } from './run-invocation';
 export { recoverInvocations } from './recover-invocations';
 export { sweepFiles } from './sweep-files';
+export { CallbackDispatcher } from './deliver-callbacks';
+export type { CallbackDeps, CallbackSettings } from './deliver-callbacks';

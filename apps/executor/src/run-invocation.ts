@@ -19,6 +19,8 @@ export interface ExecutorDeps {
   maxAttempts: number;
   /** Where uploaded files are kept, for `Context.ReadFile`; without it connectors cannot read files. */
   files?: FileStore;
+  /** Told when an invocation with a callback finished, so it is delivered at once. */
+  callbacks?: { kick(): void };
 }
 
 /**
@@ -45,9 +47,14 @@ export async function runInvocation(
   }
 
   const log = logger.child({ invocationId: ref.id, botId: ref.botId, attempt: invocation.attempt });
+  const finishWith = async (outcome: Outcome, logs: LogLine[]) => {
+    const decision = await finish(deps, ref, outcome, logs, log, delivery);
+    if (invocation.callback) deps.callbacks?.kick();
+    return decision;
+  };
   if (invocation.attempt > deps.maxAttempts) {
     const detail = `The job was started ${deps.maxAttempts} times and never finished (its executor stopped each time); it is not retried again.`;
-    return finish(deps, ref, { status: 'Failed', error: { code: 'connector_failed', title: 'Gave up', detail } }, [], log, delivery);
+    return finishWith({ status: 'Failed', error: { code: 'connector_failed', title: 'Gave up', detail } }, []);
   }
   const integration = await store.catalog.getIntegration(ref.botId, invocation.integrationId, invocation.integrationVersion);
   let outcome: Outcome;
@@ -98,7 +105,7 @@ export async function runInvocation(
   endTimer({ status: outcome.status });
   deps.metrics.outcomes.inc({ status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });
 
-  return finish(deps, ref, outcome, logs, log, delivery);
+  return finishWith(outcome, logs);
 }
 
 /** Records the outcome (only the lease owner can) and announces it. */

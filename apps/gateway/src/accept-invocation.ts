@@ -6,6 +6,7 @@ import {
   GiError,
   notFound,
   parseAsyncResponse,
+  parseCallbackHeader,
   parseQuery,
   parseRequestBody,
   parseResponseContentType,
@@ -27,6 +28,8 @@ export interface InboundCall {
   rawQuery: string;
   rawHeaders: string[];
   contentType: string | undefined;
+  /** The Callback-Url header, if sent. */
+  callbackHeader: string | undefined;
   /**
    * Reads the body, called only once the call is known to be valid: the text of a body to parse, or a
    * multipart request already received (its files stored under the invocation id given).
@@ -59,6 +62,11 @@ export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Pr
   if (!integration || integration.entityName !== call.entityName) {
     throw notFound(`No integration '${call.integrationId}' is defined on entity '${call.entityName}' of bot '${call.botId}'.`);
   }
+  const callbackUrl = call.callbackHeader === undefined ? integration.callbackUrl : parseCallbackHeader(call.callbackHeader);
+  // An integration's own callback URL was checked when it was deployed; a caller's is checked here.
+  if (call.callbackHeader !== undefined && (await store.catalog.getSigningSecrets(call.botId, clock.now())).length === 0) {
+    throw badRequest(`Callbacks are signed with the bot's signing secret, and bot '${call.botId}' has none yet; its administrator creates one first (gi callback-secret rotate).`);
+  }
 
   const id = randomUUID();
   const read = await call.readBody(id);
@@ -84,6 +92,7 @@ export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Pr
     },
     createdAt: now,
     expireAt: now + settings.invocationTtlMs,
+    callbackUrl,
   };
   try {
     await store.invocations.create(invocation);

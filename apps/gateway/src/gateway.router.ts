@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertName, finalReply, GiError, notFound, supportsFileTransfer } from '@gi/domain';
+import { assertName, CALLBACK_HEADER, finalReply, GiError, notFound, supportsFileTransfer } from '@gi/domain';
 import type { Endpoint } from '@gi/domain';
 import { readTextBody } from '@gi/http';
 import { acceptInvocation, pollLocation, publishInvocation, syncTimedOut } from './accept-invocation';
@@ -37,6 +37,7 @@ export function gatewayRouter(deps: GatewayDeps): Router {
         rawQuery: ctx.querystring,
         rawHeaders: ctx.req.rawHeaders,
         contentType: ctx.get('content-type') || undefined,
+        callbackHeader: ctx.headers[CALLBACK_HEADER.toLowerCase()] === undefined ? undefined : ctx.get(CALLBACK_HEADER),
         readBody: readFiles ?? (() => readTextBody(ctx, settings.maxBodyBytes)),
       });
     } catch (error) {

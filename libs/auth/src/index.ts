@@ -1,2 +1,3 @@
 export * from './bearer';
 export * from './token.service';
+export * from './webhook-signature';

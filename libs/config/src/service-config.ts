@@ -63,6 +63,16 @@ const schema = z.object({
     .regex(/^[0-9a-fA-F.:]+(,[0-9a-fA-F.:]+)*$/, 'comma-separated IP addresses')
     .transform((v) => v.split(','))
     .optional(),
+  // Callbacks: attempts per callback, the wait after the first failed one (4 times longer each time, at
+  // most an hour), the time one POST may take, and private addresses they may reach nevertheless.
+  CALLBACK_MAX_ATTEMPTS: int(1, 50).default(8),
+  CALLBACK_RETRY_SECONDS: int(1, 3600).default(5),
+  CALLBACK_TIMEOUT_SECONDS: int(1, 120).default(10),
+  CALLBACK_TRUSTED_ADDRESSES: z
+    .string()
+    .regex(/^[0-9a-fA-F.:]+(,[0-9a-fA-F.:]+)*$/, 'comma-separated IP addresses')
+    .transform((v) => v.split(','))
+    .optional(),
   /** Fault injection for recovery tests only: the gateway kills itself right after storing an invocation. */
   FAULT_INJECTION: z.enum(['gateway-exit-after-persist']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -20,6 +20,8 @@ export interface IntegrationSettings {
   timeoutSeconds: number;
   /** Hosts the connector may call through Context.Http. */
   allowedHosts: string[];
+  /** Where the outcome of every invocation is POSTed, unless the call names its own (Callback-Url). */
+  callbackUrl: string | null;
 }
 
 export interface IntegrationDefinition extends IntegrationSettings {
@@ -37,6 +39,16 @@ export interface TokenRecord {
   /** Null for permanent tokens. */
   expiresAt: number | null;
   revokedAt: number | null;
+}
+
+/**
+ * A bot's key for signing callbacks (Standard Webhooks: `whsec_` + base64 of 32 random bytes). The newest
+ * has no end; a rotation gives the ones before it an end, until which callbacks carry both signatures.
+ */
+export interface SigningSecret {
+  secret: string;
+  createdAt: number;
+  expiresAt: number | null;
 }
 
 export const DEFAULT_POOL = 'default';

@@ -12,3 +12,4 @@ export * from './reply';
 export * from './quotas';
 export * from './token-buckets';
 export * from './cancel-invocation';
+export * from './callbacks';

@@ -38,6 +38,19 @@ export type Outcome =
 /** The error an outcome carries (a failure or a cancellation), null for a completed one. */
 export const outcomeError = (outcome: Outcome | null): InvocationError | null => (outcome && outcome.status !== 'Completed' ? outcome.error : null);
 
+export type CallbackState = 'pending' | 'delivered' | 'failed';
+
+/** An invocation's callback: POSTed once it finishes, retried with back-off until delivered or given up. */
+export interface CallbackDelivery {
+  url: string;
+  state: CallbackState;
+  attempts: number;
+  /** When the next attempt is due; null while the invocation runs and once delivered or given up. */
+  nextAttemptAt: number | null;
+  lastError: string | null;
+  deliveredAt: number | null;
+}
+
 export interface NewInvocation extends InvocationRef {
   /** The token the call came with (its quotas count this invocation); null when started otherwise. */
   tokenId: string | null;
@@ -52,9 +65,11 @@ export interface NewInvocation extends InvocationRef {
   entity: WebhookEntity;
   createdAt: number;
   expireAt: number;
+  /** Where its outcome is POSTed once it finishes; null for none. */
+  callbackUrl: string | null;
 }
 
-export interface Invocation extends NewInvocation {
+export interface Invocation extends Omit<NewInvocation, 'callbackUrl'> {
   status: InvocationStatus;
   attempt: number;
   leaseOwner: string | null;
@@ -64,6 +79,7 @@ export interface Invocation extends NewInvocation {
   outcome: Outcome | null;
   logs: LogLine[];
   progress: Progress | null;
+  callback: CallbackDelivery | null;
 }
 
 /** What listings show: no request data, just the run. */

@@ -3,7 +3,7 @@
  * sandbox, ...) implement them; services receive them in their factories.
  */
 import type { InvocationError } from './errors';
-import type { EntityDefinition, IntegrationDefinition, IntegrationSettings, TokenRecord } from './catalog';
+import type { EntityDefinition, IntegrationDefinition, IntegrationSettings, SigningSecret, TokenRecord } from './catalog';
 import type { BotQuotas, Quotas } from './quotas';
 import type {
   Invocation,
@@ -61,6 +61,17 @@ export interface InvocationStore {
    */
   takeUnpublished(before: number, now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>>;
   list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]>;
+  /**
+   * Callbacks due at `now` (of finished invocations: the first attempt, or a retry whose time came):
+   * moves each one's due time `leaseMs` ahead, so concurrent senders never take the same one, and
+   * returns them. A sender that dies mid-attempt leaves it to be taken again after `leaseMs`.
+   */
+  takeDueCallbacks(now: number, leaseMs: number, limit: number): Promise<InvocationRef[]>;
+  /**
+   * Records one attempt of a pending callback: `error` null means delivered; otherwise it is retried at
+   * `nextAttemptAt`, or given up when that is null.
+   */
+  recordCallbackAttempt(ref: InvocationRef, attempt: { at: number; error: string | null; nextAttemptAt: number | null }): Promise<void>;
   /** The bot's invocations in flight (Queued or Running, not expired): in total and per token. */
   countActive(botId: string, now: number): Promise<ActiveCount>;
   /** Deletes invocations whose expireAt has passed; returns how many. */
@@ -82,6 +93,10 @@ export interface CatalogStore {
   getQuotas(botId: string): Promise<BotQuotas>;
   /** Replaces the quotas of the bot (`tokenId` null) or of one of its tokens; all-null returns them to the defaults. */
   putQuotas(botId: string, tokenId: string | null, quotas: Quotas, now: number): Promise<void>;
+  /** Adds the bot's new signing secret; those before it that had no end stay valid until `retireAt`. */
+  rotateSigningSecret(botId: string, secret: SigningSecret, retireAt: number): Promise<void>;
+  /** The bot's signing secrets still valid at `now`, newest first. */
+  getSigningSecrets(botId: string, now: number): Promise<SigningSecret[]>;
 }
 
 export interface TokenStore {

@@ -11,6 +11,7 @@ export interface Metrics {
   queueDepth: Gauge<'pool'>;
   quotaRefusals: Counter<'scope' | 'quota'>;
   gatewayPeers: Gauge;
+  callbackDeliveries: Counter<'result'>;
 }
 
 export function createMetrics(): Metrics {
@@ -43,6 +44,12 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
     gatewayPeers: new Gauge({ name: 'gi_gateway_peers', help: 'Gateways sharing the quotas, this one included, as last seen.', registers: [registry] }),
+    callbackDeliveries: new Counter({
+      name: 'gi_callback_attempts_total',
+      help: 'Callback attempts by result: delivered, retry (to be tried again), given-up.',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Collection } from 'mongodb';
 import { WEBHOOK_FIELDS } from '@gi/domain';
-import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, Quotas } from '@gi/domain';
-import type { EntityDocument, IntegrationDocument, QuotaDocument, TokenDocument } from './mongo-documents';
+import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, Quotas, SigningSecret } from '@gi/domain';
+import type { EntityDocument, IntegrationDocument, QuotaDocument, SigningSecretDocument, TokenDocument } from './mongo-documents';
 import { isDuplicateKey } from './mongo-errors';
 
 /** Concurrent deploys of one integration retry on the unique version index; this many tries is plenty. */
@@ -18,6 +18,7 @@ const toIntegration = (doc: IntegrationDocument): IntegrationDefinition => ({
   pool: doc.pool,
   timeoutSeconds: doc.timeoutSeconds,
   allowedHosts: doc.allowedHosts,
+  callbackUrl: doc.callbackUrl ?? null,
   deployedAt: doc.deployedAt,
 });
 
@@ -33,6 +34,7 @@ export class MongoCatalogStore implements CatalogStore {
     private readonly integrations: Collection<IntegrationDocument>,
     private readonly tokens: Collection<TokenDocument>,
     private readonly quotas: Collection<QuotaDocument>,
+    private readonly signingSecrets: Collection<SigningSecretDocument>,
   ) {}
 
   async putEntity(botId: string, name: string, extraFields: string[], now: number): Promise<EntityDefinition> {
@@ -127,5 +129,19 @@ export class MongoCatalogStore implements CatalogStore {
     }
     const { ratePerSecond, burst, maxInFlight } = quotas;
     await this.quotas.updateOne(key, { $set: { ratePerSecond, burst, maxInFlight, updatedAt: now } }, { upsert: true });
+  }
+
+  async rotateSigningSecret(botId: string, secret: SigningSecret, retireAt: number): Promise<void> {
+    // Retire first: a crash in between leaves the old secrets with an end and no new one, and the
+    // caller (who never saw the new secret) simply rotates again.
+    await this.signingSecrets.updateMany({ botId, $or: [{ expiresAt: null }, { expiresAt: { $gt: retireAt } }] }, { $set: { expiresAt: retireAt } });
+    await this.signingSecrets.insertOne({ botId, ...secret });
+  }
+
+  async getSigningSecrets(botId: string, now: number): Promise<SigningSecret[]> {
+    const docs = await this.signingSecrets
+      .find({ botId, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] }, { sort: { createdAt: -1, _id: -1 } })
+      .toArray();
+    return docs.map((doc) => ({ secret: doc.secret, createdAt: doc.createdAt, expiresAt: doc.expiresAt }));
   }
 }

@@ -1,4 +1,4 @@
-import type { Endpoint, InvocationMode, InvocationStatus, LogLine, Progress } from '@gi/domain';
+import type { CallbackState, Endpoint, InvocationMode, InvocationStatus, LogLine, Progress } from '@gi/domain';
 
 /** Collection names of one deployment's database. */
 export const COLLECTIONS = {
@@ -8,6 +8,7 @@ export const COLLECTIONS = {
   tokens: 'tokens',
   quotas: 'quotas',
   instances: 'instances',
+  signingSecrets: 'signing_secrets',
 } as const;
 
 /**
@@ -46,6 +47,18 @@ export interface InvocationDocument {
   progress: Progress | null;
   /** Marks the invocations one sweep call took, so it returns exactly those. */
   sweepToken?: string;
+  /** Absent or null without a callback. */
+  callback?: CallbackDocument | null;
+}
+
+/** An invocation's callback: pending from the start, due once the invocation finished and `dueAt` came. */
+export interface CallbackDocument {
+  url: string;
+  state: CallbackState;
+  attempts: number;
+  dueAt: number | null;
+  error: string | null;
+  deliveredAt: number | null;
 }
 
 export interface EntityDocument {
@@ -64,6 +77,8 @@ export interface IntegrationDocument {
   pool: string;
   timeoutSeconds: number;
   allowedHosts: string[];
+  /** Absent on integrations deployed before callbacks existed. */
+  callbackUrl?: string | null;
   deployedAt: number;
 }
 
@@ -92,4 +107,11 @@ export interface InstanceDocument {
   role: string;
   seenAt: number;
   expireAt: Date;
+}
+
+export interface SigningSecretDocument {
+  botId: string;
+  secret: string;
+  createdAt: number;
+  expiresAt: number | null;
 }

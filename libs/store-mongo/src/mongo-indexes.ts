@@ -14,6 +14,7 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
     { name: 'running_by_lease', key: { status: 1, leaseUntil: 1 } },
     // Invocations in flight per bot, counted for quotas.
     { name: 'bot_by_status', key: { botId: 1, status: 1 } },
+    { name: 'callbacks_due', key: { 'callback.dueAt': 1 }, partialFilterExpression: { 'callback.state': 'pending' } },
     // The TTL monitor deletes a record once expireAt has passed; it runs about once a minute, so every
     // read also filters on expireAt and an expired record is gone for callers at once.
     { name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 },
@@ -23,6 +24,7 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   integrations: [{ name: 'unique_bot_integration_version', key: { botId: 1, integrationId: 1, version: -1 }, unique: true }],
   tokens: [{ name: 'unique_bot_token', key: { botId: 1, tokenId: 1 }, unique: true }],
   quotas: [{ name: 'unique_bot_quota', key: { botId: 1, tokenId: 1 }, unique: true }],
+  signingSecrets: [{ name: 'bot_newest_first', key: { botId: 1, createdAt: -1 } }],
   instances: [
     { name: 'role_by_seen', key: { role: 1, seenAt: 1 } },
     { name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 },

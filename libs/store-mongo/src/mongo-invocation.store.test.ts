@@ -97,6 +97,7 @@ describe('MongoInvocationStore queries', () => {
       entity,
       createdAt: now,
       expireAt: now + 1000,
+      callbackUrl: null,
     });
     const doc = collection.calls[0].filter;
     expect(doc).toMatchObject({ _id: 'inv-1', botId: 'bot-a', status: 'Queued', publishedAt: now, expireAt: new Date(now + 1000) });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Collection, Filter } from 'mongodb';
+import type { Collection, Filter, MatchKeysAndValues } from 'mongodb';
 import type {
   ActiveCount,
+  CallbackDelivery,
   Clock,
   Invocation,
   InvocationError,
@@ -15,7 +16,7 @@ import type {
   Progress,
 } from '@gi/domain';
 import { outcomeError } from '@gi/domain';
-import type { InvocationDocument } from './mongo-documents';
+import type { CallbackDocument, InvocationDocument } from './mongo-documents';
 
 /** The most invocations one sweep call moves; the next round takes the rest. */
 const SWEEP_BATCH = 10_000;
@@ -73,6 +74,7 @@ export class MongoInvocationStore implements InvocationStore {
       outcome: null,
       logs: [],
       progress: null,
+      callback: invocation.callbackUrl === null ? null : { url: invocation.callbackUrl, state: 'pending', attempts: 0, dueAt: 0, error: null, deliveredAt: null },
     });
   }
 
@@ -161,6 +163,33 @@ export class MongoInvocationStore implements InvocationStore {
     return (docs as SummaryDocument[]).map(toSummary);
   }
 
+  async takeDueCallbacks(now: number, leaseMs: number, limit: number): Promise<InvocationRef[]> {
+    const due: Filter<InvocationDocument> = {
+      'callback.state': 'pending',
+      'callback.dueAt': { $lte: now },
+      status: { $in: ['Completed', 'Failed', 'Cancelled'] },
+      expireAt: { $gt: new Date(now) },
+    };
+    const taken = await this.sweep(due, { 'callback.dueAt': now + leaseMs }, limit);
+    return taken.map((doc) => ({ botId: doc.botId, id: doc._id }));
+  }
+
+  async recordCallbackAttempt(ref: InvocationRef, attempt: { at: number; error: string | null; nextAttemptAt: number | null }): Promise<void> {
+    const state = attempt.error === null ? 'delivered' : attempt.nextAttemptAt === null ? 'failed' : 'pending';
+    await this.invocations.updateOne(
+      { _id: ref.id, botId: ref.botId, 'callback.state': 'pending' },
+      {
+        $set: {
+          'callback.state': state,
+          'callback.dueAt': attempt.nextAttemptAt,
+          'callback.error': attempt.error,
+          'callback.deliveredAt': attempt.error === null ? attempt.at : null,
+        },
+        $inc: { 'callback.attempts': 1 },
+      },
+    );
+  }
+
   async countActive(botId: string, now: number): Promise<ActiveCount> {
     const groups = await this.invocations
       .aggregate<{ _id: string | null; n: number }>([
@@ -194,7 +223,7 @@ export class MongoInvocationStore implements InvocationStore {
    */
   private async sweep(
     filter: Filter<InvocationDocument>,
-    changes: Partial<InvocationDocument>,
+    changes: MatchKeysAndValues<InvocationDocument>,
     limit: number,
   ): Promise<Array<Pick<InvocationDocument, '_id' | 'botId' | 'pool'>>> {
     if (limit <= 0) return [];
@@ -250,5 +279,17 @@ function toInvocation(doc: InvocationDocument): Invocation {
     outcome: doc.outcome ? (JSON.parse(doc.outcome) as Outcome) : null,
     logs: doc.logs,
     progress: doc.progress,
+    callback: doc.callback ? callbackOf(doc.callback) : null,
+  };
+}
+
+function callbackOf(doc: CallbackDocument): CallbackDelivery {
+  return {
+    url: doc.url,
+    state: doc.state,
+    attempts: doc.attempts,
+    nextAttemptAt: doc.state === 'pending' && doc.dueAt ? doc.dueAt : null,
+    lastError: doc.error,
+    deliveredAt: doc.deliveredAt,
   };
 }

@@ -4,7 +4,15 @@ import { systemClock } from '@gi/domain';
 import type { Clock, Store } from '@gi/domain';
 import { MongoCatalogStore } from './mongo-catalog.store';
 import { COLLECTIONS } from './mongo-documents';
-import type { EntityDocument, InstanceDocument, IntegrationDocument, InvocationDocument, QuotaDocument, TokenDocument } from './mongo-documents';
+import type {
+  EntityDocument,
+  InstanceDocument,
+  IntegrationDocument,
+  InvocationDocument,
+  QuotaDocument,
+  SigningSecretDocument,
+  TokenDocument,
+} from './mongo-documents';
 import { ensureIndexes } from './mongo-indexes';
 import { MongoInstanceRegistry } from './mongo-instance.registry';
 import { MongoInvocationStore } from './mongo-invocation.store';
@@ -58,6 +66,7 @@ export async function createMongoStore(url: string, options: MongoStoreOptions =
       db.collection<IntegrationDocument>(COLLECTIONS.integrations),
       db.collection<TokenDocument>(COLLECTIONS.tokens),
       db.collection<QuotaDocument>(COLLECTIONS.quotas),
+      db.collection<SigningSecretDocument>(COLLECTIONS.signingSecrets),
     ),
     tokens: new MongoTokenStore(db.collection<TokenDocument>(COLLECTIONS.tokens)),
     instances: new MongoInstanceRegistry(db.collection<InstanceDocument>(COLLECTIONS.instances)),

@@ -31,17 +31,19 @@ describe('MongoDB store on the wire', () => {
     fake = await FakeMongod.start({ replicaSet: true });
     store = await createMongoStore(fake.url, { serverSelectionTimeoutMS: 2_000, clock: { now: () => now } });
     const created = fake.named('createIndexes');
-    expect(created.map((command) => command.createIndexes)).toEqual(['invocations', 'entities', 'integrations', 'tokens', 'quotas', 'instances']);
+    expect(created.map((command) => command.createIndexes)).toEqual(['invocations', 'entities', 'integrations', 'tokens', 'quotas', 'signing_secrets', 'instances']);
     expect(created.flatMap((command) => (command.indexes as Document[]).map((index) => index.name))).toEqual([
       'bot_newest_first',
       'queued_by_published',
       'running_by_lease',
       'bot_by_status',
+      'callbacks_due',
       'ttl_expire_at',
       'unique_bot_entity',
       'unique_bot_integration_version',
       'unique_bot_token',
       'unique_bot_quota',
+      'bot_newest_first',
       'role_by_seen',
       'ttl_expire_at',
     ]);

@@ -88,4 +88,25 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (role, instance_id)
   );
   `,
+  // Callbacks: where an invocation's outcome is POSTed and how its delivery goes (pending from the start,
+  // due once the invocation finishes), the integration's default URL, and the bots' signing secrets.
+  `
+  ALTER TABLE invocations ADD COLUMN callback_url TEXT;
+  ALTER TABLE invocations ADD COLUMN callback_state TEXT;
+  ALTER TABLE invocations ADD COLUMN callback_attempts INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE invocations ADD COLUMN callback_due_at INTEGER;
+  ALTER TABLE invocations ADD COLUMN callback_error TEXT;
+  ALTER TABLE invocations ADD COLUMN callback_delivered_at INTEGER;
+  CREATE INDEX invocations_callbacks_due ON invocations (callback_due_at) WHERE callback_state = 'pending';
+
+  ALTER TABLE integrations ADD COLUMN callback_url TEXT;
+
+  CREATE TABLE signing_secrets (
+    bot_id TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    PRIMARY KEY (bot_id, secret)
+  );
+  `,
 ];

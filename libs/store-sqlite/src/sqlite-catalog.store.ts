@@ -1,5 +1,5 @@
 import { WEBHOOK_FIELDS } from '@gi/domain';
-import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, Quotas } from '@gi/domain';
+import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, Quotas, SigningSecret } from '@gi/domain';
 import type { SqliteDatabase } from './sqlite-database';
 
 interface IntegrationRow {
@@ -12,6 +12,7 @@ interface IntegrationRow {
   timeout_seconds: number;
   allowed_hosts: string;
   deployed_at: number;
+  callback_url: string | null;
 }
 
 const toIntegration = (row: IntegrationRow): IntegrationDefinition => ({
@@ -23,6 +24,7 @@ const toIntegration = (row: IntegrationRow): IntegrationDefinition => ({
   pool: row.pool,
   timeoutSeconds: row.timeout_seconds,
   allowedHosts: JSON.parse(row.allowed_hosts),
+  callbackUrl: row.callback_url,
   deployedAt: row.deployed_at,
 });
 
@@ -83,9 +85,20 @@ export class SqliteCatalogStore implements CatalogStore {
         .get(botId, integrationId) as { latest: number };
       const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...settings };
       this.db
-        .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, deployed_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-        .run(botId, integrationId, definition.version, settings.entityName, settings.code, settings.pool, settings.timeoutSeconds, JSON.stringify(settings.allowedHosts), now);
+        .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, callback_url, deployed_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .run(
+          botId,
+          integrationId,
+          definition.version,
+          settings.entityName,
+          settings.code,
+          settings.pool,
+          settings.timeoutSeconds,
+          JSON.stringify(settings.allowedHosts),
+          settings.callbackUrl,
+          now,
+        );
       return definition;
     });
     return deploy.immediate();
@@ -143,5 +156,20 @@ export class SqliteCatalogStore implements CatalogStore {
         ON CONFLICT (bot_id, token_id) DO UPDATE SET rate_per_second = excluded.rate_per_second, burst = excluded.burst,
           max_in_flight = excluded.max_in_flight, updated_at = excluded.updated_at`)
       .run(botId, key, quotas.ratePerSecond, quotas.burst, quotas.maxInFlight, now);
+  }
+
+  async rotateSigningSecret(botId: string, secret: SigningSecret, retireAt: number): Promise<void> {
+    const rotate = this.db.transaction(() => {
+      this.db.prepare('UPDATE signing_secrets SET expires_at = ? WHERE bot_id = ? AND (expires_at IS NULL OR expires_at > ?)').run(retireAt, botId, retireAt);
+      this.db.prepare('INSERT INTO signing_secrets (bot_id, secret, created_at, expires_at) VALUES (?, ?, ?, ?)').run(botId, secret.secret, secret.createdAt, secret.expiresAt);
+    });
+    rotate.immediate();
+  }
+
+  async getSigningSecrets(botId: string, now: number): Promise<SigningSecret[]> {
+    const rows = this.db
+      .prepare('SELECT secret, created_at, expires_at FROM signing_secrets WHERE bot_id = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC, rowid DESC')
+      .all(botId, now) as Array<{ secret: string; created_at: number; expires_at: number | null }>;
+    return rows.map((row) => ({ secret: row.secret, createdAt: row.created_at, expiresAt: row.expires_at }));
   }
 }

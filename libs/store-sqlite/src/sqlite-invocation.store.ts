@@ -1,5 +1,7 @@
 import type {
   ActiveCount,
+  CallbackDelivery,
+  CallbackState,
   Clock,
   Invocation,
   InvocationError,
@@ -38,6 +40,12 @@ interface InvocationRow {
   outcome: string | null;
   logs: string;
   progress: string | null;
+  callback_url: string | null;
+  callback_state: string | null;
+  callback_attempts: number;
+  callback_due_at: number | null;
+  callback_error: string | null;
+  callback_delivered_at: number | null;
 }
 
 const SUMMARY_COLUMNS =
@@ -53,9 +61,10 @@ export class SqliteInvocationStore implements InvocationStore {
     this.statements = {
       insert: db.prepare(`INSERT INTO invocations
         (id, bot_id, token_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type,
-         entity, status, created_at, published_at, expire_at)
+         entity, status, created_at, published_at, expire_at, callback_url, callback_state, callback_due_at)
         VALUES (@id, @botId, @tokenId, @entityName, @integrationId, @integrationVersion, @pool, @mode, @endpoint,
-         @responseContentType, @entity, 'Queued', @createdAt, @createdAt, @expireAt)`),
+         @responseContentType, @entity, 'Queued', @createdAt, @createdAt, @expireAt, @callbackUrl,
+         CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 'pending' END, CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 0 END)`),
       get: db.prepare('SELECT * FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?'),
       claim: db.prepare(`UPDATE invocations
         SET status = 'Running', attempt = attempt + 1, lease_owner = @owner, lease_until = @leaseUntil,
@@ -81,6 +90,17 @@ export class SqliteInvocationStore implements InvocationStore {
         WHERE id IN (SELECT id FROM invocations
           WHERE status = 'Queued' AND published_at < @before AND expire_at > @now ORDER BY created_at LIMIT @limit)
         RETURNING id, bot_id, pool`),
+      // A pending callback is due once its invocation finished and its time came.
+      takeDueCallbacks: db.prepare(`UPDATE invocations SET callback_due_at = @leaseUntil
+        WHERE id IN (SELECT id FROM invocations
+          WHERE callback_state = 'pending' AND callback_due_at <= @now AND status IN ('Completed', 'Failed', 'Cancelled') AND expire_at > @now
+          ORDER BY callback_due_at LIMIT @limit)
+        RETURNING id, bot_id`),
+      recordCallback: db.prepare(`UPDATE invocations
+        SET callback_attempts = callback_attempts + 1, callback_error = @error, callback_due_at = @next,
+            callback_state = CASE WHEN @error IS NULL THEN 'delivered' WHEN @next IS NULL THEN 'failed' ELSE 'pending' END,
+            callback_delivered_at = CASE WHEN @error IS NULL THEN @at END
+        WHERE id = @id AND bot_id = @botId AND callback_state = 'pending'`),
       countActive: db.prepare(`SELECT token_id, COUNT(*) AS n FROM invocations
         WHERE bot_id = ? AND status IN ('Queued', 'Running') AND expire_at > ? GROUP BY token_id`),
       deleteExpired: db.prepare('DELETE FROM invocations WHERE expire_at <= ?'),
@@ -153,6 +173,15 @@ export class SqliteInvocationStore implements InvocationStore {
     return rows.map(toSummary);
   }
 
+  async takeDueCallbacks(now: number, leaseMs: number, limit: number): Promise<InvocationRef[]> {
+    const rows = this.statements.takeDueCallbacks.all({ now, leaseUntil: now + leaseMs, limit }) as Array<{ id: string; bot_id: string }>;
+    return rows.map((row) => ({ id: row.id, botId: row.bot_id }));
+  }
+
+  async recordCallbackAttempt(ref: InvocationRef, attempt: { at: number; error: string | null; nextAttemptAt: number | null }): Promise<void> {
+    this.statements.recordCallback.run({ id: ref.id, botId: ref.botId, at: attempt.at, error: attempt.error, next: attempt.nextAttemptAt });
+  }
+
   async countActive(botId: string, now: number): Promise<ActiveCount> {
     const rows = this.statements.countActive.all(botId, now) as Array<{ token_id: string | null; n: number }>;
     const count: ActiveCount = { total: 0, byToken: {} };
@@ -201,5 +230,18 @@ function toInvocation(row: InvocationRow): Invocation {
     outcome: row.outcome ? JSON.parse(row.outcome) : null,
     logs: JSON.parse(row.logs),
     progress: row.progress ? JSON.parse(row.progress) : null,
+    callback: row.callback_url === null ? null : callbackOf(row),
+  };
+}
+
+function callbackOf(row: InvocationRow): CallbackDelivery {
+  const state = row.callback_state as CallbackState;
+  return {
+    url: row.callback_url as string,
+    state,
+    attempts: row.callback_attempts,
+    nextAttemptAt: state === 'pending' && row.callback_due_at ? row.callback_due_at : null,
+    lastError: row.callback_error,
+    deliveredAt: row.callback_delivered_at,
   };
 }

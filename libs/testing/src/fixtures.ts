@@ -15,6 +15,7 @@ export function newInvocation(overrides: Partial<NewInvocation> & { createdAt: n
     responseContentType: 'application/json',
     entity: { RequestParams: 'a=1', RequestHeaders: 'Host=x', RequestBody: { orderId: 7 }, ResponseBody: null },
     expireAt: overrides.createdAt + 3600_000,
+    callbackUrl: null,
     ...overrides,
   };
 }

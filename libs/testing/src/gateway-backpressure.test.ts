@@ -22,7 +22,7 @@ describe('gateway under broker back-pressure', () => {
     const logger = pino({ level: 'silent' });
     const tokens = createTokenService({ secret: 's'.repeat(40), tokens: store.tokens, clock: systemClock });
     await store.catalog.putEntity('acme', 'Order', [], Date.now());
-    await store.catalog.deployIntegration('acme', 'ack', { entityName: 'Order', code: 'x', pool: 'default', timeoutSeconds: 5, allowedHosts: [] }, Date.now());
+    await store.catalog.deployIntegration('acme', 'ack', { entityName: 'Order', code: 'x', pool: 'default', timeoutSeconds: 5, allowedHosts: [], callbackUrl: null }, Date.now());
     const { token } = await tokens.mint('acme', {});
     const router = gatewayRouter({
       store,

@@ -52,8 +52,8 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     await bus.onCompletion((e) => events.push(e));
     deps = { store, bus, runtime, clock, logger: pino({ level: 'silent' }), metrics: createMetrics(), ownerId: 'w1', leaseMs: 30_000, maxAttempts: 3 };
     await store.catalog.putEntity('bot-a', 'Order', [], clock.now());
-    await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: ['x.example'] }, clock.now());
-    await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v2', pool: 'default', timeoutSeconds: 5, allowedHosts: [] }, clock.now());
+    await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: ['x.example'], callbackUrl: null }, clock.now());
+    await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v2', pool: 'default', timeoutSeconds: 5, allowedHosts: [], callbackUrl: null }, clock.now());
   });
   afterEach(async () => {
     await bus.close();
@@ -177,7 +177,7 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     const poisoned = newInvocation({ createdAt: clock.now() });
     const healthy = newInvocation({ createdAt: clock.now() });
     await fileStore.catalog.putEntity('bot-a', 'Order', [], clock.now());
-    await fileStore.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: [] }, clock.now());
+    await fileStore.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: [], callbackUrl: null }, clock.now());
     await fileStore.invocations.create(poisoned);
     await fileStore.invocations.create(healthy);
     // A corrupt record: reading it always throws.

@@ -28,7 +28,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         const inv = newInvocation({ createdAt: clock.now() });
         await store.invocations.create(inv);
         const read = await store.invocations.get({ botId: 'bot-a', id: inv.id });
-        expect(read).toMatchObject({ ...inv, status: 'Queued', attempt: 0, outcome: null, logs: [], progress: null });
+        const { callbackUrl: _none, ...stored } = inv;
+        expect(read).toMatchObject({ ...stored, status: 'Queued', attempt: 0, outcome: null, logs: [], progress: null, callback: null });
         expect(await store.invocations.get({ botId: 'bot-b', id: inv.id })).toBeNull();
         expect(await store.invocations.get({ botId: 'bot-a', id: 'nope' })).toBeNull();
       });
@@ -204,6 +205,47 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.countActive('bot-c', clock.now())).toEqual({ total: 0, byToken: {} });
       });
 
+      it('hands out the callback of a finished invocation once per lease, and records each attempt', async () => {
+        const { store, clock } = subject;
+        const url = 'https://hooks.example.com/gi';
+        const withCallback = newInvocation({ createdAt: clock.now(), callbackUrl: url });
+        const cancelled = newInvocation({ createdAt: clock.now(), callbackUrl: url });
+        const without = newInvocation({ createdAt: clock.now() });
+        for (const inv of [withCallback, cancelled, without]) await store.invocations.create(inv);
+        expect((await store.invocations.get(withCallback))?.callback).toEqual({ url, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null });
+        expect((await store.invocations.get(without))?.callback).toBeNull();
+        // Not due while the invocation runs.
+        await store.invocations.claim(withCallback, 'w', 60_000, clock.now());
+        expect(await store.invocations.takeDueCallbacks(clock.now(), 30_000, 10)).toEqual([]);
+        for (const inv of [withCallback, without]) {
+          await store.invocations.claim(inv, 'w', 60_000, clock.now());
+          await store.invocations.complete(inv, 'w', { status: 'Completed', responseBody: 1 }, [], clock.now());
+        }
+        await store.invocations.cancel(cancelled, { code: 'cancelled', title: 'Invocation cancelled', detail: 'x' }, clock.now());
+        const due = await store.invocations.takeDueCallbacks(clock.now(), 30_000, 10);
+        expect(due.map((r) => r.id).sort()).toEqual([withCallback.id, cancelled.id].sort());
+        expect(due).toContainEqual({ botId: 'bot-a', id: withCallback.id });
+        // Taken: nobody else gets them until the lease passes.
+        expect(await store.invocations.takeDueCallbacks(clock.now(), 30_000, 10)).toEqual([]);
+
+        clock.advance(1000);
+        await store.invocations.recordCallbackAttempt(withCallback, { at: clock.now(), error: 'The receiver answered 500.', nextAttemptAt: clock.now() + 5000 });
+        expect((await store.invocations.get(withCallback))?.callback).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: clock.now() + 5000, lastError: 'The receiver answered 500.' });
+        clock.advance(4999);
+        expect((await store.invocations.takeDueCallbacks(clock.now(), 30_000, 10)).map((r) => r.id)).toEqual([]);
+        clock.advance(1);
+        expect((await store.invocations.takeDueCallbacks(clock.now(), 30_000, 10)).map((r) => r.id)).toEqual([withCallback.id]);
+        await store.invocations.recordCallbackAttempt(withCallback, { at: clock.now(), error: null, nextAttemptAt: null });
+        await store.invocations.recordCallbackAttempt(cancelled, { at: clock.now(), error: 'refused', nextAttemptAt: null });
+        expect((await store.invocations.get(withCallback))?.callback).toEqual({ url, state: 'delivered', attempts: 2, nextAttemptAt: null, lastError: null, deliveredAt: clock.now() });
+        expect((await store.invocations.get(cancelled))?.callback).toMatchObject({ state: 'failed', attempts: 1, nextAttemptAt: null, lastError: 'refused' });
+        // Finished deliveries take no more attempts.
+        await store.invocations.recordCallbackAttempt(withCallback, { at: clock.now(), error: 'late', nextAttemptAt: clock.now() });
+        expect((await store.invocations.get(withCallback))?.callback?.state).toBe('delivered');
+        clock.advance(3600_000);
+        expect(await store.invocations.takeDueCallbacks(clock.now(), 30_000, 10)).toEqual([]);
+      });
+
       it('hides expired invocations at once and deletes them', async () => {
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now(), expireAt: clock.now() + 1000 });
@@ -229,7 +271,9 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
 
       it('versions integrations per deploy and reads any version', async () => {
         const { store, clock } = subject;
-        const settings = { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 60, allowedHosts: ['api.example.com'] };
+        const settings = { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 60, allowedHosts: ['api.example.com'], callbackUrl: null };
+        const withCallback = await store.catalog.deployIntegration('bot-a', 'hooked', { ...settings, callbackUrl: 'https://hooks.example.com/x' }, clock.now());
+        expect(await store.catalog.getIntegration('bot-a', 'hooked')).toEqual(withCallback);
         const v1 = await store.catalog.deployIntegration('bot-a', 'ack', settings, clock.now());
         const v2 = await store.catalog.deployIntegration('bot-a', 'ack', { ...settings, code: 'return 2' }, clock.now() + 1);
         await store.catalog.deployIntegration('bot-a', 'other', settings, clock.now());
@@ -237,7 +281,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await store.catalog.getIntegration('bot-a', 'ack'))?.code).toBe('return 2');
         expect(await store.catalog.getIntegration('bot-a', 'ack', 1)).toEqual(v1);
         expect(await store.catalog.getIntegration('bot-b', 'ack')).toBeNull();
-        expect((await store.catalog.listIntegrations('bot-a')).map((i) => [i.integrationId, i.version])).toEqual([['ack', 2], ['other', 1]]);
+        expect((await store.catalog.listIntegrations('bot-a')).map((i) => [i.integrationId, i.version])).toEqual([['ack', 2], ['hooked', 1], ['other', 1]]);
         expect((await store.catalog.listIntegrationVersions('bot-a', 'ack')).map((v) => v.version)).toEqual([2, 1]);
         expect(await store.catalog.listBots()).toEqual(['bot-a']);
       });
@@ -259,6 +303,23 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         await store.catalog.putQuotas('bot-a', 't1', none, clock.now());
         expect(await store.catalog.getQuotas('bot-a')).toEqual({ bot: { ratePerSecond: 1, burst: null, maxInFlight: 9 }, tokens: {} });
         expect((await store.catalog.getQuotas('bot-b')).tokens).toEqual({ t1: { ratePerSecond: 1, burst: null, maxInFlight: null } });
+      });
+    });
+
+    describe('signing secrets', () => {
+      it('keep the newest secret, and the ones before it until their end', async () => {
+        const { store, clock } = subject;
+        expect(await store.catalog.getSigningSecrets('bot-a', clock.now())).toEqual([]);
+        const first = { secret: 'whsec_first', createdAt: clock.now(), expiresAt: null };
+        await store.catalog.rotateSigningSecret('bot-a', first, clock.now());
+        expect(await store.catalog.getSigningSecrets('bot-a', clock.now())).toEqual([first]);
+        clock.advance(1000);
+        const second = { secret: 'whsec_second', createdAt: clock.now(), expiresAt: null };
+        await store.catalog.rotateSigningSecret('bot-a', second, clock.now() + 60_000);
+        expect(await store.catalog.getSigningSecrets('bot-a', clock.now())).toEqual([second, { ...first, expiresAt: clock.now() + 60_000 }]);
+        expect(await store.catalog.getSigningSecrets('bot-b', clock.now())).toEqual([]);
+        clock.advance(60_000);
+        expect(await store.catalog.getSigningSecrets('bot-a', clock.now())).toEqual([second]);
       });
     });
 

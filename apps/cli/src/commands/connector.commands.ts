@@ -18,6 +18,7 @@ export const connectorDeploy: CommandSpec = {
     pool: { type: 'string', value: 'P', description: `Executor pool that runs it (default "${DEFAULT_POOL}")` },
     timeout: { type: 'string', value: 'SECONDS', description: 'Wall-time limit of one run' },
     'allowed-host': { type: 'string', multiple: true, value: 'H', description: 'A host the connector may call through Context.Http; repeat for several' },
+    'callback-url': { type: 'string', value: 'URL', description: "Where every invocation's outcome is POSTed (signed), unless a call names its own" },
   },
   details: 'The new version takes effect at once. Code that does not compile is refused and reported as file:line:column.',
   async run(ctx, input) {
@@ -29,6 +30,7 @@ export const connectorDeploy: CommandSpec = {
     if (pool !== undefined) input.name('--pool', pool);
     const timeoutSeconds = input.int('timeout', 1, MAX_TIMEOUT_SECONDS);
     const allowedHosts = input.list('allowed-host');
+    const callbackUrl = input.string('callback-url');
     const code = await readSource(file);
 
     let deployed;
@@ -39,6 +41,7 @@ export const connectorDeploy: CommandSpec = {
         ...(pool !== undefined && { pool }),
         ...(timeoutSeconds !== undefined && { timeoutSeconds }),
         ...(allowedHosts.length > 0 && { allowedHosts }),
+        ...(callbackUrl !== undefined && { callbackUrl }),
       });
     } catch (error) {
       throw compileError(file, error) ?? error;
@@ -47,7 +50,7 @@ export const connectorDeploy: CommandSpec = {
     const hosts = deployed.allowedHosts.length > 0 ? deployed.allowedHosts.join(', ') : 'none';
     writeLine(
       ctx.io.out,
-      `Deployed ${deployed.integrationId} version ${deployed.version} on bot ${deployed.botId}: entity ${deployed.entityName}, pool ${deployed.pool}, timeout ${deployed.timeoutSeconds}s, allowed hosts ${hosts}`,
+      `Deployed ${deployed.integrationId} version ${deployed.version} on bot ${deployed.botId}: entity ${deployed.entityName}, pool ${deployed.pool}, timeout ${deployed.timeoutSeconds}s, allowed hosts ${hosts}${deployed.callbackUrl ? `, callbacks to ${deployed.callbackUrl}` : ''}`,
     );
   },
 };

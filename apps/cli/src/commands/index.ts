@@ -1,4 +1,5 @@
 import type { CommandSpec } from '../command';
+import { callbackSecretRotate, callbackSecretShow } from './callback-secret.commands';
 import { connectorRun } from './connector-run.command';
 import { connectorDeploy, connectorList, connectorShow } from './connector.commands';
 import { entityCreate, entityList } from './entity.commands';
@@ -21,6 +22,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   tokenRevoke,
   quotaShow,
   quotaSet,
+  callbackSecretRotate,
+  callbackSecretShow,
   webhookShow,
   invoke,
   invocationsList,

@@ -96,12 +96,20 @@ export function renderInvocation(inv: InvocationDetail): string {
   ];
   if (inv.progress) pairs.push(['progress', `${inv.progress.percent}%${inv.progress.message ? ` ${inv.progress.message}` : ''}`]);
   if (inv.error) pairs.push(['error', errorText(inv)]);
+  if (inv.callback) pairs.push(['callback', callbackText(inv.callback)]);
   const lines = [fields(pairs)];
   const response = responseBodyOf(inv.outcome);
   if (response !== undefined) lines.push('', '--- response body ---', json(response));
   lines.push('', inv.logs.length > 0 ? '--- logs ---' : '--- no logs ---');
   for (const log of inv.logs) lines.push(`${formatTime(log.at)} ${log.level.toUpperCase().padEnd(5)} ${log.message}`);
   return lines.join('\n');
+}
+
+function callbackText(callback: NonNullable<InvocationDetail['callback']>): string {
+  const tries = `${callback.attempts} attempt${callback.attempts === 1 ? '' : 's'}`;
+  const next = callback.nextAttemptAt ? `, next ${formatTime(callback.nextAttemptAt)}` : '';
+  const why = callback.lastError ? ` (${callback.lastError})` : '';
+  return `${callback.state}, ${tries}${next} to ${callback.url}${why}`;
 }
 
 function responseBodyOf(outcome: unknown): unknown {

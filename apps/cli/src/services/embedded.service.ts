@@ -7,6 +7,7 @@ import { gatewayRouter } from '@gi/gateway';
 import { createHttpApp } from '@gi/http';
 import { resultsRouter } from '@gi/results';
 import {
+  callbackDispatcher,
   completionWaiter,
   controlSettings,
   gatewayDeps,
@@ -35,6 +36,7 @@ export async function runEmbedded(): Promise<void> {
   const bus = new LocalJobBus();
   const runtime = await openConnectorRuntime(base);
   const waiter = await completionWaiter(bus);
+  const callbacks = callbackDispatcher(base);
 
   const executor = await startExecutor(
     {
@@ -48,6 +50,7 @@ export async function runEmbedded(): Promise<void> {
       ownerId: `embedded-${randomUUID()}`,
       leaseMs: config.LEASE_SECONDS * 1000,
       maxAttempts: config.MAX_ATTEMPTS,
+      callbacks,
     },
     [ALL_POOLS],
     config.EXECUTOR_CONCURRENCY,
@@ -55,6 +58,9 @@ export async function runEmbedded(): Promise<void> {
   // This process is the only executor of its store: whatever a previous run left unfinished runs again.
   const recovered = await recoverInvocations({ store, bus, clock }, { leaseBefore: Number.MAX_SAFE_INTEGER, publishedBefore: clock.now() + 1 });
   if (recovered.republished > 0) logger.info(recovered, 'recovered unfinished invocations');
+  // Callbacks left due (a previous run stopped before delivering them), and from now on every sweep.
+  const callbackSweep = setInterval(() => callbacks.kick(), config.SWEEP_INTERVAL_SECONDS * 1000).unref();
+  callbacks.kick();
   // Expired invocations go, then the files of every invocation that is gone.
   const expirySweep = setInterval(() => {
     store.invocations
@@ -86,6 +92,7 @@ export async function runEmbedded(): Promise<void> {
 
   onShutdown(logger, [
     () => clearInterval(expirySweep),
+    () => clearInterval(callbackSweep),
     // No new connections; running jobs finish (answering their sync callers); then every other wait
     // ends with what the store holds (202 for polls, 504 + invocationId for sync calls still queued).
     async () => {
@@ -94,6 +101,7 @@ export async function runEmbedded(): Promise<void> {
       waiter.releaseAll();
       await stopped;
     },
+    () => callbacks.stop(),
     () => bus.close(),
     () => runtime.close(),
     () => store.close(),

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { recoverInvocations, startExecutor } from '@gi/executor';
 import { createHttpApp } from '@gi/http';
-import { listen, onShutdown, openAmqpBus, openConnectorRuntime, openServiceBase, stopListening, sweepExpiredFiles } from './service-wiring';
+import { callbackDispatcher, listen, onShutdown, openAmqpBus, openConnectorRuntime, openServiceBase, stopListening, sweepExpiredFiles } from './service-wiring';
 
 /**
- * An executor: consumes the given pools, runs connectors, records outcomes. Every executor also sweeps:
- * it requeues invocations whose lease expired (their executor died) and republishes queued ones whose
- * job was never published or got lost. Sweeps of several executors never hand out the same invocation.
+ * An executor: consumes the given pools, runs connectors, records outcomes, delivers callbacks. Every
+ * executor also sweeps: it requeues invocations whose lease expired (their executor died), republishes
+ * queued ones whose job was never published or got lost, and sends callbacks left due. Sweeps of several executors never hand out the same invocation.
  */
 export async function runExecutor(pools: string[]): Promise<void> {
   const base = await openServiceBase('executor');
@@ -15,8 +15,9 @@ export async function runExecutor(pools: string[]): Promise<void> {
   const bus = await openAmqpBus(base, 'executor', pools);
   const runtime = await openConnectorRuntime(base);
   const ownerId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const callbacks = callbackDispatcher(base);
   const executor = await startExecutor(
-    { store, bus, runtime, clock, logger, metrics, files: base.files, ownerId, leaseMs: config.LEASE_SECONDS * 1000, maxAttempts: config.MAX_ATTEMPTS },
+    { store, bus, runtime, clock, logger, metrics, files: base.files, ownerId, leaseMs: config.LEASE_SECONDS * 1000, maxAttempts: config.MAX_ATTEMPTS, callbacks },
     pools,
     config.EXECUTOR_CONCURRENCY,
   );
@@ -29,6 +30,7 @@ export async function runExecutor(pools: string[]): Promise<void> {
       const now = clock.now();
       const result = await recoverInvocations({ store, bus, clock }, { leaseBefore: now, publishedBefore: now - config.REPUBLISH_AFTER_SECONDS * 1000 });
       if (result.requeued + result.republished > 0) logger.info(result, 'sweep recovered invocations');
+      callbacks.kick();
       for (const pool of pools) {
         const depth = await bus.queueDepth(pool);
         if (depth !== null) metrics.queueDepth.set({ pool }, depth);
@@ -48,6 +50,7 @@ export async function runExecutor(pools: string[]): Promise<void> {
     () => clearInterval(sweeper),
     // Stop consuming and finish running jobs; unacknowledged ones go back to the queue.
     () => executor.stop(),
+    () => callbacks.stop(),
     () => bus.close(),
     () => stopListening(server),
     () => runtime.close(),

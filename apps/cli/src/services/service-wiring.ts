@@ -10,7 +10,8 @@ import type { ServiceConfig } from '@gi/config';
 import { CompletionWaiter, systemClock } from '@gi/domain';
 import type { Clock, FileStore, JobBus, QuotaDefaults, Store } from '@gi/domain';
 import type { ControlSettings } from '@gi/control';
-import { sweepFiles } from '@gi/executor';
+import { CallbackDispatcher, sweepFiles } from '@gi/executor';
+import { HttpCallbackSender } from '@gi/egress';
 import { DiskFileStore } from '@gi/files-disk';
 import { QuotaGate } from '@gi/gateway';
 import type { GatewayDeps, UploadLimits } from '@gi/gateway';
@@ -70,6 +71,23 @@ export async function sweepExpiredFiles(base: ServiceBase): Promise<void> {
 /** The Custom Code runtime of a service that runs connectors. */
 export function openConnectorRuntime(base: ServiceBase) {
   return createQuickJsRuntime({ http: { trustedAddresses: base.config.CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
+}
+
+/**
+ * The sender of callbacks of a process that runs executors. Its deliveries are claimed for twice the time
+ * one POST may take, so a sender that dies mid-attempt leaves it to another soon after.
+ */
+export function callbackDispatcher(base: ServiceBase): CallbackDispatcher {
+  const { config } = base;
+  const timeoutMs = config.CALLBACK_TIMEOUT_SECONDS * 1000;
+  return new CallbackDispatcher({
+    store: base.store,
+    sender: new HttpCallbackSender({ trustedAddresses: config.CALLBACK_TRUSTED_ADDRESSES ?? [], timeoutMs }),
+    clock: base.clock,
+    logger: base.logger,
+    metrics: base.metrics,
+    settings: { maxAttempts: config.CALLBACK_MAX_ATTEMPTS, retryBaseMs: config.CALLBACK_RETRY_SECONDS * 1000, leaseMs: 2 * timeoutMs + 5_000 },
+  });
 }
 
 /** The token service; the signing secret comes from TOKEN_SECRET or the data directory. */

@@ -1,0 +1,155 @@
+import { webhookHeaders } from '@gi/auth';
+import { callbackRetryDelayMs, isTerminal } from '@gi/domain';
+import type { CallbackSender, Clock, InvocationRef, Store } from '@gi/domain';
+import type { Logger, Metrics } from '@gi/http';
+import { callbackPayload } from './callback-payload';
+
+export interface CallbackSettings {
+  /** Attempts per callback, the first included, before it is given up. */
+  maxAttempts: number;
+  /** The wait after the first failed attempt; each further one waits four times longer (at most an hour). */
+  retryBaseMs: number;
+  /** A taken delivery is left to its sender this long before another sender may take it. */
+  leaseMs: number;
+}
+
+export interface CallbackDeps {
+  store: Store;
+  sender: CallbackSender;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  settings: CallbackSettings;
+  /** The jitter of retry delays (tests fix it). */
+  random?: () => number;
+}
+
+/** Deliveries taken from the store at once; a full batch is followed by another. */
+const BATCH = 50;
+/** POSTs in flight at once. */
+const CONCURRENCY = 8;
+const USER_AGENT = 'generic-integration-callbacks/1';
+const TIMER_SLACK_MS = 20;
+
+/**
+ * Delivers callbacks of finished invocations, durable across restarts: the store holds each one's
+ * state, every round takes the due ones (claimed for a lease, so senders never share one), POSTs them
+ * signed, and records the attempt: delivered on a 2xx, else retried later with back-off and jitter until
+ * `maxAttempts`, or given up at once when the egress policy refuses the URL. A round runs when kicked
+ * (an invocation with a callback finished, a cancellation was heard), when a retry falls due, and on
+ * every sweep (what a stopped process left behind).
+ */
+export class CallbackDispatcher {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Number.POSITIVE_INFINITY;
+
+  constructor(private readonly deps: CallbackDeps) {}
+
+  /** Starts a round soon; a kick during a round makes one more round follow it. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.rounds().finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Runs rounds until nothing is due any more. */
+  async drain(): Promise<void> {
+    this.kick();
+    while (this.running) await this.running;
+  }
+
+  /** Takes no more work and waits for the round under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private async rounds(): Promise<void> {
+    try {
+      while ((await this.round()) === BATCH && !this.stopped);
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'callback round failed; the next one retries');
+    }
+  }
+
+  private async round(): Promise<number> {
+    const { store, clock, settings } = this.deps;
+    const due = await store.invocations.takeDueCallbacks(clock.now(), settings.leaseMs, BATCH);
+    const queue = [...due];
+    const worker = async () => {
+      for (let ref = queue.shift(); ref; ref = queue.shift()) {
+        await this.deliver(ref).catch((err) => this.deps.logger.warn({ err, invocationId: ref.id }, 'callback attempt failed to run; retried after its lease'));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+    return due.length;
+  }
+
+  private async deliver(ref: InvocationRef): Promise<void> {
+    const { store, sender, clock, settings, metrics } = this.deps;
+    const invocation = await store.invocations.get(ref);
+    if (!invocation?.callback || invocation.callback.state !== 'pending' || !isTerminal(invocation.status)) return;
+    const finished = { ...invocation, status: invocation.status };
+    const at = clock.now();
+    const attempt = invocation.callback.attempts + 1;
+    const secrets = await store.catalog.getSigningSecrets(ref.botId, at);
+    let error: string | null = null;
+    let permanent = false;
+    if (secrets.length === 0) {
+      error = 'The bot has no signing secret, so the callback cannot be signed.';
+      permanent = true;
+    } else {
+      const body = JSON.stringify(callbackPayload(finished));
+      const signing = webhookHeaders(
+        secrets.map((s) => s.secret),
+        invocation.id,
+        Math.floor(at / 1000),
+        body,
+      );
+      const result = await sender.post(invocation.callback.url, { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signing }, body);
+      if (result.kind !== 'answered') {
+        error = result.reason;
+        permanent = result.kind === 'refused';
+      } else if (result.status < 200 || result.status >= 300) {
+        error = `The receiver answered ${result.status}.`;
+      }
+    }
+    const giveUp = error !== null && (permanent || attempt >= settings.maxAttempts);
+    const nextAttemptAt = error === null || giveUp ? null : at + callbackRetryDelayMs(attempt, settings.retryBaseMs, this.deps.random);
+    await store.invocations.recordCallbackAttempt(ref, { at, error, nextAttemptAt });
+
+    const log = this.deps.logger.child({ invocationId: ref.id, botId: ref.botId, attempt });
+    if (error === null) log.info('callback delivered');
+    else if (giveUp) log.warn({ reason: error }, 'callback given up');
+    else log.info({ reason: error, nextAttemptAt: new Date(nextAttemptAt as number).toISOString() }, 'callback not delivered; retried later');
+    metrics.callbackDeliveries.inc({ result: error === null ? 'delivered' : giveUp ? 'given-up' : 'retry' });
+    if (nextAttemptAt !== null) this.wakeAt(nextAttemptAt);
+  }
+
+  /** Runs a round when the earliest retry this process knows of falls due. */
+  private wakeAt(at: number): void {
+    if (this.stopped || at >= this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    // A timer may fire a moment before the wall clock reaches `at`: a little later is never too early.
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Number.POSITIVE_INFINITY;
+      this.kick();
+    }, Math.max(0, at - this.deps.clock.now()) + TIMER_SLACK_MS);
+    this.timer.unref();
+  }
+}
