@@ -36,8 +36,18 @@ export async function runInvocation(
   delivery?: JobDelivery,
   running: RunningInvocations = new RunningInvocations(),
 ): Promise<JobDecision> {
-  const { store, clock, logger, ownerId, leaseMs } = deps;
   const ref = { botId: job.botId, id: job.invocationId };
+  // Registered before the claim: a cancellation heard while the run is being set up still stops it.
+  const run = running.start(ref);
+  try {
+    return await claimAndRun(deps, ref, run, delivery);
+  } finally {
+    run.done();
+  }
+}
+
+async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: { signal: AbortSignal; stop: () => void }, delivery?: JobDelivery): Promise<JobDecision> {
+  const { store, clock, logger, ownerId, leaseMs } = deps;
   const invocation = await store.invocations.claim(ref, ownerId, leaseMs, clock.now());
   if (!invocation) {
     const current = await store.invocations.get(ref);
@@ -59,12 +69,12 @@ export async function runInvocation(
   const integration = await store.catalog.getIntegration(ref.botId, invocation.integrationId, invocation.integrationVersion);
   let outcome: Outcome;
   let logs: LogLine[] = [];
-  const run = running.start(ref);
+  let leaseLost = false;
   const heartbeat = setInterval(() => {
     store.invocations.renewLease(ref, ownerId, leaseMs, clock.now()).then(
       (held) => {
         if (held || run.signal.aborted) return;
-        log.warn('lease lost (the invocation was cancelled or taken over); stopping the run');
+        leaseLost = true;
         run.stop();
       },
       (err) => log.warn({ err }, 'lease renewal failed'),
@@ -93,16 +103,16 @@ export async function runInvocation(
     }
   } finally {
     clearInterval(heartbeat);
-    run.done();
     inFlight.dec();
   }
+  endTimer({ status: outcome.status });
   if (outcome.status === 'Cancelled') {
-    // The store holds the cancellation (or another executor holds the lease); whoever cancelled announced it.
-    endTimer({ status: outcome.status });
-    log.info('run stopped: the invocation was cancelled');
+    // Nothing to record: the store holds the cancellation (whoever cancelled announced it), or another
+    // executor holds the lease.
+    if (leaseLost) log.warn('run stopped: its lease was lost (the invocation was cancelled or taken over)');
+    else log.info('run stopped: the invocation was cancelled');
     return 'ack';
   }
-  endTimer({ status: outcome.status });
   deps.metrics.outcomes.inc({ status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });
 
   return finishWith(outcome, logs);

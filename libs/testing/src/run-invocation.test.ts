@@ -128,6 +128,20 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     expect((await store.invocations.get(inv))?.outcome).toMatchObject({ status: 'Cancelled', error: { detail: 'quietly' } });
   });
 
+  it('has the callback of a finished invocation sent at once, and only when it has one', async () => {
+    const kicks: string[] = [];
+    const withCallback = newInvocation({ createdAt: clock.now(), callbackUrl: 'https://hooks.example.com/x' });
+    const without = newInvocation({ createdAt: clock.now() });
+    await store.invocations.create(withCallback);
+    await store.invocations.create(without);
+    const callbacks = { kick: () => kicks.push('kick') };
+    await runInvocation({ ...deps, callbacks }, job(without.id));
+    expect(kicks).toEqual([]);
+    await runInvocation({ ...deps, callbacks }, job(withCallback.id));
+    expect(kicks).toEqual(['kick']);
+    expect(await store.invocations.takeDueCallbacks(clock.now(), 1000, 10)).toEqual([{ botId: 'bot-a', id: withCallback.id }]);
+  });
+
   it('acks jobs of unknown invocations and of another bot', async () => {
     expect(await runInvocation(deps, job('missing'))).toBe('ack');
     const inv = newInvocation({ createdAt: clock.now() });
