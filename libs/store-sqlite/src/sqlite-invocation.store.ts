@@ -11,6 +11,7 @@ import type {
   Outcome,
   Progress,
 } from '@gi/domain';
+import type { GroupCommit } from './group-commit';
 import type { SqliteDatabase } from './sqlite-database';
 
 interface InvocationRow {
@@ -46,6 +47,8 @@ export class SqliteInvocationStore implements InvocationStore {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly clock: Clock,
+    /** The writes of every invocation's life (create, claim, progress, complete) share commits under load. */
+    private readonly writes: GroupCommit,
   ) {
     this.statements = {
       insert: db.prepare(`INSERT INTO invocations
@@ -82,7 +85,8 @@ export class SqliteInvocationStore implements InvocationStore {
   }
 
   async create(invocation: NewInvocation): Promise<void> {
-    this.statements.insert.run({ ...invocation, entity: JSON.stringify(invocation.entity) });
+    const row = { ...invocation, entity: JSON.stringify(invocation.entity) };
+    await this.writes.write(() => this.statements.insert.run(row));
   }
 
   async get(ref: InvocationRef): Promise<Invocation | null> {
@@ -91,33 +95,30 @@ export class SqliteInvocationStore implements InvocationStore {
   }
 
   async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null> {
-    const row = this.statements.claim.get({ ...ref, owner, leaseUntil: now + leaseMs, now }) as InvocationRow | undefined;
+    const params = { ...ref, owner, leaseUntil: now + leaseMs, now };
+    const row = await this.writes.write(() => this.statements.claim.get(params) as InvocationRow | undefined);
     return row ? toInvocation(row) : null;
   }
 
   async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {
-    return this.statements.renew.run({ ...ref, owner, leaseUntil: now + leaseMs }).changes === 1;
+    const params = { ...ref, owner, leaseUntil: now + leaseMs };
+    return (await this.writes.write(() => this.statements.renew.run(params))).changes === 1;
   }
 
   async setProgress(ref: InvocationRef, owner: string, progress: Progress): Promise<void> {
-    this.statements.progress.run({ ...ref, owner, progress: JSON.stringify(progress) });
+    const params = { ...ref, owner, progress: JSON.stringify(progress) };
+    await this.writes.write(() => this.statements.progress.run(params));
   }
 
   async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean> {
-    const result = this.statements.complete.run({
-      ...ref,
-      owner,
-      now,
-      status: outcome.status,
-      outcome: JSON.stringify(outcome),
-      logs: JSON.stringify(logs),
-    });
-    return result.changes === 1;
+    const params = { ...ref, owner, now, status: outcome.status, outcome: JSON.stringify(outcome), logs: JSON.stringify(logs) };
+    return (await this.writes.write(() => this.statements.complete.run(params))).changes === 1;
   }
 
   async giveUp(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
     const outcome: Outcome = { status: 'Failed', error };
-    return this.statements.giveUp.run({ id: ref.id, botId: ref.botId, outcome: JSON.stringify(outcome), now }).changes === 1;
+    const params = { id: ref.id, botId: ref.botId, outcome: JSON.stringify(outcome), now };
+    return (await this.writes.write(() => this.statements.giveUp.run(params))).changes === 1;
   }
 
   async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {
