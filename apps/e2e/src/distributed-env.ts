@@ -21,6 +21,8 @@ export function distributedDeployment(name: string) {
     SWEEP_INTERVAL_SECONDS: '1',
     REPUBLISH_AFTER_SECONDS: '5',
     EXECUTOR_CONCURRENCY: '4',
+    // Tests tell where each invocation ran from the executors' 'invocation finished' lines (debug for successes).
+    LOG_LEVEL: 'debug',
   };
   const start = (command: 'gateway' | 'results' | 'control' | 'executor', args: string[] = [], extraEnv: Record<string, string> = {}) =>
     startService({ command, args, env: { ...env, ...extraEnv }, dataDir });
