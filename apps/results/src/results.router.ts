@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import { finalReply, GiError, isTerminal, notFound, pendingReply, supportsAsync } from '@gi/domain';
 import type { Invocation } from '@gi/domain';
 import { parsePollQuery } from './poll-query';
+import { ifNoneMatch } from './if-none-match';
 import type { ResultsDeps } from './results.deps';
 import { RunTimes } from './run-times';
 
@@ -69,8 +70,7 @@ function answer(ctx: Context, status: number, etag: string, setBody: () => void)
   ctx.set('Cache-Control', 'no-store');
   ctx.status = status;
   ctx.set('ETag', etag);
-  // Koa's freshness check: If-None-Match against the ETag (weak comparison, `*` included).
-  if (ctx.fresh) ctx.status = 304;
+  if (ifNoneMatch(ctx.get('if-none-match') || undefined, etag)) ctx.status = 304;
   else setBody();
 }
 
