@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Api } from './api-client';
 import type { Reply } from './api-client';
-import { busy, example } from './connectors';
+import { busy, example, raises } from './connectors';
 import { startService } from './service-process';
 import type { ServiceProcess } from './service-process';
 
@@ -42,6 +42,7 @@ describe('Idempotency-Key (embedded service)', () => {
     for (const id of ['busy', 'busy-sync', 'race', 'race-sync', 'expiring', 'checked']) {
       expect((await api.admin('PUT', `/bots/acme/integrations/${id}`, { entityName: 'Order', code: busy })).status).toBe(200);
     }
+    expect((await api.admin('PUT', '/bots/acme/integrations/raises', { entityName: 'Order', code: raises })).status).toBe(200);
     expect((await api.admin('PUT', '/bots/acme/entities/Doc', {})).status).toBe(200);
     expect((await api.admin('PUT', '/bots/acme/integrations/listing', { entityName: 'Doc', code: listing })).status).toBe(200);
   });
@@ -78,6 +79,14 @@ describe('Idempotency-Key (embedded service)', () => {
     expect((await invocationsOf('busy-sync')).map((i) => i.id)).toEqual([id]);
   });
 
+  it('repeats a failed outcome as the same problem, without a new run', async () => {
+    const first = await post('raises', '', { orderId: 9 }, 'raises-1');
+    expect(first.json).toMatchObject({ type: 'urn:gi:problem:connector-error', status: 422, title: 'Order rejected' });
+    const repeat = await post('raises', '', { orderId: 9 }, 'raises-1');
+    expect([repeat.status, repeat.json]).toEqual([422, first.json]);
+    expect(await invocationsOf('raises')).toHaveLength(1);
+  });
+
   it('answers 422 for the same key with a different body, query, path or content type, and stores nothing', async () => {
     const first = await post('checked', 'ms=1', { orderId: 3 }, 'checked-1');
     expect(first.status).toBe(200);
@@ -103,7 +112,7 @@ describe('Idempotency-Key (embedded service)', () => {
     expect(theirs.headers.get('x-invocation-id')).not.toBe(mine.headers.get('x-invocation-id'));
   });
 
-  it('lets a key expire after IDEMPOTENCY_KEY_TTL_SECONDS: the same request then runs again, another one is accepted', async () => {
+  it('lets a key expire after IDEMPOTENCY_KEY_TTL_SECONDS: the same request then runs again', async () => {
     const first = await post('expiring', 'ms=1', { orderId: 6 }, 'expiring-1');
     expect(first.status).toBe(200);
     expect((await post('expiring', 'ms=1', { orderId: 6 }, 'expiring-1')).headers.get('x-invocation-id')).toBe(first.headers.get('x-invocation-id'));
