@@ -4,6 +4,7 @@
  */
 import type { InvocationError } from './errors';
 import type { EntityDefinition, IntegrationDefinition, IntegrationSettings, TokenRecord } from './catalog';
+import type { IdempotencyRecord } from './idempotency';
 import type {
   Invocation,
   InvocationRef,
@@ -25,6 +26,13 @@ export interface InvocationListFilter {
 export interface InvocationStore {
   /** Persists a new invocation in status Queued. Resolves only once it is durable. */
   create(invocation: NewInvocation): Promise<void>;
+  /**
+   * Persists a new invocation together with the Idempotency-Key record that names it, atomically: when
+   * the bot holds no live record of `record.key` (an expired one is replaced), both are stored and null
+   * is returned; otherwise nothing is stored and the live record is returned. Of concurrent creates with
+   * one key exactly one stores anything.
+   */
+  createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null>;
   get(ref: InvocationRef): Promise<Invocation | null>;
   /**
    * Claims an invocation for a run: Queued, or Running with an expired lease, becomes Running with
@@ -49,7 +57,9 @@ export interface InvocationStore {
    */
   takeUnpublished(before: number, now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>>;
   list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]>;
-  /** Deletes invocations whose expireAt has passed; returns how many. */
+  /** How long (finishedAt - startedAt, ms) the integration's latest finished runs took, newest first, at most `limit`. */
+  recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]>;
+  /** Deletes invocations and Idempotency-Key records whose expireAt has passed; returns how many invocations. */
   deleteExpired(now: number): Promise<number>;
 }
 

@@ -4,7 +4,7 @@ import { systemClock } from '@gi/domain';
 import type { Clock, Store } from '@gi/domain';
 import { MongoCatalogStore } from './mongo-catalog.store';
 import { COLLECTIONS } from './mongo-documents';
-import type { EntityDocument, IntegrationDocument, InvocationDocument, TokenDocument } from './mongo-documents';
+import type { EntityDocument, IdempotencyKeyDocument, IntegrationDocument, InvocationDocument, TokenDocument } from './mongo-documents';
 import { ensureIndexes } from './mongo-indexes';
 import { MongoInvocationStore } from './mongo-invocation.store';
 import { MongoTokenStore } from './mongo-token.store';
@@ -51,7 +51,12 @@ export async function createMongoStore(url: string, options: MongoStoreOptions =
   }
   const clock = options.clock ?? systemClock;
   return {
-    invocations: new MongoInvocationStore(db.collection<InvocationDocument>(COLLECTIONS.invocations), clock),
+    invocations: new MongoInvocationStore(
+      db.collection<InvocationDocument>(COLLECTIONS.invocations),
+      db.collection<IdempotencyKeyDocument>(COLLECTIONS.idempotencyKeys),
+      client,
+      clock,
+    ),
     catalog: new MongoCatalogStore(
       db.collection<EntityDocument>(COLLECTIONS.entities),
       db.collection<IntegrationDocument>(COLLECTIONS.integrations),

@@ -31,15 +31,18 @@ describe('MongoDB store on the wire', () => {
     fake = await FakeMongod.start({ replicaSet: true });
     store = await createMongoStore(fake.url, { serverSelectionTimeoutMS: 2_000, clock: { now: () => now } });
     const created = fake.named('createIndexes');
-    expect(created.map((command) => command.createIndexes)).toEqual(['invocations', 'entities', 'integrations', 'tokens']);
+    expect(created.map((command) => command.createIndexes)).toEqual(['invocations', 'entities', 'integrations', 'tokens', 'idempotencyKeys']);
     expect(created.flatMap((command) => (command.indexes as Document[]).map((index) => index.name))).toEqual([
       'bot_newest_first',
       'queued_by_published',
       'running_by_lease',
+      'recent_runs',
       'ttl_expire_at',
       'unique_bot_entity',
       'unique_bot_integration_version',
       'unique_bot_token',
+      'unique_bot_key',
+      'ttl_expire_at',
     ]);
     for (const command of created) expect(command.writeConcern).toEqual({ w: 'majority', wtimeout: 10_000 });
     expect(created[0].$db).toBe('gi-fake');

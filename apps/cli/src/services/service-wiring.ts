@@ -135,6 +135,7 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
       syncTimeoutMs: config.SYNC_TIMEOUT_SECONDS * 1000,
       maxBodyBytes: config.MAX_BODY_SIZE,
       invocationTtlMs: config.INVOCATION_TTL_HOURS * 3600_000,
+      idempotencyKeyTtlMs: config.IDEMPOTENCY_KEY_TTL_SECONDS * 1000,
     },
   };
 }
@@ -145,6 +146,7 @@ export function resultsDeps(base: ServiceBase, tokens: TokenService, waiter: Com
     store: base.store,
     tokens,
     waiter,
+    clock: base.clock,
     settings: { platformSegment: config.PLATFORM_SEGMENT, platformVersion: config.PLATFORM_VERSION, defaultWaitSeconds: config.POLL_DEFAULT_WAIT_SECONDS },
   };
 }
