@@ -15,8 +15,9 @@ async function main(): Promise<void> {
   if (!port) throw new Error('The sandbox worker must run in a worker thread.');
   const { env } = workerData as SandboxWorkerData;
   const engine = await SandboxEngine.create(env);
-  const outbox = new Outbox<FromWorker>((messages) => port.postMessage(messages));
-  const send = (message: FromWorker) => outbox.send(message);
+  // Progress and file reads leave at once: the run that asks may keep this thread busy until it ends.
+  const send = (message: FromWorker) => port.postMessage([message]);
+  const results = new Outbox<FromWorker>((messages) => port.postMessage(messages));
   const fileCalls = new Map<number, { resolve: (data: Uint8Array) => void; reject: (error: Error) => void }>();
   let nextCall = 1;
   const receive = (message: ToWorker) => {
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
           })
       : undefined;
     const run = { ...input, readFile, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
-    void engine.run(run).then((result) => send({ kind: 'result', id, result }));
+    void engine.run(run).then((result) => results.send({ kind: 'result', id, result }));
   };
   port.on('message', (messages: ToWorker[]) => messages.forEach(receive));
   send({ kind: 'ready' });
