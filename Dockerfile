@@ -27,9 +27,9 @@ WORKDIR /app
 COPY --from=build /src/package.json ./package.json
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
-# DATA_DIR holds the embedded SQLite store, generated secrets and uploaded files (DATA_DIR/files, which
-# the gateway and the executors of a distributed deployment share as one volume).
-RUN mkdir -p /data/files && chown -R node:node /data
+# DATA_DIR holds what `up` keeps on disk (the SQLite store, generated secrets, uploaded files). The
+# services on MongoDB keep invocations and uploaded files (GridFS) in the store and need no volume.
+RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080
 # Liveness of whichever service runs: every service answers /healthz on PORT.
