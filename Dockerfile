@@ -1,6 +1,9 @@
 # syntax=docker/dockerfile:1
 # One image for every service: `docker run IMAGE gateway`, `... executor --pools bulk`, `... up`.
 
+# Node 22 LTS: better-sqlite3 12 built against Node 24.19+ headers aborts at garbage collection
+# (nodejs/node#65446, see .ci/run); Node 24 follows with better-sqlite3 13.
+
 # --- build: all dependencies, compile the native addon, bundle the apps ---
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
