@@ -180,10 +180,19 @@ export interface FileStore {
   read(owner: FileOwner, id: string, range?: ByteRange): Promise<Uint8Array | null>;
   /** False when there was no such file. */
   delete(owner: FileOwner, id: string): Promise<boolean>;
-  /** Deletes every file of the owner, partial ones included. */
+  /**
+   * Deletes every file of the owner. A write that failed has already removed its partial file; what a
+   * crash mid-write leaves goes with its owner (local disk) or through deleteAbandoned (GridFS).
+   */
   deleteAll(owner: FileOwner): Promise<void>;
   /** Owners whose files were all last written before `before` (ms since the epoch): candidates for the sweep. */
   listOwners(before: number): Promise<FileOwner[]>;
+  /**
+   * Deletes the bytes of writes begun before `before` that never finished and that no owner lists (GridFS
+   * chunks whose file was never recorded, after a crash mid-upload); returns how many writes. Stores that
+   * keep partial files under their owner (local disk) leave it out: listOwners already covers them.
+   */
+  deleteAbandoned?(before: number): Promise<number>;
 }
 
 /** Reads a file of the running invocation for its connector; rejects with a message meant for the connector. */

@@ -19,6 +19,11 @@ export interface MongoStoreOptions {
   serverSelectionTimeoutMS?: number;
 }
 
+/** The MongoDB store, and its database for what lives beside it on the same connection (GridFS files). */
+export interface MongoStore extends Store {
+  readonly database: Db;
+}
+
 export const DEFAULT_MONGO_DATABASE = 'generic-integration';
 const PING_TIMEOUT_MS = 2_000;
 
@@ -29,7 +34,7 @@ const PING_TIMEOUT_MS = 2_000;
  * primary and a poll never sees a state that a failover could roll back. These settings win over any
  * given in the URL. Opens the connection and creates the indexes before it resolves.
  */
-export async function createMongoStore(url: string, options: MongoStoreOptions = {}): Promise<Store> {
+export async function createMongoStore(url: string, options: MongoStoreOptions = {}): Promise<MongoStore> {
   const client = new MongoClient(url, {
     appName: options.appName ?? 'generic-integration',
     retryWrites: true,
@@ -63,6 +68,7 @@ export async function createMongoStore(url: string, options: MongoStoreOptions =
       db.collection<TokenDocument>(COLLECTIONS.tokens),
     ),
     tokens: new MongoTokenStore(db.collection<TokenDocument>(COLLECTIONS.tokens)),
+    database: db,
     ping: () => ping(db),
     close: () => client.close(),
   };

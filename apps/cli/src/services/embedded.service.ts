@@ -8,6 +8,7 @@ import { createHttpApp } from '@gi/http';
 import { resultsRouter } from '@gi/results';
 import {
   completionWaiter,
+  EXPIRY_SWEEP_INTERVAL_MS,
   gatewayDeps,
   listen,
   onShutdown,
@@ -16,10 +17,8 @@ import {
   openTokenService,
   resultsDeps,
   stopListening,
-  sweepExpiredFiles,
+  sweepExpired,
 } from './service-wiring';
-
-const EXPIRY_SWEEP_MS = 10 * 60_000;
 
 /**
  * The embedded deployment (`gi up`, `npm start`): gateway, results, control and an executor pool in
@@ -55,11 +54,8 @@ export async function runEmbedded(): Promise<void> {
   if (recovered.republished > 0) logger.info(recovered, 'recovered unfinished invocations');
   // Expired invocations go, then the files of every invocation that is gone.
   const expirySweep = setInterval(() => {
-    store.invocations
-      .deleteExpired(clock.now())
-      .then(() => sweepExpiredFiles(base))
-      .catch((err) => logger.warn({ err }, 'expiry sweep failed'));
-  }, EXPIRY_SWEEP_MS).unref();
+    sweepExpired(base).catch((err) => logger.warn({ err }, 'expiry sweep failed'));
+  }, EXPIRY_SWEEP_INTERVAL_MS).unref();
 
   const app = createHttpApp({
     logger,
