@@ -1,4 +1,5 @@
 import type { JobDecision, JobDelivery, JobMessage, Subscription } from '@gi/domain';
+import { IntegrationVersions } from './integration-versions';
 import { runInvocation } from './run-invocation';
 import type { ExecutorDeps } from './run-invocation';
 
@@ -11,7 +12,8 @@ export interface Executor {
  * briefly unavailable); on its last delivery it is a poison job: its invocation is recorded as Failed
  * and the message dead-lettered, so it never loops.
  */
-export async function startExecutor(deps: ExecutorDeps, pools: string[], concurrency: number): Promise<Executor> {
+export async function startExecutor(settings: Omit<ExecutorDeps, 'versions'>, pools: string[], concurrency: number): Promise<Executor> {
+  const deps: ExecutorDeps = { ...settings, versions: new IntegrationVersions(settings.store.catalog) };
   const handle = async (job: JobMessage, delivery?: JobDelivery): Promise<JobDecision> => {
     try {
       return await runInvocation(deps, job, delivery);

@@ -2,6 +2,7 @@ import { isTerminal, outcomeOf } from '@gi/domain';
 import type { Clock, ConnectorRuntime, FileStore, InvocationRef, JobBus, JobDecision, JobDelivery, JobMessage, LogLine, Outcome, Store } from '@gi/domain';
 import type { Logger, Metrics } from '@gi/http';
 import { connectorFileReader } from './connector-files';
+import type { IntegrationVersions } from './integration-versions';
 
 export interface ExecutorDeps {
   store: Store;
@@ -18,6 +19,8 @@ export interface ExecutorDeps {
   maxAttempts: number;
   /** Where uploaded files are kept, for `Context.ReadFile`; without it connectors cannot read files. */
   files?: FileStore;
+  /** The deployed versions this executor has run (read from `store.catalog` once each). */
+  versions: IntegrationVersions;
 }
 
 /**
@@ -41,7 +44,7 @@ export async function runInvocation(deps: ExecutorDeps, job: JobMessage, deliver
     const detail = `The job was started ${deps.maxAttempts} times and never finished (its executor stopped each time); it is not retried again.`;
     return finish(deps, ref, { status: 'Failed', error: { code: 'connector_failed', title: 'Gave up', detail } }, [], log, delivery);
   }
-  const integration = await store.catalog.getIntegration(ref.botId, invocation.integrationId, invocation.integrationVersion);
+  const integration = await deps.versions.get(ref.botId, invocation.integrationId, invocation.integrationVersion);
   let outcome: Outcome;
   let logs: LogLine[] = [];
   const heartbeat = setInterval(() => {
