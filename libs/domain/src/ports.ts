@@ -9,6 +9,7 @@ import type {
   InvocationRef,
   InvocationStatus,
   InvocationSummary,
+  InvocationTiming,
   LogLine,
   NewInvocation,
   Outcome,
@@ -49,6 +50,8 @@ export interface InvocationStore {
    */
   takeUnpublished(before: number, now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>>;
   list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]>;
+  /** Timings of the bot's invocations created at or after `since`, newest first, at most `limit`. */
+  timings(botId: string, since: number, limit: number): Promise<InvocationTiming[]>;
   /** Deletes invocations whose expireAt has passed; returns how many. */
   deleteExpired(now: number): Promise<number>;
 }
