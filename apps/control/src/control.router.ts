@@ -52,6 +52,8 @@ export function controlRouter(deps: ControlDeps): Router {
   const router = new Router({ prefix: '/admin' });
 
   router.use(async (ctx: Context, next: Next) => {
+    // Admin replies hold request data and connector code: never kept by a browser or proxy cache.
+    ctx.set('Cache-Control', 'no-store');
     verifyAdminBearer(ctx.get('authorization') || undefined, settings.adminToken);
     await next();
   });
@@ -115,7 +117,6 @@ export function controlRouter(deps: ControlDeps): Router {
     const options = validate(tokenBody, await body(ctx));
     const minted = await deps.tokens.mint(ctx.params.botId, options);
     ctx.status = 201;
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = { token: minted.token, tokenId: minted.tokenId, expiresAt: iso(minted.expiresAt) };
   });
 
