@@ -44,7 +44,8 @@ function registeredRoutes(app: Koa): Route[] {
     if (!router) continue;
     for (const layer of router.stack) {
       if (layer.methods.length === 0) continue;
-      const path = openApiPath(layer.path);
+      // A RegExp route cannot be described in OpenAPI: its source shows up as a missing path.
+      const path = typeof layer.path === 'string' ? openApiPath(layer.path) : String(layer.path);
       const anyMethod = METHODS.every((method) => layer.methods.includes(method));
       const methods = anyMethod ? ['*'] : layer.methods.filter((method) => method !== 'HEAD');
       for (const method of methods) routes.push({ method, path });
