@@ -26,6 +26,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /src/package.json ./package.json
 COPY --from=build /src/node_modules ./node_modules
+# The bundles, and the web console's static files beside the CLI bundle (dist/apps/cli/console).
 COPY --from=build /src/dist ./dist
 # DATA_DIR holds the embedded SQLite store, generated secrets and uploaded files (DATA_DIR/files, which
 # the gateway and the executors of a distributed deployment share as one volume).
