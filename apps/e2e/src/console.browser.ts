@@ -191,10 +191,17 @@ describe('web console (headless Chromium)', () => {
     await screenshot('overview');
   });
 
-  it('signs out, forgetting the token', async () => {
+  it('signs out, forgetting the token and stopping the live refresh', async () => {
+    await tab('Invocations').click();
+    await page.locator('table.clickable').waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();
     expect(await inPage('sessionStorage.length')).toBe(0);
+    const adminCalls = () => requested.filter((url) => url.startsWith(`${service.baseUrl}/admin/`)).length;
+    const before = adminCalls();
+    // The list refreshes every 2 s while signed in; after signing out, nothing calls the API any more.
+    await page.waitForTimeout(3_000);
+    expect(adminCalls()).toBe(before);
     await page.reload();
     await page.getByLabel('Admin token').waitFor();
   });

@@ -58,6 +58,7 @@ describe('control API and operations endpoints', () => {
 
   it('shows the webhook URLs from the public base URL', async () => {
     const reply = await api.admin('GET', '/bots/acme/webhook');
+    expect(reply.headers.get('cache-control')).toBe('no-store');
     expect(reply.json).toMatchObject({ baseUrl: 'https://hooks.example.com', botId: 'acme' });
     expect(reply.json.integrations[0].urls).toEqual({
       sync: 'https://hooks.example.com/api/Platform/acme/Order/ack/GenericIntegration',

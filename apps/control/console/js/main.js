@@ -30,6 +30,8 @@ const TABS = [
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 const toasts = toaster();
+/** Ends the signed-in session: its view's timers and its route listener stop with it. */
+let endSession = () => {};
 
 /** @returns {{ bot?: string, tab: string, item?: string }} */
 function parseRoute() {
@@ -48,6 +50,7 @@ const routeOf = (bot, tab, item) => `#/bots/${encodeURIComponent(bot)}/${tab}${i
 
 /** @param {string} [reason] */
 function signOut(reason) {
+  endSession();
   forgetToken();
   showSignIn(app, { reason, onSignedIn: start });
 }
@@ -55,7 +58,10 @@ function signOut(reason) {
 /** @param {string} token */
 function start(token) {
   saveToken(token);
-  const api = createApi(token, () => signOut('The service refused the admin token; sign in again.'));
+  let active = true;
+  const api = createApi(token, () => {
+    if (active) signOut('The service refused the admin token; sign in again.');
+  });
 
   const botList = h('ul', { class: 'bot-list' });
   const tabs = h('nav', { class: 'tabs', 'aria-label': 'Bot views' });
@@ -98,14 +104,16 @@ function start(token) {
     try {
       bots = await api.bots();
     } catch (error) {
-      fill(view, errorNotice(error));
+      if (active) fill(view, errorNotice(error));
       return;
     }
+    if (!active) return;
     if (select) location.hash = routeOf(select, 'overview');
     else route();
   }
 
   function route() {
+    if (!active) return;
     const { bot, tab, item } = parseRoute();
     renderBots();
     if (!bot) {
@@ -155,6 +163,12 @@ function start(token) {
     current = { bot, tab, mounted: spec.view(view, ctx) };
   }
 
+  endSession = () => {
+    active = false;
+    window.onhashchange = null;
+    current?.mounted.dispose?.();
+    current = null;
+  };
   window.onhashchange = route;
   void botsChanged();
 }
