@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Api } from './api-client';
 import { artifactPath, launchChromium, pageProblems } from './browser';
+import { MULTIPART, multipartBody } from './multipart';
 import { ADMIN_TOKEN, startService } from './service-process';
 import type { ServiceProcess } from './service-process';
 
@@ -171,6 +172,18 @@ describe('web console (headless Chromium)', () => {
     expect(page.url()).toContain(`#/bots/acme/invocations/${accepted.headers.get('x-invocation-id')}`);
     await screenshot('invocations');
 
+    const upload = await api.call(api.webhookUrl('acme', 'Order', 'orders', '', 'GenericIntegrationFileTransfer'), token, {
+      headers: { 'content-type': MULTIPART },
+      body: multipartBody([
+        { name: 'orderId', data: '7' },
+        { name: 'invoice', filename: 'invoice-7.pdf', contentType: 'application/pdf', data: '%PDF-1.4 test' },
+      ]),
+    });
+    expect(upload.status).toBe(200);
+    await page.locator(`tr[data-id="${upload.headers.get('x-invocation-id')}"]`).click();
+    await detail.locator('table.files').getByText('invoice-7.pdf').waitFor();
+    await detail.locator('table.files').getByText('application/pdf').waitFor();
+
     await page.getByLabel('Status').selectOption('Failed');
     await okRow.waitFor({ state: 'detached' });
     await failedRow.click();
@@ -183,11 +196,11 @@ describe('web console (headless Chromium)', () => {
 
   it('charts the last hour: calls per minute and p50/p99 per integration', async () => {
     await tab('Overview').click();
-    await page.locator('.figure', { hasText: 'invocations' }).getByText('2', { exact: true }).waitFor();
-    await page.locator('.figure', { hasText: 'failed' }).getByText('1 (50%)').waitFor();
+    await page.locator('.figure', { hasText: 'invocations' }).getByText('3', { exact: true }).waitFor();
+    await page.locator('.figure', { hasText: 'failed' }).getByText('1 (33%)').waitFor();
     expect(await page.locator('svg.chart rect.bar.failed').count()).toBe(1);
     const row = page.locator('table.integrations-activity tbody tr');
-    expect(await row.locator('td').allTextContents()).toEqual(['orders', '2', '1', expect.stringMatching(/ms$/), expect.stringMatching(/ms$/), '']);
+    expect(await row.locator('td').allTextContents()).toEqual(['orders', '3', '1', expect.stringMatching(/ms$/), expect.stringMatching(/ms$/), '']);
     await screenshot('overview');
   });
 
