@@ -45,6 +45,13 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     expect(viaGateway.json).toEqual({ done: true, ms: 300 });
   });
 
+  it('serves the web console from the control service, and only there', async () => {
+    const page = await fetch(`${control.baseUrl}/console`);
+    expect([page.status, page.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining("frame-ancestors 'none'")]);
+    expect((await fetch(`${control.baseUrl}/console/js/main.js`)).status).toBe(200);
+    expect((await fetch(`${gateway.baseUrl}/console`)).status).toBe(404);
+  });
+
   it('exposes health, readiness and queue depth per pool on an executor', async () => {
     const base = executors[0].baseUrl;
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
