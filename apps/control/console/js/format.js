@@ -70,7 +70,7 @@ export function queryPairs(text) {
 }
 
 /**
- * `in 59 min`, `expired`... for token lifetimes.
+ * When a token expires: its time, or `never` for a permanent one.
  * @param {string | null} expiresAt
  */
 export function formatExpiry(expiresAt) {

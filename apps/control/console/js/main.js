@@ -108,8 +108,9 @@ function start(token) {
       return;
     }
     if (!active) return;
-    if (select) location.hash = routeOf(select, 'overview');
-    else route();
+    const next = select ? routeOf(select, 'overview') : location.hash;
+    if (next === location.hash) route();
+    else location.hash = next;
   }
 
   function route() {

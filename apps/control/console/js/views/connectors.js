@@ -17,7 +17,7 @@ Context.SetResponseEntity(entity);
  * @param {number} line
  * @param {number} column
  */
-export function offsetOf(text, line, column) {
+function offsetOf(text, line, column) {
   const lines = text.split('\n');
   let offset = 0;
   for (let i = 0; i < Math.min(line - 1, lines.length - 1); i++) offset += lines[i].length + 1;

@@ -69,8 +69,8 @@ function detailContent(inv) {
     error ? notice('error', h('strong', {}, error.title), ' ', error.detail, h('div', { class: 'small muted' }, `code ${error.code}`)) : null,
     section('Connector logs', logList(inv.logs)),
     section('ResponseBody', outcome?.status === 'Completed' ? codeBlock(formatData(outcome.responseBody) || '(empty)', { label: 'ResponseBody' }) : h('p', { class: 'muted' }, isFinished(inv) ? 'None: the run failed.' : 'Not yet: the run has not finished.')),
-    section('RequestParams', pairsTable(queryPairs(entity.RequestParams).map(([k, v]) => [k, v]), 'No query parameters.')),
-    section('RequestHeaders', pairsTable(queryPairs(entity.RequestHeaders).map(([k, v]) => [k, v]), 'No headers.')),
+    section('RequestParams', pairsTable(queryPairs(entity.RequestParams), 'No query parameters.')),
+    section('RequestHeaders', pairsTable(queryPairs(entity.RequestHeaders), 'No headers.')),
     section('RequestBody', entity.RequestBody === null ? h('p', { class: 'muted' }, 'Empty body.') : codeBlock(formatData(entity.RequestBody), { label: 'RequestBody' })),
     inv.endpoint === 'GenericIntegrationFileTransfer' ? section('RequestFiles', fileTable(entity.RequestFiles)) : null,
   ];

@@ -6,7 +6,7 @@ import { card, codeBlock, copyButton, copyField, emptyState, errorNotice, pairsT
  * @param {import('../api.js').WebhookUrls} urls
  * @returns {Record<'sync' | 'async' | 'file', string>}
  */
-export function curlExamples(urls) {
+function curlExamples(urls) {
   const auth = `-H "Authorization: Bearer $TOKEN"`;
   const poll = urls.poll.replace('{invocationId}', '$ID');
   return {
