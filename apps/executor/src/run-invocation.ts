@@ -80,7 +80,8 @@ export async function runInvocation(deps: ExecutorDeps, job: JobMessage, deliver
 /** Records the outcome (only the lease owner can) and announces it. */
 async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, logs: LogLine[], log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
   if (await deps.store.invocations.complete(ref, deps.ownerId, outcome, logs, deps.clock.now())) {
-    log.info({ status: outcome.status }, 'invocation finished');
+    // Successes are counted in metrics; one log line each would cost more than the run at high volume.
+    log[outcome.status === 'Completed' ? 'debug' : 'info']({ status: outcome.status }, 'invocation finished');
     await announce(deps, ref, outcome.status, delivery);
   } else {
     log.warn('lease lost before completion; the outcome of this attempt was discarded');

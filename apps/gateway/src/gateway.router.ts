@@ -1,11 +1,13 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertName, finalReply, GiError, notFound, supportsFileTransfer } from '@gi/domain';
+import { assertName, GiError, notFound, parseIdempotencyKey, supportsAsync, supportsFileTransfer } from '@gi/domain';
 import type { Endpoint } from '@gi/domain';
 import { readTextBody } from '@gi/http';
-import { acceptInvocation, pollLocation, publishInvocation, syncTimedOut } from './accept-invocation';
+import { acceptInvocation } from './accept-invocation';
+import { answerCall } from './answer-call';
 import { fileTransferReader } from './file-transfer';
 import type { GatewayDeps } from './gateway.deps';
+import { parsePrefer } from './prefer';
 
 const methodNotAllowed = (ctx: Context) => {
   throw new GiError('method_not_allowed', 'Method not allowed', `${ctx.method} is not supported here; use POST.`, { headers: { Allow: 'POST' } });
@@ -25,9 +27,13 @@ export function gatewayRouter(deps: GatewayDeps): Router {
     deps.rateLimiter?.take(botId, deps.clock.now());
     assertName('entityName', entityName);
     assertName('integrationId', integrationId);
+    const idempotencyKey = parseIdempotencyKey(headerValues(ctx.req.rawHeaders, 'idempotency-key'));
+    // Without async mode (below 9.10) there is nothing to poll: respond-async is not honoured.
+    const prefer = parsePrefer(ctx.get('prefer') || undefined);
+    if (!supportsAsync(settings.platformVersion)) prefer.respondAsync = false;
     const readFiles = endpoint === 'GenericIntegrationFileTransfer' ? fileTransferReader(ctx, deps, botId) : null;
 
-    const invocation = await acceptInvocation(deps, {
+    const accepted = await acceptInvocation(deps, {
       botId,
       entityName,
       integrationId,
@@ -35,31 +41,11 @@ export function gatewayRouter(deps: GatewayDeps): Router {
       rawQuery: ctx.querystring,
       rawHeaders: ctx.req.rawHeaders,
       contentType: ctx.get('content-type') || undefined,
+      idempotencyKey,
+      respondAsync: prefer.respondAsync && prefer.waitSeconds === undefined,
       readBody: readFiles ?? (() => readTextBody(ctx, settings.maxBodyBytes)),
     });
-    const location = pollLocation(settings.platformSegment, botId, invocation.id);
-
-    if (invocation.mode === 'async') {
-      await publishInvocation(deps, invocation);
-      ctx.status = 202;
-      ctx.set('Location', location);
-      ctx.body = { invocationId: invocation.id, status: 'Running' };
-      return;
-    }
-
-    // Wait for the completion event (registered before publishing, so it cannot be missed); a hang-up
-    // by the caller does not cancel the job.
-    const waiting = deps.waiter.wait(invocation.id, settings.syncTimeoutMs);
-    ctx.res.once('close', waiting.cancel);
-    await publishInvocation(deps, invocation);
-    await waiting.promise;
-    const finished = await deps.store.invocations.get(invocation);
-    if (!finished?.outcome) throw syncTimedOut(invocation.id, location, settings.syncTimeoutMs / 1000);
-    ctx.set('X-Invocation-Id', invocation.id);
-    const reply = finalReply(finished);
-    ctx.status = 200;
-    ctx.type = reply.contentType;
-    ctx.body = reply.payload;
+    await answerCall(ctx, deps, accepted, prefer);
   };
 
   for (const endpoint of ['GenericIntegration', 'GenericIntegrationFileTransfer'] as const) {
@@ -68,4 +54,11 @@ export function gatewayRouter(deps: GatewayDeps): Router {
     router.all(path, methodNotAllowed);
   }
   return router;
+}
+
+/** Every value of a request header, one per header line (Node would join them with commas). */
+function headerValues(rawHeaders: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) values.push(rawHeaders[i + 1]);
+  return values;
 }

@@ -1,5 +1,5 @@
 import type { TokenService } from '@gi/auth';
-import type { CompletionWaiter, PlatformVersion, Store } from '@gi/domain';
+import type { Clock, CompletionWaiter, PlatformVersion, Store } from '@gi/domain';
 
 export interface ResultsSettings {
   platformSegment: string;
@@ -12,5 +12,6 @@ export interface ResultsDeps {
   tokens: TokenService;
   /** Fed with the bus's completion events by the composition root. */
   waiter: CompletionWaiter;
+  clock: Clock;
   settings: ResultsSettings;
 }

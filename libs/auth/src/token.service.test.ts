@@ -121,6 +121,17 @@ describe('token service', () => {
     });
   });
 
+  it('answers unavailable (503, retry) when the token registry cannot be read', async () => {
+    const broken = new MemoryTokens();
+    broken.get = async () => {
+      throw new Error('connection refused');
+    };
+    const valid = (await service.mint('bot-a', {})).token;
+    const error = await failure(createTokenService({ secret: SECRET, tokens: broken, clock }).verify(`Bearer ${valid}`, 'bot-a'));
+    expect(error).toMatchObject({ code: 'unavailable', headers: { 'Retry-After': '5' } });
+    expect(error.detail).not.toContain('connection refused');
+  });
+
   it('checks the admin token', () => {
     expect(() => verifyAdminBearer('Bearer right-token-123', 'right-token-123')).not.toThrow();
     expect(() => verifyAdminBearer('Bearer wrong-token-123', 'right-token-123')).toThrow('Unauthorized');

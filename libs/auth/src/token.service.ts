@@ -1,6 +1,6 @@
 import { createSecretKey, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { GiError } from '@gi/domain';
+import { GiError, unavailable } from '@gi/domain';
 import type { Clock, TokenStore } from '@gi/domain';
 import { bearerToken, REALM, unauthorized } from './bearer';
 
@@ -59,7 +59,10 @@ export function createTokenService(deps: { secret: string; tokens: TokenStore; c
         throw unauthorized(expired ? 'The token has expired.' : 'The token is not valid.', true);
       }
       if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string') throw unauthorized('The token is not valid.', true);
-      const record = await tokens.get(claims.sub, claims.jti);
+      const record = await tokens.get(claims.sub, claims.jti).catch(() => {
+        // The registry is in the store: while the store is down nothing can be accepted, and callers retry.
+        throw unavailable('The token could not be checked because the store is not answering; nothing was accepted. Try again.');
+      });
       if (!record) throw unauthorized('The token is not valid.', true);
       if (record.revokedAt !== null) throw unauthorized('The token has been revoked.', true);
       if (record.expiresAt !== null && typeof claims.exp !== 'number') throw unauthorized('The token is not valid.', true);

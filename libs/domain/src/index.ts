@@ -10,3 +10,4 @@ export * from './outcome';
 export * from './completion-waiter';
 export * from './reply';
 export * from './rate-limiter';
+export * from './idempotency';

@@ -2,7 +2,10 @@ import type { ByteRange, ConnectorRunResult, Progress } from '@gi/domain';
 import type { RunInput } from './run-connector';
 import type { SandboxEnvironment } from './sandbox-options';
 
-/** Messages between the pool and its worker threads: a union keyed on `kind`, plain data only. */
+/**
+ * Messages between the pool and its worker threads: a union keyed on `kind`, plain data only. Each
+ * postMessage carries an array of them (see Outbox).
+ */
 export type ToWorker =
   | { kind: 'run'; id: number; input: Omit<RunInput, 'onProgress' | 'readFile'>; readsFiles: boolean }
   /** The answer to a `read-file` call: the bytes, or the message the connector sees. */

@@ -6,6 +6,7 @@ export const COLLECTIONS = {
   entities: 'entities',
   integrations: 'integrations',
   tokens: 'tokens',
+  idempotencyKeys: 'idempotencyKeys',
 } as const;
 
 /**
@@ -70,4 +71,14 @@ export interface TokenDocument {
   createdAt: number;
   expiresAt: number | null;
   revokedAt: number | null;
+}
+
+/** An Idempotency-Key of a bot; unique per {botId, key}, deleted by the TTL monitor after expireAt. */
+export interface IdempotencyKeyDocument {
+  botId: string;
+  key: string;
+  fingerprint: string;
+  invocationId: string;
+  createdAt: number;
+  expireAt: Date;
 }

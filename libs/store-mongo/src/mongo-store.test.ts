@@ -22,8 +22,9 @@ describe('createMongoStore', () => {
 });
 
 describe('indexes', () => {
-  it('expire invocations by expireAt and keep versions, tokens and entities unique per bot', () => {
+  it('expire invocations and Idempotency-Keys by expireAt and keep versions, tokens, entities and keys unique per bot', () => {
     expect(INDEXES.invocations).toContainEqual({ name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 });
+    expect(INDEXES.idempotencyKeys).toContainEqual({ name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 });
     const unique = Object.values(INDEXES)
       .flat()
       .filter((index) => index.unique)
@@ -32,6 +33,7 @@ describe('indexes', () => {
       ['botId', 'name'],
       ['botId', 'integrationId', 'version'],
       ['botId', 'tokenId'],
+      ['botId', 'key'],
     ]);
   });
 });

@@ -14,6 +14,7 @@ import type { ServiceBase } from './service-wiring';
 import {
   completionWaiter,
   controlDeps,
+  EXPIRY_SWEEP_INTERVAL_MS,
   gatewayDeps,
   listen,
   onShutdown,
@@ -22,10 +23,8 @@ import {
   openTokenService,
   resultsDeps,
   stopListening,
-  sweepExpiredFiles,
+  sweepExpired,
 } from './service-wiring';
-
-const EXPIRY_SWEEP_MS = 10 * 60_000;
 
 /**
  * The embedded deployment (`gi up`, `npm start`): gateway, results, control and an executor pool in
@@ -61,11 +60,8 @@ export async function runEmbedded(): Promise<void> {
   if (recovered.republished > 0) logger.info(recovered, 'recovered unfinished invocations');
   // Expired invocations go, then the files of every invocation that is gone.
   const expirySweep = setInterval(() => {
-    store.invocations
-      .deleteExpired(clock.now())
-      .then(() => sweepExpiredFiles(base))
-      .catch((err) => logger.warn({ err }, 'expiry sweep failed'));
-  }, EXPIRY_SWEEP_MS).unref();
+    sweepExpired(base).catch((err) => logger.warn({ err }, 'expiry sweep failed'));
+  }, EXPIRY_SWEEP_INTERVAL_MS).unref();
 
   const routers = embeddedRouters({ base, bus, tokens, waiter, runtime, adminToken, consoleAssets: loadConsoleAssets() });
   const app = createHttpApp({ logger, metrics, ready: () => store.ping(), routers });
