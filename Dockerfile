@@ -29,6 +29,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /src/package.json ./package.json
 COPY --from=build /src/node_modules ./node_modules
+# The bundles, and the web console's static files beside the CLI bundle (dist/apps/cli/console).
 COPY --from=build /src/dist ./dist
 # DATA_DIR holds what `up` keeps on disk (the SQLite store, generated secrets, uploaded files). The
 # services on MongoDB keep invocations and uploaded files (GridFS) in the store and need no volume.

@@ -31,3 +31,7 @@ export const invocationListQuery = z.object({
   integrationId: name.optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
+
+export const activityQuery = z.object({
+  minutes: z.coerce.number().int().min(5).max(1440).default(60),
+});

@@ -45,6 +45,13 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     expect(viaGateway.json).toEqual({ done: true, ms: 300 });
   });
 
+  it('serves the web console from the control service, and only there', async () => {
+    const page = await fetch(`${control.baseUrl}/console`);
+    expect([page.status, page.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining("frame-ancestors 'none'")]);
+    expect((await fetch(`${control.baseUrl}/console/js/main.js`)).status).toBe(200);
+    expect((await fetch(`${gateway.baseUrl}/console`)).status).toBe(404);
+  });
+
   it('takes an Idempotency-Key once across two gateways; a sync repeat on the other gateway waits for the original', async () => {
     const second = await start('gateway');
     try {

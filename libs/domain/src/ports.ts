@@ -10,6 +10,7 @@ import type {
   InvocationRef,
   InvocationStatus,
   InvocationSummary,
+  InvocationTiming,
   LogLine,
   NewInvocation,
   Outcome,
@@ -57,6 +58,8 @@ export interface InvocationStore {
    */
   takeUnpublished(before: number, now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>>;
   list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]>;
+  /** Timings of the bot's invocations created at or after `since`, newest first, at most `limit`. */
+  timings(botId: string, since: number, limit: number): Promise<InvocationTiming[]>;
   /** How long (finishedAt - startedAt, ms) the integration's latest finished runs took, newest first, at most `limit`. */
   recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]>;
   /** Deletes invocations and Idempotency-Key records whose expireAt has passed; returns how many invocations. */

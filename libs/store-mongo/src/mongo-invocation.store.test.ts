@@ -70,10 +70,12 @@ describe('MongoInvocationStore queries', () => {
     await store.claim(ref, 'w1', 1000, now);
     await store.list('bot-a', { limit: 10 });
     await store.takeUnpublished(now - 1000, now, 10);
+    await store.timings('bot-a', now - 3600_000, 10);
     const reads = collection.calls.filter((call) => call.method !== 'updateOne');
-    expect(reads.map((call) => call.method)).toEqual(['findOne', 'findOneAndUpdate', 'find', 'find']);
+    expect(reads.map((call) => call.method)).toEqual(['findOne', 'findOneAndUpdate', 'find', 'find', 'find']);
     for (const call of reads) expect(call.filter.expireAt).toEqual({ $gt: new Date(now) });
     expect(collection.calls[2].filter).toMatchObject({ botId: 'bot-a' });
+    expect(reads[4].filter).toMatchObject({ botId: 'bot-a', createdAt: { $gte: now - 3600_000 } });
   });
 
   it('reads recent run times of one integration of one bot, newest first, through its index', async () => {

@@ -9,6 +9,7 @@ import type {
   InvocationRef,
   InvocationStore,
   InvocationSummary,
+  InvocationTiming,
   LogLine,
   NewInvocation,
   Outcome,
@@ -172,6 +173,23 @@ export class MongoInvocationStore implements InvocationStore {
       .find(query, { projection: SUMMARY_PROJECTION, sort: { createdAt: -1, _id: 1 }, limit: filter.limit })
       .toArray();
     return (docs as SummaryDocument[]).map(toSummary);
+  }
+
+  async timings(botId: string, since: number, limit: number): Promise<InvocationTiming[]> {
+    if (limit <= 0) return [];
+    const docs = await this.invocations
+      .find(
+        { botId, createdAt: { $gte: since }, expireAt: { $gt: new Date(this.clock.now()) } },
+        { projection: { _id: 0, integrationId: 1, status: 1, createdAt: 1, startedAt: 1, finishedAt: 1 }, sort: { createdAt: -1, _id: 1 }, limit },
+      )
+      .toArray();
+    return docs.map((doc) => ({
+      integrationId: doc.integrationId,
+      status: doc.status,
+      createdAt: doc.createdAt,
+      startedAt: doc.startedAt,
+      finishedAt: doc.finishedAt,
+    }));
   }
 
   async recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]> {

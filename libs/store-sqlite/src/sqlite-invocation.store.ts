@@ -7,6 +7,7 @@ import type {
   InvocationRef,
   InvocationStore,
   InvocationSummary,
+  InvocationTiming,
   LogLine,
   NewInvocation,
   Outcome,
@@ -82,6 +83,8 @@ export class SqliteInvocationStore implements InvocationStore {
         WHERE id IN (SELECT id FROM invocations
           WHERE status = 'Queued' AND published_at < @before AND expire_at > @now ORDER BY created_at LIMIT @limit)
         RETURNING id, bot_id, pool`),
+      timings: db.prepare(`SELECT integration_id, status, created_at, started_at, finished_at FROM invocations
+        WHERE bot_id = @botId AND created_at >= @since AND expire_at > @now ORDER BY created_at DESC LIMIT @limit`),
       deleteExpired: db.prepare('DELETE FROM invocations WHERE expire_at <= ?'),
       deleteExpiredKeys: db.prepare('DELETE FROM idempotency_keys WHERE expire_at <= ?'),
       // Takes the key unless a live record holds it (an expired one is overwritten).
@@ -168,6 +171,17 @@ export class SqliteInvocationStore implements InvocationStore {
       .prepare(`SELECT ${SUMMARY_COLUMNS} FROM invocations WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id LIMIT @limit`)
       .all({ botId, now: this.clock.now(), status: filter.status, integrationId: filter.integrationId, limit: filter.limit }) as InvocationRow[];
     return rows.map(toSummary);
+  }
+
+  async timings(botId: string, since: number, limit: number): Promise<InvocationTiming[]> {
+    const rows = this.statements.timings.all({ botId, since, limit, now: this.clock.now() }) as InvocationRow[];
+    return rows.map((row) => ({
+      integrationId: row.integration_id,
+      status: row.status as Invocation['status'],
+      createdAt: row.created_at,
+      startedAt: row.started_at,
+      finishedAt: row.finished_at,
+    }));
   }
 
   async recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]> {

@@ -114,7 +114,7 @@ describe('docker-compose.yml', () => {
     for (const [, service] of giServices) expect(Object.keys(service.depends_on as Json).sort()).toEqual(['mongo', 'rabbitmq']);
   });
 
-  it('puts one base URL in front: the proxy routes polls to results, /admin to control, the rest of /api to the gateway', () => {
+  it('puts one base URL in front: the proxy routes polls to results, /admin and /console to control, the rest of /api to the gateway', () => {
     const proxy = services.proxy;
     const [mount] = (proxy.volumes as string[])[0].split(':');
     expect(mount).toBe('./deploy/caddy/Caddyfile');
@@ -122,7 +122,7 @@ describe('docker-compose.yml', () => {
     const caddy = read('deploy/caddy/Caddyfile');
     const port = parseServiceConfig({}).PORT;
     const upstream = (matcher: string) => new RegExp(`handle ${matcher} \\{\\s*reverse_proxy (\\S+)`).exec(caddy)?.[1];
-    expect([upstream('@poll'), upstream('/admin/\\*'), upstream('/api/\\*')]).toEqual([`results:${port}`, `control:${port}`, `gateway:${port}`]);
+    expect([upstream('@poll'), upstream('/admin/\\*'), upstream('/console\\*'), upstream('/api/\\*')]).toEqual([`results:${port}`, `control:${port}`, `control:${port}`, `gateway:${port}`]);
     const poll = new RegExp(/path_regexp (\S+)/.exec(caddy)?.[1] ?? '$^');
     expect(poll.test('/api/Platform/acme/GetGenericIntegrationResponse')).toBe(true);
     expect(poll.test('/api/Platform/acme/Order/ack/GenericIntegration')).toBe(false);
@@ -270,14 +270,14 @@ describe('deploy/k8s', () => {
     expect(obj(hpa.spec).scaleTargetRef).toMatchObject({ kind: 'Deployment', name: 'gi-gateway' });
   });
 
-  it('routes the public paths like the compose proxy: polls to results, /admin to control, /api to the gateway', () => {
+  it('routes the public paths like the compose proxy: polls to results, /admin and /console to control, /api to the gateway', () => {
     const [ingress] = byKind('Ingress');
     const [rule] = asList(obj(ingress.spec).rules) as Array<{ http: { paths: Array<{ path: string; backend: { service: { name: string } } }> } }>;
     const backendOf = (path: string) => rule.http.paths.find((p) => p.path === path)?.backend.service.name;
     const poll = rule.http.paths.find((p) => p.path.includes('GetGenericIntegrationResponse'));
     expect(poll?.backend.service.name).toBe('gi-results');
     expect(new RegExp(`^${poll?.path}$`).test('/api/Platform/acme/GetGenericIntegrationResponse')).toBe(true);
-    expect([backendOf('/admin'), backendOf('/api')]).toEqual(['gi-control', 'gi-gateway']);
+    expect([backendOf('/admin'), backendOf('/console'), backendOf('/api')]).toEqual(['gi-control', 'gi-control', 'gi-gateway']);
     for (const path of rule.http.paths) {
       const service = named('Service', path.backend.service.name);
       expect(service).toBeDefined();

@@ -157,6 +157,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await store.invocations.list('bot-a', { integrationId: 'y', limit: 10 })).map((s) => s.id)).toEqual([second.id]);
       });
 
+      it("reads the timings of a bot's invocations created since a time, newest first", async () => {
+        const { store, clock } = subject;
+        const old = newInvocation({ createdAt: clock.now() - 1 });
+        const first = newInvocation({ createdAt: clock.now(), integrationId: 'x' });
+        const second = newInvocation({ createdAt: clock.now() + 1, integrationId: 'y' });
+        const other = newInvocation({ createdAt: clock.now(), botId: 'bot-b' });
+        for (const inv of [old, first, second, other]) await store.invocations.create(inv);
+        clock.advance(10);
+        await store.invocations.claim(first, 'w', 1000, clock.now());
+        await store.invocations.complete(first, 'w', { status: 'Completed', responseBody: 1 }, [], clock.now() + 25);
+        const since = first.createdAt;
+        expect(await store.invocations.timings('bot-a', since, 10)).toEqual([
+          { integrationId: 'y', status: 'Queued', createdAt: second.createdAt, startedAt: null, finishedAt: null },
+          { integrationId: 'x', status: 'Completed', createdAt: first.createdAt, startedAt: clock.now(), finishedAt: clock.now() + 25 },
+        ]);
+        expect((await store.invocations.timings('bot-a', since, 1)).map((t) => t.integrationId)).toEqual(['y']);
+        expect(await store.invocations.timings('bot-c', since, 10)).toEqual([]);
+      });
+
       it('hides expired invocations at once and deletes them', async () => {
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now(), expireAt: clock.now() + 1000 });
@@ -165,6 +184,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.get(inv)).toBeNull();
         expect(await store.invocations.claim(inv, 'w', 1000, clock.now())).toBeNull();
         expect(await store.invocations.list('bot-a', { limit: 10 })).toEqual([]);
+        expect(await store.invocations.timings('bot-a', 0, 10)).toEqual([]);
         expect(await store.invocations.deleteExpired(clock.now())).toBe(1);
       });
     });

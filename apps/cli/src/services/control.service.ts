@@ -1,27 +1,22 @@
-import { controlRouter } from '@gi/control';
+import { consoleRouter, controlRouter, loadConsoleAssets } from '@gi/control';
 import { createHttpApp } from '@gi/http';
 import { createQuickJsRuntime } from '@gi/sandbox';
-import { listen, onShutdown, openServiceBase, openTokenService, stopListening } from './service-wiring';
+import { controlDeps, listen, onShutdown, openServiceBase, openTokenService, stopListening } from './service-wiring';
 
-/** The control service: the admin API. It needs no bus; the runtime is used only to check that code compiles. */
+/**
+ * The control service: the admin API and the web console. It needs no bus; the runtime is used only
+ * to check that code compiles.
+ */
 export async function runControl(): Promise<void> {
   const base = await openServiceBase('control');
-  const { config, logger, store, metrics, clock } = base;
+  const { config, logger, store, metrics } = base;
   if (!config.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN is required to run the control service.');
   const runtime = await createQuickJsRuntime({ workers: 0 });
   const app = createHttpApp({
     logger,
     metrics,
     ready: () => store.ping(),
-    routers: [
-      controlRouter({
-        store,
-        tokens: openTokenService(base),
-        runtime,
-        clock,
-        settings: { adminToken: config.ADMIN_TOKEN, platformSegment: config.PLATFORM_SEGMENT, publicBaseUrl: config.PUBLIC_BASE_URL, maxBodyBytes: config.MAX_ADMIN_BODY_SIZE },
-      }),
-    ],
+    routers: [controlRouter(controlDeps(base, openTokenService(base), runtime, config.ADMIN_TOKEN)), consoleRouter(loadConsoleAssets())],
   });
   const server = await listen(app, base, { service: 'control' });
   onShutdown(logger, [() => stopListening(server), () => runtime.close(), () => store.close()]);

@@ -1,13 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import type Router from '@koa/router';
+import type { TokenService } from '@gi/auth';
 import { ALL_POOLS, LocalJobBus } from '@gi/bus-local';
 import { loadOrCreateSecret } from '@gi/config';
-import { controlRouter } from '@gi/control';
+import { consoleRouter, controlRouter, loadConsoleAssets } from '@gi/control';
+import type { ConsoleAssets } from '@gi/control';
+import type { CompletionWaiter, ConnectorRuntime, JobBus } from '@gi/domain';
 import { recoverInvocations, startExecutor } from '@gi/executor';
 import { gatewayRouter } from '@gi/gateway';
 import { createHttpApp } from '@gi/http';
 import { resultsRouter } from '@gi/results';
+import type { ServiceBase } from './service-wiring';
 import {
   completionWaiter,
+  controlDeps,
   EXPIRY_SWEEP_INTERVAL_MS,
   gatewayDeps,
   listen,
@@ -57,23 +63,9 @@ export async function runEmbedded(): Promise<void> {
     sweepExpired(base).catch((err) => logger.warn({ err }, 'expiry sweep failed'));
   }, EXPIRY_SWEEP_INTERVAL_MS).unref();
 
-  const app = createHttpApp({
-    logger,
-    metrics,
-    ready: () => store.ping(),
-    routers: [
-      gatewayRouter(gatewayDeps(base, bus, tokens, waiter)),
-      resultsRouter(resultsDeps(base, tokens, waiter)),
-      controlRouter({
-        store,
-        tokens,
-        runtime,
-        clock,
-        settings: { adminToken, platformSegment: config.PLATFORM_SEGMENT, publicBaseUrl: config.PUBLIC_BASE_URL, maxBodyBytes: config.MAX_ADMIN_BODY_SIZE },
-      }),
-    ],
-  });
-  const server = await listen(app, base, { dataDir: config.DATA_DIR, sandbox: runtime.isolation });
+  const routers = embeddedRouters({ base, bus, tokens, waiter, runtime, adminToken, consoleAssets: loadConsoleAssets() });
+  const app = createHttpApp({ logger, metrics, ready: () => store.ping(), routers });
+  const server = await listen(app, base, { dataDir: config.DATA_DIR, sandbox: runtime.isolation, console: '/console' });
 
   onShutdown(logger, [
     () => clearInterval(expirySweep),
@@ -89,6 +81,26 @@ export async function runEmbedded(): Promise<void> {
     () => runtime.close(),
     () => store.close(),
   ]);
+}
+
+export interface EmbeddedParts {
+  base: ServiceBase;
+  bus: JobBus;
+  tokens: TokenService;
+  waiter: CompletionWaiter;
+  runtime: Pick<ConnectorRuntime, 'compile'>;
+  adminToken: string;
+  consoleAssets: ConsoleAssets;
+}
+
+/** What the embedded process serves on its one port: the routes of every service, and the console. */
+export function embeddedRouters({ base, bus, tokens, waiter, runtime, adminToken, consoleAssets }: EmbeddedParts): Router[] {
+  return [
+    gatewayRouter(gatewayDeps(base, bus, tokens, waiter)),
+    resultsRouter(resultsDeps(base, tokens, waiter)),
+    controlRouter(controlDeps(base, tokens, runtime, adminToken)),
+    consoleRouter(consoleAssets),
+  ];
 }
 
 function announceGenerated(dataDir: string, file: string, what: string): string {

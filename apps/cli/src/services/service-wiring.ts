@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import type Koa from 'koa';
 import { createTokenService } from '@gi/auth';
 import type { TokenService } from '@gi/auth';
+import type { ControlDeps } from '@gi/control';
 import { AmqpJobBus } from '@gi/bus-amqp';
 import { loadOrCreateSecret, mongoUrlOf, parseServiceConfig, processEnvironment, sqlitePathOf } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import { CompletionWaiter, RateLimiter, systemClock } from '@gi/domain';
-import type { Clock, FileStore, JobBus, Store } from '@gi/domain';
+import type { Clock, ConnectorRuntime, FileStore, JobBus, Store } from '@gi/domain';
 import { sweepFiles } from '@gi/executor';
 import { DiskFileStore } from '@gi/files-disk';
 import { createGridFsFileStore } from '@gi/files-gridfs';
@@ -178,6 +179,17 @@ export function resultsDeps(base: ServiceBase, tokens: TokenService, waiter: Com
     waiter,
     clock: base.clock,
     settings: { platformSegment: config.PLATFORM_SEGMENT, platformVersion: config.PLATFORM_VERSION, defaultWaitSeconds: config.POLL_DEFAULT_WAIT_SECONDS },
+  };
+}
+
+export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pick<ConnectorRuntime, 'compile'>, adminToken: string): ControlDeps {
+  const { config } = base;
+  return {
+    store: base.store,
+    tokens,
+    runtime,
+    clock: base.clock,
+    settings: { adminToken, platformSegment: config.PLATFORM_SEGMENT, publicBaseUrl: config.PUBLIC_BASE_URL, maxBodyBytes: config.MAX_ADMIN_BODY_SIZE },
   };
 }
 
