@@ -13,7 +13,7 @@ describe('a service on a MongoDB STORE_URL (stand-in server)', () => {
     const control = await startService({ command: 'control', env: { STORE_URL: fake.url } });
     try {
       const created = fake.named('createIndexes').map((command) => command.createIndexes);
-      expect(created).toEqual(['invocations', 'entities', 'integrations', 'tokens', 'files.files', 'files.chunks']);
+      expect(created).toEqual(['invocations', 'entities', 'integrations', 'tokens', 'idempotencyKeys', 'files.files', 'files.chunks']);
       expect(fake.named('createIndexes').every((command) => command.$db === 'gi-fake')).toBe(true);
       expect((await fetch(`${control.baseUrl}/readyz`)).status).toBe(200);
       expect(existsSync(join(control.dataDir, 'files'))).toBe(false);
