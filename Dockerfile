@@ -1,6 +1,9 @@
 # syntax=docker/dockerfile:1
 # One image for every service: `docker run IMAGE gateway`, `... executor --pools bulk`, `... up`.
 
+# Node 22 LTS: better-sqlite3 12 built against Node 24.19+ headers aborts at garbage collection
+# (nodejs/node#65446, see .ci/run); Node 24 follows with better-sqlite3 13.
+
 # --- build: all dependencies, compile the native addon, bundle the apps ---
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
@@ -26,10 +29,11 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /src/package.json ./package.json
 COPY --from=build /src/node_modules ./node_modules
+# The bundles, and the web console's static files beside the CLI bundle (dist/apps/cli/console).
 COPY --from=build /src/dist ./dist
-# DATA_DIR holds the embedded SQLite store, generated secrets and uploaded files (DATA_DIR/files, which
-# the gateway and the executors of a distributed deployment share as one volume).
-RUN mkdir -p /data/files && chown -R node:node /data
+# DATA_DIR holds what `up` keeps on disk (the SQLite store, generated secrets, uploaded files). The
+# services on MongoDB keep invocations and uploaded files (GridFS) in the store and need no volume.
+RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080
 # Liveness of whichever service runs: every service answers /healthz on PORT.

@@ -1,8 +1,9 @@
 // Bundles each app entry point (apps/*/src/main.ts) into dist/apps/<app>/main.js.
 // Workspace libs are inlined through the tsconfig path aliases; npm packages stay external.
+// The web console's static files are copied beside the CLI bundle, which serves them.
 import { build } from 'esbuild';
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
 
 // The sandbox's worker-thread entry is emitted beside each app bundle, where the runtime looks for it.
 const SANDBOX_WORKER = join('libs', 'sandbox', 'src', 'sandbox-worker.main.ts');
@@ -28,4 +29,12 @@ await Promise.all(
     }),
   ),
 );
-console.log(`built ${apps.join(', ')}`);
+
+// Only what the console serves (no tsconfig or notes): apps/control/src/console-assets.ts names the same types.
+const CONSOLE_SOURCE = join('apps', 'control', 'console');
+const CONSOLE_TARGET = join('dist', 'apps', 'cli', 'console');
+const CONSOLE_FILES = new Set(['.html', '.js', '.css', '.svg']);
+rmSync(CONSOLE_TARGET, { recursive: true, force: true });
+cpSync(CONSOLE_SOURCE, CONSOLE_TARGET, { recursive: true, filter: (path) => statSync(path).isDirectory() || CONSOLE_FILES.has(extname(path)) });
+
+console.log(`built ${apps.join(', ')} and the console`);

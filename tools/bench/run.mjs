@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startCeiling } from './ceiling.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/apps/cli/main.js');
@@ -23,8 +22,12 @@ const rows = [];
 const notes = [];
 
 /** Starts `gi <command>` on a free port; resolves when it logs `listening`. */
-function startService(command, args, env) {
-  const child = spawn(process.execPath, [CLI, command, ...args], {
+const startService = (command, args, env) => startProcess([CLI, command, ...args], env);
+
+/** Starts a Node script that logs `listening` with its port (a service, or the ceiling). */
+function startProcess(argv, env) {
+  const command = argv.slice(0, 2).join(' ');
+  const child = spawn(process.execPath, argv, {
     env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,6 +52,17 @@ function startService(command, args, env) {
 }
 
 const stop = (service) => new Promise((done) => (service.child.exitCode !== null ? done() : (service.child.once('exit', done), service.child.kill('SIGTERM'))));
+/** CPU time (user + system) a process has used so far, in microseconds, all its threads included. */
+const cpuMicros = (pid) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+};
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 const rssMb = (pid) => {
   try {
     return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
@@ -88,18 +102,21 @@ function cannon(url, { connections, token, duration = DURATION, method = 'POST' 
 /** Runs a warm-up then the measured autocannon run; records a row. */
 async function scenario(name, url, options, pids = []) {
   await cannon(url, { ...options, duration: 2 });
+  const cpuBefore = pids.map(cpuMicros);
   const result = await cannon(url, options);
+  const cpuUsed = pids.map(cpuMicros).reduce((sum, after, i) => sum + after - cpuBefore[i], 0);
   const errors = result.errors + result.timeouts + result.non2xx;
   const row = {
     name,
     rps: Math.round(result.requests.average),
+    cpu: pids.length ? Math.round(cpuUsed / result.requests.total) : null,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors,
     rss: pids.length ? Math.round(pids.map(rssMb).reduce((a, b) => a + b, 0)) : null,
   };
   rows.push(row);
-  console.log(`${name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${errors}`);
+  console.log(`${name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${errors}, ${row.cpu} µs CPU per request`);
   return row;
 }
 
@@ -109,9 +126,9 @@ const percentile = (values, p) => {
 };
 
 /** Async: accepts per second for a while, then how long until every accepted job completed. */
-async function asyncScenario(name, base, token, pollBase = base) {
+async function asyncScenario(name, base, token, { pollBase = base, pids = [] } = {}) {
   const url = `${base}/api/Platform/bench/Order/ack/GenericIntegration?asyncResponse=true`;
-  const accept = await scenario(`${name}: async accept (202/s)`, url, { connections: 50, token });
+  const accept = await scenario(`${name}: async accept (202/s)`, url, { connections: 50, token }, pids);
   const started = Date.now();
   const accepted = accept.rps * DURATION;
   // Completion throughput: wait until nothing is Queued or Running.
@@ -125,7 +142,7 @@ async function asyncScenario(name, base, token, pollBase = base) {
   }
   const drainSeconds = (Date.now() - started) / 1000;
   const completionRate = Math.round(accepted / (DURATION + drainSeconds));
-  rows.push({ name: `${name}: async completions/s`, rps: completionRate, p50: null, p99: null, errors: 0, rss: null });
+  rows.push({ name: `${name}: async completions/s`, rps: completionRate, p50: null, p99: null, errors: 0, rss: null, cpu: null });
   console.log(`${name}: about ${completionRate} completions/s (backlog drained ${drainSeconds.toFixed(1)} s after the load)`);
   return completionRate;
 }
@@ -147,7 +164,7 @@ async function pollWake(base, token, samples = 100) {
     const detail = await admin(base, 'GET', `/bots/bench/invocations/${started.invocationId}`);
     latencies.push(answeredAt - Date.parse(detail.finishedAt));
   }
-  const row = { name: 'poll wake latency (finish -> poll answer)', rps: null, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors: 0, rss: null };
+  const row = { name: 'poll wake latency (finish -> poll answer)', rps: null, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors: 0, rss: null, cpu: null };
   rows.push(row);
   console.log(`poll wake latency: p50 ${row.p50} ms, p99 ${row.p99} ms`);
 }
@@ -171,10 +188,10 @@ async function main() {
     return dir;
   };
   try {
-    // 1. Ceiling: a bare Koa route doing the same transform in-process.
-    const ceiling = await startCeiling();
-    const ceilingRow = await scenario('ceiling: bare Koa, same transform, c=50', ceiling.url, { connections: 50 }, [process.pid]);
-    await ceiling.close();
+    // 1. Ceiling: a bare Koa route doing the same transform, in its own process.
+    const ceiling = await startProcess([join(ROOT, 'tools/bench/ceiling.mjs')], {});
+    const ceilingRow = await scenario('ceiling: bare Koa, same transform, c=50', ceiling.url, { connections: 50 }, [ceiling.pid]);
+    await stop(ceiling);
 
     // 2-4. Embedded.
     const embedded = await startService('up', [], { DATA_DIR: newDataDir() });
@@ -182,7 +199,7 @@ async function main() {
     const syncUrl = `${embedded.url}/api/Platform/bench/Order/ack/GenericIntegration`;
     await scenario('embedded sync, ack connector, c=1', syncUrl, { connections: 1, token }, [embedded.pid]);
     const embeddedSync = await scenario('embedded sync, ack connector, c=50', syncUrl, { connections: 50, token }, [embedded.pid]);
-    await asyncScenario('embedded', embedded.url, token);
+    await asyncScenario('embedded', embedded.url, token, { pids: [embedded.pid] });
     await pollWake(embedded.url, token);
     await stop(embedded);
     notes.push(`Embedded sync at c=50 reached ${((embeddedSync.rps / ceilingRow.rps) * 100).toFixed(0)}% of the ceiling's req/s.`);
@@ -201,7 +218,8 @@ async function main() {
         const label = `distributed, ${executorCount} executor${executorCount > 1 ? 's' : ''}`;
         const pids = [gateway.pid, ...executors.map((e) => e.pid)];
         await scenario(`${label}: sync c=50`, `${gateway.url}/api/Platform/bench/Order/ack/GenericIntegration`, { connections: 50, token: distToken }, pids);
-        await asyncScenario(label, gateway.url, distToken, control.url);
+        // The accept rate is the gateway's: its CPU per request is counted alone.
+        await asyncScenario(label, gateway.url, distToken, { pollBase: control.url, pids: [gateway.pid] });
         await Promise.all([gateway, control, ...executors].map(stop));
         execFileSync(process.execPath, ['-e', DELETE_TOPOLOGY, AMQP_URL, prefix], { cwd: ROOT });
       }
@@ -226,7 +244,7 @@ const [url, prefix] = process.argv.slice(1);
   const c = await connect(url);
   const ch = await c.createChannel();
   for (const q of [prefix + '.jobs.default', prefix + '.dead-letters']) await ch.deleteQueue(q).catch(() => {});
-  for (const e of [prefix + '.jobs', prefix + '.dead-letter', prefix + '.completions']) await ch.deleteExchange(e).catch(() => {});
+  for (const e of [prefix + '.jobs', prefix + '.dead-letter', prefix + '.completions', prefix + '.cancellations']) await ch.deleteExchange(e).catch(() => {});
   await c.close();
 })();
 `;
@@ -234,9 +252,9 @@ const [url, prefix] = process.argv.slice(1);
 function report() {
   const cell = (v, unit = '') => (v === null || v === undefined || Number.isNaN(v) ? '' : `${v}${unit}`);
   const table = [
-    '| Scenario | req/s | p50 | p99 | errors | RSS |',
-    '|---|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.name} | ${cell(r.rps)} | ${cell(r.p50, ' ms')} | ${cell(r.p99, ' ms')} | ${r.errors} | ${cell(r.rss, ' MB')} |`),
+    '| Scenario | req/s | p50 | p99 | errors | CPU per request | RSS |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.name} | ${cell(r.rps)} | ${cell(r.p50, ' ms')} | ${cell(r.p99, ' ms')} | ${r.errors} | ${cell(r.cpu, ' µs')} | ${cell(r.rss, ' MB')} |`),
   ].join('\n');
   const machine = `${cpus().length} cores (${cpus()[0].model.trim()}), ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
   console.log(`\n${table}\n\n${notes.join('\n\n')}`);
@@ -245,7 +263,9 @@ function report() {
     `# Benchmarks
 
 Written by \`npm run bench\` (tools/bench/run.mjs); do not edit by hand. Each scenario: autocannon for
-${DURATION} s after a 2 s warm-up, load generator on the same machine as the services. Request body:
+${DURATION} s after a 2 s warm-up, load generator on the same machine as the services. CPU per request:
+the CPU time (user + system, every thread) the server processes used during the run, divided by the
+requests answered; on 2 cores shared with the load generator it bounds req/s better than the clock. Request body:
 \`${BODY}\`; connector: \`examples/connectors/ack.js\`.
 
 Machine: ${machine}.

@@ -6,7 +6,11 @@ import { assertName, badRequest, botLimits, cancelInvocation, durationMs, GiErro
 import type { EffectiveLimits, Invocation, InvocationSummary, Quotas, TokenRecord } from '@gi/domain';
 import { readTextBody } from '@gi/http';
 import type { ControlDeps } from './control.deps';
-import { entityBody, integrationBody, invocationListQuery, quotaBody, tokenBody } from './control.schemas';
+import { activityQuery, entityBody, integrationBody, invocationListQuery, quotaBody, tokenBody } from './control.schemas';
+import { activityStart, summarizeActivity } from './invocation-activity';
+
+/** The most invocations the activity chart reads; a busier window is reported as truncated. */
+const ACTIVITY_LIMIT = 50_000;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -54,6 +58,8 @@ export function controlRouter(deps: ControlDeps): Router {
   const router = new Router({ prefix: '/admin' });
 
   router.use(async (ctx: Context, next: Next) => {
+    // Admin replies hold request data and connector code: never kept by a browser or proxy cache.
+    ctx.set('Cache-Control', 'no-store');
     verifyAdminBearer(ctx.get('authorization') || undefined, settings.adminToken);
     await next();
   });
@@ -120,7 +126,6 @@ export function controlRouter(deps: ControlDeps): Router {
     const options = validate(tokenBody, await body(ctx));
     const minted = await deps.tokens.mint(ctx.params.botId, options);
     ctx.status = 201;
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = { token: minted.token, tokenId: minted.tokenId, expiresAt: iso(minted.expiresAt) };
   });
 
@@ -223,6 +228,14 @@ export function controlRouter(deps: ControlDeps): Router {
   router.get('/bots/:botId/invocations', async (ctx) => {
     const filter = validate(invocationListQuery, ctx.query);
     ctx.body = { invocations: (await store.invocations.list(ctx.params.botId, filter)).map(summaryView) };
+  });
+
+  router.get('/bots/:botId/activity', async (ctx) => {
+    const { minutes } = validate(activityQuery, ctx.query);
+    const now = clock.now();
+    const timings = await store.invocations.timings(ctx.params.botId, activityStart(now, minutes), ACTIVITY_LIMIT);
+    const activity = summarizeActivity(timings, now, minutes);
+    ctx.body = { ...activity, from: iso(activity.from), to: iso(activity.to), minutes, truncated: timings.length === ACTIVITY_LIMIT };
   });
 
   router.get('/bots/:botId/invocations/:invocationId', async (ctx) => {

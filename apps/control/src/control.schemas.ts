@@ -38,6 +38,9 @@ export const invocationListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 
+export const activityQuery = z.object({
+  minutes: z.coerce.number().int().min(5).max(1440).default(60),
+});
 /** PUT replaces: a member left out (or null) returns to its default. */
 export const quotaBody = z
   .object({

@@ -58,6 +58,7 @@ describe('control API and operations endpoints', () => {
 
   it('shows the webhook URLs from the public base URL', async () => {
     const reply = await api.admin('GET', '/bots/acme/webhook');
+    expect(reply.headers.get('cache-control')).toBe('no-store');
     expect(reply.json).toMatchObject({ baseUrl: 'https://hooks.example.com', botId: 'acme' });
     expect(reply.json.integrations[0].urls).toEqual({
       sync: 'https://hooks.example.com/api/Platform/acme/Order/ack/GenericIntegration',
@@ -90,6 +91,22 @@ describe('control API and operations endpoints', () => {
     expect(detail.json.entity.RequestHeaders).not.toMatch(/authorization/i);
     expect((await api.admin('GET', '/bots/acme/invocations?status=Bogus')).status).toBe(400);
     expect((await api.admin('GET', '/bots/acme/invocations/unknown')).status).toBe(404);
+  });
+
+  it('sums up the last hour per minute and per integration for the activity chart', async () => {
+    const reply = await api.admin('GET', '/bots/acme/activity');
+    expect(reply.status).toBe(200);
+    expect(reply.json).toMatchObject({ minutes: 60, truncated: false, total: { count: 3, failed: 1 } });
+    expect(reply.json.total.perMinute).toHaveLength(60);
+    expect(reply.json.total.perMinute.reduce((sum: number, n: number) => sum + n, 0)).toBe(3);
+    expect(Date.parse(reply.json.to) - Date.parse(reply.json.from)).toBeLessThan(60 * 60_000);
+    const byId = Object.fromEntries(reply.json.integrations.map((i: { integrationId: string }) => [i.integrationId, i]));
+    expect(byId.ack).toMatchObject({ count: 2, failed: 0, p50Ms: expect.any(Number), p99Ms: expect.any(Number) });
+    expect(byId.logs).toMatchObject({ count: 1, failed: 1 });
+    expect((await api.admin('GET', '/bots/acme/activity?minutes=15')).json.total.perMinute).toHaveLength(15);
+    const tooShort = await api.admin('GET', '/bots/acme/activity?minutes=2');
+    expect([tooShort.status, tooShort.json.errors[0].field]).toEqual([400, 'minutes']);
+    expect((await api.admin('GET', '/bots/nobody/activity')).json.total.count).toBe(0);
   });
 
   it('refuses non-JSON and malformed admin bodies', async () => {

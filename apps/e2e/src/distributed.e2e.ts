@@ -46,6 +46,74 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     expect(viaGateway.json).toEqual({ done: true, ms: 300 });
   });
 
+  it('serves the web console from the control service, and only there', async () => {
+    const page = await fetch(`${control.baseUrl}/console`);
+    expect([page.status, page.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining("frame-ancestors 'none'")]);
+    expect((await fetch(`${control.baseUrl}/console/js/main.js`)).status).toBe(200);
+    expect((await fetch(`${gateway.baseUrl}/console`)).status).toBe(404);
+  });
+
+  it('takes an Idempotency-Key once across two gateways; a sync repeat on the other gateway waits for the original', async () => {
+    const second = await start('gateway');
+    try {
+      const gateways = [new Api(gateway.baseUrl), new Api(second.baseUrl)];
+      const key = { 'Idempotency-Key': '"dist-race"' };
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => gateways[i % 2].postJson(gateways[i % 2].webhookUrl('acme', 'Order', 'busy', 'asyncResponse=true&ms=1500&n=race'), token, {}, key)),
+      );
+      expect(replies.filter((r) => r.status === 202)).toHaveLength(1);
+      expect(replies.every((r) => [202, 409, 200].includes(r.status))).toBe(true);
+      const ids = new Set(replies.map((r) => r.json?.invocationId ?? r.headers.get('x-invocation-id')));
+      expect(ids.size).toBe(1);
+      const runs = (await new Api(control.baseUrl).admin('GET', '/bots/acme/invocations?integrationId=busy&limit=500')).json.invocations as Array<{ id: string }>;
+      expect(runs.filter((r) => ids.has(r.id))).toHaveLength(1);
+
+      // A sync call on one gateway, its repeat on the other: woken by the completion broadcast.
+      const syncKey = { 'Idempotency-Key': 'dist-sync' };
+      const original = gateways[0].postJson(gateways[0].webhookUrl('acme', 'Order', 'busy', 'ms=1200&n=sync'), token, {}, syncKey);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const repeat = await gateways[1].postJson(gateways[1].webhookUrl('acme', 'Order', 'busy', 'ms=1200&n=sync'), token, {}, syncKey);
+      const first = await original;
+      expect([first.status, repeat.status, repeat.json]).toEqual([200, 200, { done: true, ms: 1200 }]);
+      expect(repeat.headers.get('x-invocation-id')).toBe(first.headers.get('x-invocation-id'));
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('answers a hybrid wait with 202, and polls through results with status, ETag and 304', async () => {
+    const api = new Api(gateway.baseUrl);
+    const started = await api.postJson(api.webhookUrl('acme', 'Order', 'busy', 'ms=2000&n=hybrid'), token, {}, { Prefer: 'respond-async, wait=1' });
+    expect([started.status, started.headers.get('preference-applied')]).toEqual([202, 'respond-async, wait=1']);
+    const id = started.json.invocationId as string;
+    const poller = new Api(results.baseUrl);
+    const running = await poller.poll('acme', token, id, 'waitSeconds=0');
+    expect(running.status).toBe(202);
+    expect(running.json).toMatchObject({ invocationId: id, status: 'Running', attempt: 1, startedAt: expect.any(String) });
+    const unchanged = await fetch(`${results.baseUrl}/api/Platform/acme/GetGenericIntegrationResponse?invocationId=${id}&waitSeconds=0`, {
+      headers: { authorization: `Bearer ${token}`, 'if-none-match': running.headers.get('etag')! },
+    });
+    expect(unchanged.status).toBe(304);
+    const done = await poller.poll('acme', token, id, 'waitSeconds=20');
+    expect([done.status, done.json]).toEqual([200, { done: true, ms: 2000 }]);
+  });
+
+  it('keeps the job of a sync caller that hung up; its result is polled through results', async () => {
+    const api = new Api(gateway.baseUrl);
+    const before = Date.now();
+    const hangingUp = fetch(api.webhookUrl('acme', 'Order', 'busy', 'ms=1500&n=hangup'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+      signal: AbortSignal.timeout(500),
+    });
+    await expect(hangingUp).rejects.toThrow();
+    const runs = (await new Api(control.baseUrl).admin('GET', '/bots/acme/invocations?integrationId=busy&limit=500')).json.invocations as Array<{ id: string; createdAt: string }>;
+    const run = runs.find((r) => Date.parse(r.createdAt) >= before)!;
+    const polled = await new Api(results.baseUrl).poll('acme', token, run.id, 'waitSeconds=20');
+    expect([polled.status, polled.json]).toEqual([200, { done: true, ms: 1500 }]);
+  });
+
   it('exposes health, readiness and queue depth per pool on an executor', async () => {
     const base = executors[0].baseUrl;
     expect((await fetch(`${base}/readyz`)).status).toBe(200);

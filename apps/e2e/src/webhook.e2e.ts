@@ -115,7 +115,13 @@ describe('public webhook API (embedded service)', () => {
       const started = await api.postJson(url('busy', 'asyncResponse=true&ms=1500'), token, {});
       const polled = await api.poll('acme', token, started.json.invocationId, 'waitSeconds=0');
       expect(polled.status).toBe(202);
-      expect(polled.json).toEqual({ invocationId: started.json.invocationId, status: 'Running', message: 'The job is not yet complete.' });
+      expect(polled.json).toEqual({
+        invocationId: started.json.invocationId,
+        status: expect.stringMatching(/^(Queued|Running)$/),
+        message: 'The job is not yet complete.',
+        attempt: expect.any(Number),
+        startedAt: polled.json.status === 'Running' ? expect.any(String) : null,
+      });
       expect(Number(polled.headers.get('retry-after'))).toBeGreaterThan(0);
     });
 

@@ -1,4 +1,5 @@
 import type { JobDecision, JobDelivery, JobMessage, Subscription } from '@gi/domain';
+import { IntegrationVersions } from './integration-versions';
 import { runInvocation } from './run-invocation';
 import type { ExecutorDeps } from './run-invocation';
 import { RunningInvocations } from './running-invocations';
@@ -13,7 +14,8 @@ export interface Executor {
  * and the message dead-lettered, so it never loops. A cancellation heard on the bus stops the run of
  * that invocation if it runs here.
  */
-export async function startExecutor(deps: ExecutorDeps, pools: string[], concurrency: number): Promise<Executor> {
+export async function startExecutor(settings: Omit<ExecutorDeps, 'versions'>, pools: string[], concurrency: number): Promise<Executor> {
+  const deps: ExecutorDeps = { ...settings, versions: new IntegrationVersions(settings.store.catalog) };
   const running = new RunningInvocations();
   const cancellations = await deps.bus.onCancel((event) => {
     if (running.cancel({ botId: event.botId, id: event.invocationId })) deps.logger.info({ invocationId: event.invocationId, botId: event.botId }, 'cancellation received; stopping the run');

@@ -1,8 +1,10 @@
 export { startExecutor } from './executor';
 export { runInvocation } from './run-invocation';
+export { IntegrationVersions } from './integration-versions';
 export type { Executor } from './executor';
 export type { ExecutorDeps } from './run-invocation';
 export { recoverInvocations } from './recover-invocations';
 export { sweepFiles } from './sweep-files';
 export { CallbackDispatcher } from './deliver-callbacks';
 export type { CallbackDeps, CallbackSettings } from './deliver-callbacks';
+export type { FileSweepResult } from './sweep-files';

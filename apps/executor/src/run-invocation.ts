@@ -3,6 +3,7 @@ import type { Clock, ConnectorRuntime, FileStore, InvocationRef, JobBus, JobDeci
 import type { Logger, Metrics } from '@gi/http';
 import { connectorFileReader } from './connector-files';
 import { RunningInvocations } from './running-invocations';
+import type { IntegrationVersions } from './integration-versions';
 
 export interface ExecutorDeps {
   store: Store;
@@ -21,6 +22,8 @@ export interface ExecutorDeps {
   files?: FileStore;
   /** Told when an invocation with a callback finished, so it is delivered at once. */
   callbacks?: { kick(): void };
+  /** The deployed versions this executor has run (read from `store.catalog` once each). */
+  versions: IntegrationVersions;
 }
 
 /**
@@ -66,7 +69,7 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: { signal
     const detail = `The job was started ${deps.maxAttempts} times and never finished (its executor stopped each time); it is not retried again.`;
     return finishWith({ status: 'Failed', error: { code: 'connector_failed', title: 'Gave up', detail } }, []);
   }
-  const integration = await store.catalog.getIntegration(ref.botId, invocation.integrationId, invocation.integrationVersion);
+  const integration = await deps.versions.get(ref.botId, invocation.integrationId, invocation.integrationVersion);
   let outcome: Outcome;
   let logs: LogLine[] = [];
   let leaseLost = false;
@@ -121,7 +124,8 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: { signal
 /** Records the outcome (only the lease owner can) and announces it. */
 async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, logs: LogLine[], log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
   if (await deps.store.invocations.complete(ref, deps.ownerId, outcome, logs, deps.clock.now())) {
-    log.info({ status: outcome.status }, 'invocation finished');
+    // Successes are counted in metrics; one log line each would cost more than the run at high volume.
+    log[outcome.status === 'Completed' ? 'debug' : 'info']({ status: outcome.status }, 'invocation finished');
     await announce(deps, ref, outcome.status, delivery);
   } else {
     log.warn('lease lost before completion; the outcome of this attempt was discarded');

@@ -4,6 +4,7 @@ import {
   defaultResponseContentType,
   formatRequestHeaders,
   GiError,
+  idempotencyKeyReused,
   notFound,
   parseAsyncResponse,
   parseCallbackHeader,
@@ -14,9 +15,10 @@ import {
   supportsAsync,
   unavailable,
 } from '@gi/domain';
-import type { Endpoint, NewInvocation } from '@gi/domain';
+import type { Endpoint, IdempotencyRecord, Invocation, InvocationMode, NewInvocation } from '@gi/domain';
 import type { GatewayDeps } from './gateway.deps';
 import type { ReceivedRequest } from './receive-files';
+import { requestFingerprint } from './request-fingerprint';
 
 export interface InboundCall {
   botId: string;
@@ -30,6 +32,10 @@ export interface InboundCall {
   contentType: string | undefined;
   /** The Callback-Url header, if sent. */
   callbackHeader: string | undefined;
+  /** The caller's Idempotency-Key, if it sent one. */
+  idempotencyKey: string | null;
+  /** `Prefer: respond-async` without a wait: the call runs as if `asyncResponse=true`. */
+  respondAsync: boolean;
   /**
    * Reads the body, called only once the call is known to be valid: the text of a body to parse, or a
    * multipart request already received (its files stored under the invocation id given).
@@ -37,12 +43,19 @@ export interface InboundCall {
   readBody: (invocationId: string) => Promise<string | ReceivedRequest>;
 }
 
+/** An accepted call: a new invocation, or the repeat of the one its Idempotency-Key first created. */
+export type Accepted =
+  | { kind: 'new'; invocation: NewInvocation; mode: InvocationMode }
+  | { kind: 'repeat'; invocation: Invocation; mode: InvocationMode };
+
 /**
- * Validates an inbound webhook call, persists its invocation (the entity with RequestParams,
- * RequestHeaders and RequestBody), then publishes the job. Persist before publish: once this resolves
- * the invocation is durable and will run.
+ * Validates an inbound webhook call and persists its invocation (the entity with RequestParams,
+ * RequestHeaders and RequestBody); the caller publishes the job next. Persist before publish: once
+ * this resolves the invocation is durable and will run. With an Idempotency-Key the invocation is
+ * stored only when the key is new; a repeat of the same request stores nothing (its uploaded files are
+ * removed) and gets the invocation the key first created; the key with another request is refused.
  */
-export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Promise<NewInvocation> {
+export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Promise<Accepted> {
   const { settings, store, clock } = deps;
   // Back-pressure from the broker reaches the caller before anything is stored (a lost connection does
   // not: stored invocations are published by the sweeper once it is back).
@@ -52,7 +65,7 @@ export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Pr
   if (asyncMode && !supportsAsync(settings.platformVersion)) {
     throw badRequest('Asynchronous mode (asyncResponse=true) needs platform version 9.10 or later.');
   }
-  const mode = asyncMode ? 'async' : 'sync';
+  const mode = asyncMode || call.respondAsync ? 'async' : 'sync';
   const requested = singleControlValue(control, 'responseContentType');
   const responseContentType = requested
     ? parseResponseContentType(requested)
@@ -94,19 +107,42 @@ export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Pr
     expireAt: now + settings.invocationTtlMs,
     callbackUrl,
   };
+  const record: IdempotencyRecord | null = call.idempotencyKey
+    ? {
+        botId: call.botId,
+        key: call.idempotencyKey,
+        fingerprint: requestFingerprint({ ...call, body: typeof read === 'string' ? read : { fields: read.body, files: read.files } }),
+        invocationId: id,
+        createdAt: now,
+        // A key never outlives its invocation: a live key always leads to a stored outcome.
+        expireAt: Math.min(now + settings.idempotencyKeyTtlMs, invocation.expireAt),
+      }
+    : null;
+  const discardFiles = async () => {
+    if (files) await deps.uploads?.files.deleteAll(invocation).catch((err) => deps.logger.warn({ err, invocationId: id }, 'files left for the sweep'));
+  };
+  let holder: IdempotencyRecord | null = null;
   try {
-    await store.invocations.create(invocation);
+    if (record) holder = await store.invocations.createWithKey(invocation, record);
+    else await store.invocations.create(invocation);
   } catch (error) {
     deps.logger.error({ err: error }, 'store write failed');
-    if (files) await deps.uploads?.files.deleteAll(invocation).catch((err) => deps.logger.warn({ err, invocationId: id }, 'files left for the sweep'));
+    await discardFiles();
     throw unavailable('The request could not be stored; nothing was accepted. Try again.');
   }
+  if (record && holder) {
+    await discardFiles();
+    if (holder.fingerprint !== record.fingerprint) throw idempotencyKeyReused();
+    const original = await store.invocations.get({ botId: call.botId, id: holder.invocationId });
+    if (!original) throw notFound('The invocation of this Idempotency-Key no longer exists (expired).');
+    return { kind: 'repeat', invocation: original, mode };
+  }
   deps.afterPersist?.();
-  return invocation;
+  return { kind: 'new', invocation, mode };
 }
 
 /** Publishes the job of a stored invocation. */
-export async function publishInvocation(deps: GatewayDeps, invocation: NewInvocation): Promise<void> {
+export async function publishInvocation(deps: GatewayDeps, invocation: Pick<NewInvocation, 'botId' | 'id' | 'pool' | 'mode'>): Promise<void> {
   try {
     // A sync caller waits here: the executor answers this gateway directly, not only by broadcast.
     const awaitReply = invocation.mode === 'sync';

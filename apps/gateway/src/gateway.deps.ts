@@ -10,6 +10,8 @@ export interface GatewaySettings {
   syncTimeoutMs: number;
   maxBodyBytes: number;
   invocationTtlMs: number;
+  /** How long an Idempotency-Key holds its request and outcome. */
+  idempotencyKeyTtlMs: number;
 }
 
 export interface GatewayDeps {

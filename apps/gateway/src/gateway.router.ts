@@ -1,11 +1,13 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertName, CALLBACK_HEADER, finalReply, GiError, notFound, supportsFileTransfer } from '@gi/domain';
+import { assertName, CALLBACK_HEADER, GiError, notFound, parseIdempotencyKey, supportsAsync, supportsFileTransfer } from '@gi/domain';
 import type { Endpoint } from '@gi/domain';
 import { readTextBody } from '@gi/http';
-import { acceptInvocation, pollLocation, publishInvocation, syncTimedOut } from './accept-invocation';
+import { acceptInvocation } from './accept-invocation';
+import { answerCall } from './answer-call';
 import { fileTransferReader } from './file-transfer';
 import type { GatewayDeps } from './gateway.deps';
+import { parsePrefer } from './prefer';
 
 const methodNotAllowed = (ctx: Context) => {
   throw new GiError('method_not_allowed', 'Method not allowed', `${ctx.method} is not supported here; use POST.`, { headers: { Allow: 'POST' } });
@@ -24,11 +26,17 @@ export function gatewayRouter(deps: GatewayDeps): Router {
     const { tokenId } = await deps.tokens.verify(ctx.get('authorization') || undefined, botId);
     assertName('entityName', entityName);
     assertName('integrationId', integrationId);
+    const idempotencyKey = parseIdempotencyKey(headerValues(ctx.req.rawHeaders, 'idempotency-key'));
+    // Without async mode (below 9.10) there is nothing to poll: respond-async is not honoured.
+    const prefer = parsePrefer(ctx.get('prefer') || undefined);
+    if (!supportsAsync(settings.platformVersion)) prefer.respondAsync = false;
+    const callbackHeader = ctx.headers[CALLBACK_HEADER.toLowerCase()] === undefined ? undefined : ctx.get(CALLBACK_HEADER);
+
     const admission = await deps.quotas?.admit(botId, tokenId);
-    let invocation;
+    let accepted;
     try {
       const readFiles = endpoint === 'GenericIntegrationFileTransfer' ? fileTransferReader(ctx, deps, botId) : null;
-      invocation = await acceptInvocation(deps, {
+      accepted = await acceptInvocation(deps, {
         botId,
         tokenId,
         entityName,
@@ -37,7 +45,9 @@ export function gatewayRouter(deps: GatewayDeps): Router {
         rawQuery: ctx.querystring,
         rawHeaders: ctx.req.rawHeaders,
         contentType: ctx.get('content-type') || undefined,
-        callbackHeader: ctx.headers[CALLBACK_HEADER.toLowerCase()] === undefined ? undefined : ctx.get(CALLBACK_HEADER),
+        idempotencyKey,
+        respondAsync: prefer.respondAsync && prefer.waitSeconds === undefined,
+        callbackHeader,
         readBody: readFiles ?? (() => readTextBody(ctx, settings.maxBodyBytes)),
       });
     } catch (error) {
@@ -45,29 +55,9 @@ export function gatewayRouter(deps: GatewayDeps): Router {
       admission?.release();
       throw error;
     }
-    const location = pollLocation(settings.platformSegment, botId, invocation.id);
-
-    if (invocation.mode === 'async') {
-      await publishInvocation(deps, invocation);
-      ctx.status = 202;
-      ctx.set('Location', location);
-      ctx.body = { invocationId: invocation.id, status: 'Running' };
-      return;
-    }
-
-    // Wait for the completion event (registered before publishing, so it cannot be missed); a hang-up
-    // by the caller does not cancel the job.
-    const waiting = deps.waiter.wait(invocation.id, settings.syncTimeoutMs);
-    ctx.res.once('close', waiting.cancel);
-    await publishInvocation(deps, invocation);
-    await waiting.promise;
-    const finished = await deps.store.invocations.get(invocation);
-    if (!finished?.outcome) throw syncTimedOut(invocation.id, location, settings.syncTimeoutMs / 1000);
-    ctx.set('X-Invocation-Id', invocation.id);
-    const reply = finalReply(finished);
-    ctx.status = 200;
-    ctx.type = reply.contentType;
-    ctx.body = reply.payload;
+    // A repeat of an Idempotency-Key stores nothing new either.
+    if (accepted.kind === 'repeat') admission?.release();
+    await answerCall(ctx, deps, accepted, prefer);
   };
 
   for (const endpoint of ['GenericIntegration', 'GenericIntegrationFileTransfer'] as const) {
@@ -76,4 +66,11 @@ export function gatewayRouter(deps: GatewayDeps): Router {
     router.all(path, methodNotAllowed);
   }
   return router;
+}
+
+/** Every value of a request header, one per header line (Node would join them with commas). */
+function headerValues(rawHeaders: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) values.push(rawHeaders[i + 1]);
+  return values;
 }

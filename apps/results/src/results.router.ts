@@ -1,19 +1,24 @@
+import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { cancelInvocation, finalReply, GiError, isTerminal, notFound, pendingReply, supportsAsync } from '@gi/domain';
 import type { Invocation } from '@gi/domain';
 import { parseInvocationId, parsePollQuery } from './poll-query';
+import { ifNoneMatch } from './if-none-match';
 import type { ResultsDeps } from './results.deps';
+import { RunTimes } from './run-times';
 
 /**
  * GET .../GetGenericIntegrationResponse (DESIGN 3.2): answers at once when the invocation is finished,
  * otherwise holds the request until its completion event or `waitSeconds`, then reads the store once.
+ * Every reply carries an ETag; a poll whose If-None-Match still matches gets 304 without a body.
  * DELETE on the same URL (the `Location` of an async start) cancels the invocation for its bot.
  */
 export function resultsRouter(deps: ResultsDeps): Router {
   const { settings, store } = deps;
   const router = new Router({ prefix: `/api/${settings.platformSegment}` });
   const path = '/:botId/GetGenericIntegrationResponse';
+  const runTimes = new RunTimes(store.invocations, deps.clock);
 
   const authorize = async (ctx: Context) => {
     if (!supportsAsync(settings.platformVersion)) throw notFound('GetGenericIntegrationResponse needs platform version 9.10 or later.');
@@ -40,7 +45,9 @@ export function resultsRouter(deps: ResultsDeps): Router {
         invocation = (await store.invocations.get(ref)) ?? invocation;
       }
     }
-    reply(ctx, invocation, query.responseContentType, query.waitSeconds);
+    if (isTerminal(invocation.status)) return finalAnswer(ctx, invocation, query.responseContentType);
+    ctx.set('Retry-After', String(await runTimes.retryAfter(invocation)));
+    pendingAnswer(ctx, invocation);
   });
 
   router.delete(path, async (ctx: Context) => {
@@ -59,17 +66,29 @@ export function resultsRouter(deps: ResultsDeps): Router {
   return router;
 }
 
-function reply(ctx: Context, invocation: Invocation, mediaType: string | undefined, waitedSeconds: number): void {
-  ctx.set('Cache-Control', 'no-store');
-  if (!isTerminal(invocation.status)) {
-    ctx.status = 202;
-    // A held poll may come back at once; a short poll should not hammer the service.
-    ctx.set('Retry-After', waitedSeconds >= 5 ? '1' : '5');
-    ctx.body = pendingReply(invocation);
-    return;
-  }
-  const rendered = finalReply(invocation, mediaType);
-  ctx.status = 200;
-  ctx.type = rendered.contentType;
-  ctx.body = rendered.payload;
+/** 202 with where the run stands; its ETag changes with the status, the attempt and the progress. */
+function pendingAnswer(ctx: Context, invocation: Invocation): void {
+  const body = pendingReply(invocation);
+  answer(ctx, 202, etagOf(invocation.id, [body.status, body.attempt, body.progress ?? null]), () => (ctx.body = body));
 }
+
+/** The outcome, exactly as the sync call answered it; it never changes once there. */
+function finalAnswer(ctx: Context, invocation: Invocation, mediaType: string | undefined): void {
+  const rendered = finalReply(invocation, mediaType);
+  answer(ctx, 200, etagOf(invocation.id, [invocation.status, rendered.contentType]), () => {
+    ctx.type = rendered.contentType;
+    ctx.body = rendered.payload;
+  });
+}
+
+/** Sets the status and ETag, then answers 304 when the poll's If-None-Match matches, else the body. */
+function answer(ctx: Context, status: number, etag: string, setBody: () => void): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.status = status;
+  ctx.set('ETag', etag);
+  if (ifNoneMatch(ctx.get('if-none-match') || undefined, etag)) ctx.status = 304;
+  else setBody();
+}
+
+const etagOf = (invocationId: string, state: unknown[]) =>
+  `"${createHash('sha256').update(JSON.stringify([invocationId, ...state])).digest('base64url').slice(0, 22)}"`;

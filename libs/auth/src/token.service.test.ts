@@ -61,6 +61,21 @@ describe('token service', () => {
     expect(await failure(service.verify(bearer(minted.token), 'bot-a'))).toMatchObject({ code: 'forbidden' });
   });
 
+  it('refuses a token revoked after it was accepted (the registry is asked on every call)', async () => {
+    const minted = await service.mint('bot-a', {});
+    await expect(service.verify(bearer(minted.token), 'bot-a')).resolves.toEqual({ tokenId: minted.tokenId });
+    await tokens.revoke('bot-a', minted.tokenId, now);
+    expect(await failure(service.verify(bearer(minted.token), 'bot-a'))).toMatchObject({ code: 'unauthorized', detail: 'The token has been revoked.' });
+  });
+
+  it('refuses a token signed with another secret even when a token of the same claims was accepted', async () => {
+    const minted = await service.mint('bot-a', {});
+    await service.verify(bearer(minted.token), 'bot-a');
+    const claims = jwt.decode(minted.token) as jwt.JwtPayload;
+    const forged = jwt.sign(claims, 'another-secret-of-sufficient-length-0123', { algorithm: 'HS256' });
+    expect(await failure(service.verify(bearer(forged), 'bot-a'))).toMatchObject({ code: 'unauthorized', detail: 'The token is not valid.' });
+  });
+
   it('refuses a revoked token at once', async () => {
     const minted = await service.mint('bot-a', {});
     await tokens.revoke('bot-a', minted.tokenId, now);
@@ -119,6 +134,17 @@ describe('token service', () => {
       expect(error).toMatchObject({ code: 'unauthorized' });
       expect(error.headers['WWW-Authenticate']).toContain('invalid_token');
     });
+  });
+
+  it('answers unavailable (503, retry) when the token registry cannot be read', async () => {
+    const broken = new MemoryTokens();
+    broken.get = async () => {
+      throw new Error('connection refused');
+    };
+    const valid = (await service.mint('bot-a', {})).token;
+    const error = await failure(createTokenService({ secret: SECRET, tokens: broken, clock }).verify(`Bearer ${valid}`, 'bot-a'));
+    expect(error).toMatchObject({ code: 'unavailable', headers: { 'Retry-After': '5' } });
+    expect(error.detail).not.toContain('connection refused');
   });
 
   it('checks the admin token', () => {

@@ -1,12 +1,14 @@
 import { createSecretKey, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { GiError } from '@gi/domain';
+import { GiError, unavailable } from '@gi/domain';
 import type { Clock, TokenStore } from '@gi/domain';
 import { bearerToken, REALM, unauthorized } from './bearer';
 
 const ALGORITHM = 'HS256';
 const ISSUER = 'generic-integration';
 const AUDIENCE = 'webhook';
+/** Signature checks remembered (per token string); producers send the same few tokens thousands of times a second. */
+const VERIFIED_CACHE_SIZE = 10_000;
 /** Short-lived tokens live at most this long; longer needs are served by permanent, revocable tokens. */
 export const MAX_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 
@@ -31,6 +33,20 @@ export function createTokenService(deps: { secret: string; tokens: TokenStore; c
   const { tokens, clock } = deps;
   // A key object made once: given a string, jsonwebtoken would build (and first try to parse as a public key) one per call.
   const secret = createSecretKey(Buffer.from(deps.secret, 'utf8'));
+  // Token string -> its verified claims. Only the signature, issuer and audience check is remembered:
+  // expiry is checked on every call, and the registry (revocation) is always asked.
+  const verified = new Map<string, jwt.JwtPayload>();
+  const verifyJwt = (token: string, nowSeconds: number): jwt.JwtPayload => {
+    const known = verified.get(token);
+    if (known) {
+      if (typeof known.exp === 'number' && nowSeconds >= known.exp) throw new jwt.TokenExpiredError('jwt expired', new Date(known.exp * 1000));
+      return known;
+    }
+    const claims = jwt.verify(token, secret, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE, clockTimestamp: nowSeconds }) as jwt.JwtPayload;
+    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+    verified.set(token, claims);
+    return claims;
+  };
 
   return {
     async mint(botId, { ttlSeconds, label }) {
@@ -48,18 +64,16 @@ export function createTokenService(deps: { secret: string; tokens: TokenStore; c
       const token = bearerToken(authorization);
       let claims: jwt.JwtPayload;
       try {
-        claims = jwt.verify(token, secret, {
-          algorithms: [ALGORITHM],
-          issuer: ISSUER,
-          audience: AUDIENCE,
-          clockTimestamp: Math.floor(clock.now() / 1000),
-        }) as jwt.JwtPayload;
+        claims = verifyJwt(token, Math.floor(clock.now() / 1000));
       } catch (error) {
         const expired = error instanceof jwt.TokenExpiredError;
         throw unauthorized(expired ? 'The token has expired.' : 'The token is not valid.', true);
       }
       if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string') throw unauthorized('The token is not valid.', true);
-      const record = await tokens.get(claims.sub, claims.jti);
+      const record = await tokens.get(claims.sub, claims.jti).catch(() => {
+        // The registry is in the store: while the store is down nothing can be accepted, and callers retry.
+        throw unavailable('The token could not be checked because the store is not answering; nothing was accepted. Try again.');
+      });
       if (!record) throw unauthorized('The token is not valid.', true);
       if (record.revokedAt !== null) throw unauthorized('The token has been revoked.', true);
       if (record.expiresAt !== null && typeof claims.exp !== 'number') throw unauthorized('The token is not valid.', true);

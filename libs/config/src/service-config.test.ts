@@ -11,8 +11,14 @@ describe('parseServiceConfig', () => {
       SYNC_TIMEOUT_SECONDS: 300,
       MAX_BODY_SIZE: 1024 * 1024,
       EXECUTOR_CONCURRENCY: 8,
+      IDEMPOTENCY_KEY_TTL_SECONDS: 24 * 3600,
     });
     expect(config.ADMIN_TOKEN).toBeUndefined();
+  });
+
+  it('reads the Idempotency-Key window in whole seconds, at least 1', () => {
+    expect(parseServiceConfig({ IDEMPOTENCY_KEY_TTL_SECONDS: '3' }).IDEMPOTENCY_KEY_TTL_SECONDS).toBe(3);
+    for (const value of ['0', '1.5', 'a day']) expect(() => parseServiceConfig({ IDEMPOTENCY_KEY_TTL_SECONDS: value })).toThrow(/IDEMPOTENCY_KEY_TTL_SECONDS/);
   });
 
   it('lists every problem at once', () => {

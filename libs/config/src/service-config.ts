@@ -40,6 +40,8 @@ const schema = z.object({
   BOT_RATE_LIMIT_BURST: int(1, 10_000_000).optional(),
   BOT_MAX_IN_FLIGHT: int(0, 1_000_000).default(0),
   INVOCATION_TTL_HOURS: int(1, 24 * 365).default(72),
+  /** How long an Idempotency-Key holds its request and outcome (never longer than the invocation itself). */
+  IDEMPOTENCY_KEY_TTL_SECONDS: int(1, 365 * 24 * 3600).default(24 * 3600),
   STORE_URL: z
     .string()
     .refine(

@@ -10,6 +10,8 @@ export const ErrorCodes = [
   'method_not_allowed',
   'payload_too_large',
   'unsupported_media_type',
+  'idempotency_key_in_use', // the first request with this Idempotency-Key is still being processed
+  'idempotency_key_reused', // the Idempotency-Key was first sent with a different request
   'connector_error', // Context.RaiseError(title, message)
   'rate_limited',
   'connector_failed', // the connector threw or broke a limit

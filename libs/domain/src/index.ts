@@ -9,6 +9,7 @@ export * from './ports';
 export * from './outcome';
 export * from './completion-waiter';
 export * from './reply';
+export * from './idempotency';
 export * from './quotas';
 export * from './token-buckets';
 export * from './cancel-invocation';

@@ -88,5 +88,8 @@ export type InvocationSummary = Pick<
   'id' | 'botId' | 'entityName' | 'integrationId' | 'integrationVersion' | 'mode' | 'status' | 'attempt' | 'createdAt' | 'startedAt' | 'finishedAt'
 > & { error: InvocationError | null };
 
+/** When one invocation was created, started and finished: what the activity chart counts and measures. */
+export type InvocationTiming = Pick<Invocation, 'integrationId' | 'status' | 'createdAt' | 'startedAt' | 'finishedAt'>;
+
 export const durationMs = (inv: Pick<Invocation, 'startedAt' | 'finishedAt'>) =>
   inv.startedAt !== null && inv.finishedAt !== null ? inv.finishedAt - inv.startedAt : null;

@@ -4,12 +4,14 @@
  */
 import type { InvocationError } from './errors';
 import type { EntityDefinition, IntegrationDefinition, IntegrationSettings, SigningSecret, TokenRecord } from './catalog';
+import type { IdempotencyRecord } from './idempotency';
 import type { BotQuotas, Quotas } from './quotas';
 import type {
   Invocation,
   InvocationRef,
   InvocationStatus,
   InvocationSummary,
+  InvocationTiming,
   LogLine,
   NewInvocation,
   Outcome,
@@ -32,6 +34,13 @@ export interface ActiveCount {
 export interface InvocationStore {
   /** Persists a new invocation in status Queued. Resolves only once it is durable. */
   create(invocation: NewInvocation): Promise<void>;
+  /**
+   * Persists a new invocation together with the Idempotency-Key record that names it, atomically: when
+   * the bot holds no live record of `record.key` (an expired one is replaced), both are stored and null
+   * is returned; otherwise nothing is stored and the live record is returned. Of concurrent creates with
+   * one key exactly one stores anything.
+   */
+  createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null>;
   get(ref: InvocationRef): Promise<Invocation | null>;
   /**
    * Claims an invocation for a run: Queued, or Running with an expired lease, becomes Running with
@@ -74,7 +83,11 @@ export interface InvocationStore {
   recordCallbackAttempt(ref: InvocationRef, attempt: { at: number; error: string | null; nextAttemptAt: number | null }): Promise<void>;
   /** The bot's invocations in flight (Queued or Running, not expired): in total and per token. */
   countActive(botId: string, now: number): Promise<ActiveCount>;
-  /** Deletes invocations whose expireAt has passed; returns how many. */
+  /** Timings of the bot's invocations created at or after `since`, newest first, at most `limit`. */
+  timings(botId: string, since: number, limit: number): Promise<InvocationTiming[]>;
+  /** How long (finishedAt - startedAt, ms) the integration's latest finished runs took, newest first, at most `limit`. */
+  recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]>;
+  /** Deletes invocations and Idempotency-Key records whose expireAt has passed; returns how many invocations. */
   deleteExpired(now: number): Promise<number>;
 }
 
@@ -223,10 +236,19 @@ export interface FileStore {
   read(owner: FileOwner, id: string, range?: ByteRange): Promise<Uint8Array | null>;
   /** False when there was no such file. */
   delete(owner: FileOwner, id: string): Promise<boolean>;
-  /** Deletes every file of the owner, partial ones included. */
+  /**
+   * Deletes every file of the owner. A write that failed has already removed its partial file; what a
+   * crash mid-write leaves goes with its owner (local disk) or through deleteAbandoned (GridFS).
+   */
   deleteAll(owner: FileOwner): Promise<void>;
   /** Owners whose files were all last written before `before` (ms since the epoch): candidates for the sweep. */
   listOwners(before: number): Promise<FileOwner[]>;
+  /**
+   * Deletes the bytes of writes begun before `before` that never finished and that no owner lists (GridFS
+   * chunks whose file was never recorded, after a crash mid-upload); returns how many writes. Stores that
+   * keep partial files under their owner (local disk) leave it out: listOwners already covers them.
+   */
+  deleteAbandoned?(before: number): Promise<number>;
 }
 
 /** Reads a file of the running invocation for its connector; rejects with a message meant for the connector. */

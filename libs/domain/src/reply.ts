@@ -14,12 +14,18 @@ export function finalReply(invocation: Invocation, mediaType = invocation.respon
   return renderResponseBody(outcome.responseBody, mediaType);
 }
 
-/** The body of a 202 while an invocation is not finished. */
-export function pendingReply(invocation: Pick<Invocation, 'id' | 'status' | 'progress'>) {
+/**
+ * The body of a 202 while an invocation is not finished: where it stands (Queued or Running), which
+ * attempt it is on, since when the running one started, and the connector's last `Context.SetProgress`, if any.
+ */
+export function pendingReply(invocation: Pick<Invocation, 'id' | 'status' | 'attempt' | 'startedAt' | 'progress'>) {
   return {
     invocationId: invocation.id,
-    status: 'Running' as const,
+    status: invocation.status,
     message: 'The job is not yet complete.',
+    attempt: invocation.attempt,
+    // Only of the running attempt: a requeued invocation waits for its next one.
+    startedAt: invocation.status === 'Running' && invocation.startedAt !== null ? new Date(invocation.startedAt).toISOString() : null,
     ...(invocation.progress ? { progress: invocation.progress } : {}),
   };
 }

@@ -21,6 +21,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   connector_failed: 500,
   unavailable: 503,
   timeout: 504,
+  idempotency_key_in_use: 409,
+  idempotency_key_reused: 422,
 };
 
 export const PROBLEM_TYPE_PREFIX = 'urn:gi:problem:';

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { SandboxEngine } from './sandbox-engine';
 import type { Progress } from '@gi/domain';
+import { Outbox } from './outbox';
 import { SharedCancellation } from './run-cancellation';
 import type { RunInput } from './run-input';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
@@ -15,11 +16,13 @@ async function main(): Promise<void> {
   if (!port) throw new Error('The sandbox worker must run in a worker thread.');
   const { env } = workerData as SandboxWorkerData;
   const engine = await SandboxEngine.create(env);
-  const send = (message: FromWorker) => port.postMessage(message);
+  // Progress and file reads leave at once: the run that asks may keep this thread busy until it ends.
+  const send = (message: FromWorker) => port.postMessage([message]);
+  const results = new Outbox<FromWorker>((messages) => port.postMessage(messages));
   const fileCalls = new Map<number, { resolve: (data: Uint8Array) => void; reject: (error: Error) => void }>();
   const cancellations = new Map<number, SharedCancellation>();
   let nextCall = 1;
-  port.on('message', (message: ToWorker) => {
+  const receive = (message: ToWorker) => {
     if (message.kind === 'cancel') return void cancellations.get(message.id)?.notify();
     if (message.kind === 'file') {
       const call = fileCalls.get(message.call);
@@ -42,9 +45,10 @@ async function main(): Promise<void> {
     const run = { ...input, readFile, cancel, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
     void engine.run(run).then((result) => {
       cancellations.delete(id);
-      send({ kind: 'result', id, result });
+      results.send({ kind: 'result', id, result });
     });
-  });
+  };
+  port.on('message', (messages: ToWorker[]) => messages.forEach(receive));
   send({ kind: 'ready' });
 }
 

@@ -2,7 +2,10 @@ import type { ByteRange, ConnectorRunResult, Progress } from '@gi/domain';
 import type { RunInput } from './run-connector';
 import type { SandboxEnvironment } from './sandbox-options';
 
-/** Messages between the pool and its worker threads: a union keyed on `kind`, plain data only. */
+/**
+ * Messages between the pool and its worker threads: a union keyed on `kind`, plain data only. Each
+ * postMessage carries an array of them (see Outbox).
+ */
 export type ToWorker =
   /** `cancelFlag`: memory shared with the pool, set when the run must stop (see SharedCancellation). */
   | { kind: 'run'; id: number; input: Omit<RunInput, 'onProgress' | 'readFile' | 'cancel'>; readsFiles: boolean; cancelFlag?: Int32Array }

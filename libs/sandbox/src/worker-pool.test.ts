@@ -69,7 +69,7 @@ describe('worker thread pool', () => {
     beforeAll(() => {
       dir = mkdtempSync(join(tmpdir(), 'gi-sandbox-'));
       // Says it is ready, then never answers: what a worker stuck in native code looks like.
-      writeFileSync(join(dir, 'stuck.js'), "require('node:worker_threads').parentPort.postMessage({ kind: 'ready' }); setInterval(() => {}, 1000);");
+      writeFileSync(join(dir, 'stuck.js'), "require('node:worker_threads').parentPort.postMessage([{ kind: 'ready' }]); setInterval(() => {}, 1000);");
       writeFileSync(join(dir, 'broken.js'), "throw new Error('cannot start');");
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,7 @@
 import type { ConnectorRunResult } from '@gi/domain';
 import { Worker } from 'node:worker_threads';
 import type { RunInput } from './run-connector';
+import { Outbox } from './outbox';
 import { SharedCancellation } from './run-cancellation';
 import { cancelledVerdict, timeoutVerdict, withRunFacts } from './run-verdict';
 import { WORKER_STACK_MB, type SandboxEnvironment } from './sandbox-options';
@@ -34,6 +35,7 @@ interface PendingRun {
 
 interface Slot {
   worker: Worker;
+  outbox: Outbox<ToWorker>;
   ready: boolean;
   runs: Map<number, PendingRun>;
 }
@@ -88,10 +90,15 @@ export class WorkerPool {
       workerData,
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },
     });
-    const slot: Slot = { worker, ready: false, runs: new Map() };
+    const outbox = new Outbox<ToWorker>((messages) => {
+      if (this.slots.has(slot)) worker.postMessage(messages);
+    });
+    const slot: Slot = { worker, outbox, ready: false, runs: new Map() };
     this.slots.add(slot);
     worker.unref();
-    worker.on('message', (message: FromWorker) => this.onMessage(slot, message));
+    worker.on('message', (messages: FromWorker[]) => {
+      for (const message of messages) this.onMessage(slot, message);
+    });
     worker.on('error', (error) => void this.onExit(slot, `The sandbox worker failed: ${error.message}`));
     worker.on('exit', (code) => void this.onExit(slot, `The sandbox worker stopped unexpectedly (exit code ${code}).`));
   }
@@ -141,13 +148,13 @@ export class WorkerPool {
     const { onProgress: _onProgress, readFile, cancel: _cancel, ...input } = run.input;
     const message: ToWorker = { kind: 'run', id: run.id, input, readsFiles: readFile !== undefined, cancelFlag: run.cancelFlag };
     run.timer = setTimeout(() => void this.kill(slot, run), run.input.timeoutMs + this.options.killGraceMs);
-    slot.worker.postMessage(message);
+    slot.outbox.send(message);
   }
 
   /** Reads a file for a run on a worker with the run's own reader, and sends the bytes back. */
   private readFile(slot: Slot, message: Extract<FromWorker, { kind: 'read-file' }>): void {
     const reply = (answer: ToWorker, transfer: ArrayBuffer[] = []) => {
-      if (this.slots.has(slot)) slot.worker.postMessage(answer, transfer);
+      if (this.slots.has(slot)) slot.worker.postMessage([answer], transfer);
     };
     const reader = slot.runs.get(message.id)?.input.readFile;
     if (!reader) return reply({ kind: 'file', call: message.call, error: 'The file could not be read.' });
@@ -173,7 +180,7 @@ export class WorkerPool {
     for (const slot of this.slots) {
       if (slot.runs.get(run.id) !== run || !run.cancelFlag) continue;
       SharedCancellation.raise(run.cancelFlag);
-      slot.worker.postMessage({ kind: 'cancel', id: run.id } satisfies ToWorker);
+      slot.outbox.send({ kind: 'cancel', id: run.id });
     }
   }
 

@@ -6,9 +6,10 @@ export const COLLECTIONS = {
   entities: 'entities',
   integrations: 'integrations',
   tokens: 'tokens',
+  idempotencyKeys: 'idempotencyKeys',
   quotas: 'quotas',
   instances: 'instances',
-  signingSecrets: 'signing_secrets',
+  signingSecrets: 'signingSecrets',
 } as const;
 
 /**
@@ -91,6 +92,15 @@ export interface TokenDocument {
   revokedAt: number | null;
 }
 
+/** An Idempotency-Key of a bot; unique per {botId, key}, deleted by the TTL monitor after expireAt. */
+export interface IdempotencyKeyDocument {
+  botId: string;
+  key: string;
+  fingerprint: string;
+  invocationId: string;
+  createdAt: number;
+  expireAt: Date;
+}
 /** Quotas of a bot (`tokenId` '') or of one of its tokens; null members are the defaults. */
 export interface QuotaDocument {
   botId: string;

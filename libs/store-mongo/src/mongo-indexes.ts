@@ -12,6 +12,7 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
     { name: 'bot_newest_first', key: { botId: 1, createdAt: -1, _id: 1 } },
     { name: 'queued_by_published', key: { status: 1, publishedAt: 1 } },
     { name: 'running_by_lease', key: { status: 1, leaseUntil: 1 } },
+    { name: 'recent_runs', key: { botId: 1, integrationId: 1, finishedAt: -1 } },
     // Invocations in flight per bot, counted for quotas.
     { name: 'bot_by_status', key: { botId: 1, status: 1 } },
     { name: 'callbacks_due', key: { 'callback.dueAt': 1 }, partialFilterExpression: { 'callback.state': 'pending' } },
@@ -23,6 +24,11 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   // Two concurrent deploys can never both record the same version.
   integrations: [{ name: 'unique_bot_integration_version', key: { botId: 1, integrationId: 1, version: -1 }, unique: true }],
   tokens: [{ name: 'unique_bot_token', key: { botId: 1, tokenId: 1 }, unique: true }],
+  // One record per key and bot, however many requests race to take it; gone once expired.
+  idempotencyKeys: [
+    { name: 'unique_bot_key', key: { botId: 1, key: 1 }, unique: true },
+    { name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 },
+  ],
   quotas: [{ name: 'unique_bot_quota', key: { botId: 1, tokenId: 1 }, unique: true }],
   signingSecrets: [{ name: 'bot_newest_first', key: { botId: 1, createdAt: -1 } }],
   instances: [

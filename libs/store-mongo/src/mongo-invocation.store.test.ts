@@ -1,5 +1,5 @@
-import type { Collection, Document } from 'mongodb';
-import type { InvocationDocument } from './mongo-documents';
+import type { Collection, Document, MongoClient } from 'mongodb';
+import type { IdempotencyKeyDocument, InvocationDocument } from './mongo-documents';
 import { MongoInvocationStore } from './mongo-invocation.store';
 
 /**
@@ -46,7 +46,9 @@ describe('MongoInvocationStore queries', () => {
 
   function open() {
     const collection = new RecordingCollection();
-    const store = new MongoInvocationStore(collection as unknown as Collection<InvocationDocument>, { now: () => now });
+    const keys = new RecordingCollection() as unknown as Collection<IdempotencyKeyDocument>;
+    // Transactions (createWithKey) need a real server: the store contract covers them.
+    const store = new MongoInvocationStore(collection as unknown as Collection<InvocationDocument>, keys, {} as MongoClient, { now: () => now });
     return { collection, store };
   }
 
@@ -68,10 +70,22 @@ describe('MongoInvocationStore queries', () => {
     await store.claim(ref, 'w1', 1000, now);
     await store.list('bot-a', { limit: 10 });
     await store.takeUnpublished(now - 1000, now, 10);
+    await store.timings('bot-a', now - 3600_000, 10);
     const reads = collection.calls.filter((call) => call.method !== 'updateOne');
-    expect(reads.map((call) => call.method)).toEqual(['findOne', 'findOneAndUpdate', 'find', 'find']);
+    expect(reads.map((call) => call.method)).toEqual(['findOne', 'findOneAndUpdate', 'find', 'find', 'find']);
     for (const call of reads) expect(call.filter.expireAt).toEqual({ $gt: new Date(now) });
     expect(collection.calls[2].filter).toMatchObject({ botId: 'bot-a' });
+    expect(reads[4].filter).toMatchObject({ botId: 'bot-a', createdAt: { $gte: now - 3600_000 } });
+  });
+
+  it('reads recent run times of one integration of one bot, newest first, through its index', async () => {
+    const { collection, store } = open();
+    await store.recentDurations('bot-a', 'ack', 20);
+    expect(collection.calls[0]).toMatchObject({
+      method: 'find',
+      filter: { botId: 'bot-a', integrationId: 'ack' },
+      options: { sort: { finishedAt: -1 }, limit: 20 },
+    });
   });
 
   it('claims with one conditional update that returns the claimed document', async () => {

@@ -1,25 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import type { Collection, Filter, MatchKeysAndValues } from 'mongodb';
+import type { Collection, Filter, MatchKeysAndValues, MongoClient } from 'mongodb';
 import type {
   ActiveCount,
   CallbackDelivery,
   Clock,
+  IdempotencyRecord,
   Invocation,
   InvocationError,
   InvocationListFilter,
   InvocationRef,
   InvocationStore,
   InvocationSummary,
+  InvocationTiming,
   LogLine,
   NewInvocation,
   Outcome,
   Progress,
 } from '@gi/domain';
 import { outcomeError } from '@gi/domain';
-import type { CallbackDocument, InvocationDocument } from './mongo-documents';
+import type { CallbackDocument, IdempotencyKeyDocument, InvocationDocument } from './mongo-documents';
+import { isDuplicateKey } from './mongo-errors';
 
 /** The most invocations one sweep call moves; the next round takes the rest. */
 const SWEEP_BATCH = 10_000;
+/** Tries to take an Idempotency-Key whose holder expired while it was read; one more is never needed in practice. */
+const KEY_TRIES = 3;
 
 const SUMMARY_PROJECTION = {
   _id: 1,
@@ -46,36 +51,54 @@ type SummaryDocument = Pick<InvocationDocument, keyof typeof SUMMARY_PROJECTION>
 export class MongoInvocationStore implements InvocationStore {
   constructor(
     private readonly invocations: Collection<InvocationDocument>,
+    private readonly keys: Collection<IdempotencyKeyDocument>,
+    private readonly client: MongoClient,
     private readonly clock: Clock,
   ) {}
 
   async create(invocation: NewInvocation): Promise<void> {
-    await this.invocations.insertOne({
-      _id: invocation.id,
-      botId: invocation.botId,
-      tokenId: invocation.tokenId,
-      entityName: invocation.entityName,
-      integrationId: invocation.integrationId,
-      integrationVersion: invocation.integrationVersion,
-      pool: invocation.pool,
-      mode: invocation.mode,
-      endpoint: invocation.endpoint,
-      responseContentType: invocation.responseContentType,
-      entity: JSON.stringify(invocation.entity),
-      status: 'Queued',
-      attempt: 0,
-      leaseOwner: null,
-      leaseUntil: null,
-      createdAt: invocation.createdAt,
-      startedAt: null,
-      finishedAt: null,
-      publishedAt: invocation.createdAt,
-      expireAt: new Date(invocation.expireAt),
-      outcome: null,
-      logs: [],
-      progress: null,
-      callback: invocation.callbackUrl === null ? null : { url: invocation.callbackUrl, state: 'pending', attempts: 0, dueAt: 0, error: null, deliveredAt: null },
-    });
+    await this.invocations.insertOne(toDocument(invocation));
+  }
+
+  /**
+   * The key and the invocation are written in one transaction. Taking the key is an upsert that only
+   * matches an expired record: when a live one exists it becomes an insert that the unique index on
+   * {botId, key} refuses (E11000), and the transaction stores nothing; the holder is then read back.
+   */
+  async createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
+    const taken = { ...record, expireAt: new Date(record.expireAt) };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.withSession((session) =>
+          session.withTransaction(async () => {
+            await this.keys.updateOne(
+              { botId: record.botId, key: record.key, expireAt: { $lte: new Date(record.createdAt) } },
+              { $set: taken },
+              { upsert: true, session },
+            );
+            await this.invocations.insertOne(toDocument(invocation), { session });
+          }),
+        );
+        return null;
+      } catch (error) {
+        if (!isDuplicateKey(error) || attempt >= KEY_TRIES) throw error;
+      }
+      // The primary's own view: the transaction that took the key has committed there.
+      const holder = await this.keys.findOne(
+        { botId: record.botId, key: record.key, expireAt: { $gt: new Date(record.createdAt) } },
+        { readConcern: { level: 'local' } },
+      );
+      if (holder) {
+        return {
+          botId: holder.botId,
+          key: holder.key,
+          fingerprint: holder.fingerprint,
+          invocationId: holder.invocationId,
+          createdAt: holder.createdAt,
+          expireAt: holder.expireAt.getTime(),
+        };
+      }
+    }
   }
 
   async get(ref: InvocationRef): Promise<Invocation | null> {
@@ -205,7 +228,37 @@ export class MongoInvocationStore implements InvocationStore {
     return count;
   }
 
+  async timings(botId: string, since: number, limit: number): Promise<InvocationTiming[]> {
+    if (limit <= 0) return [];
+    const docs = await this.invocations
+      .find(
+        { botId, createdAt: { $gte: since }, expireAt: { $gt: new Date(this.clock.now()) } },
+        { projection: { _id: 0, integrationId: 1, status: 1, createdAt: 1, startedAt: 1, finishedAt: 1 }, sort: { createdAt: -1, _id: 1 }, limit },
+      )
+      .toArray();
+    return docs.map((doc) => ({
+      integrationId: doc.integrationId,
+      status: doc.status,
+      createdAt: doc.createdAt,
+      startedAt: doc.startedAt,
+      finishedAt: doc.finishedAt,
+    }));
+  }
+
+  async recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]> {
+    if (limit <= 0) return [];
+    const docs = await this.invocations
+      .find(
+        { botId, integrationId, finishedAt: { $ne: null }, startedAt: { $ne: null } },
+        { projection: { startedAt: 1, finishedAt: 1 }, sort: { finishedAt: -1 }, limit },
+      )
+      .toArray();
+    return docs.map((doc) => (doc.finishedAt as number) - (doc.startedAt as number));
+  }
+
   async deleteExpired(now: number): Promise<number> {
+    // The TTL monitor deletes expired keys too, about once a minute; this keeps both on the sweep's schedule.
+    await this.keys.deleteMany({ expireAt: { $lte: new Date(now) } });
     const result = await this.invocations.deleteMany({ expireAt: { $lte: new Date(now) } });
     return result.deletedCount;
   }
@@ -244,6 +297,35 @@ export class MongoInvocationStore implements InvocationStore {
       .toArray();
     return taken as Array<Pick<InvocationDocument, '_id' | 'botId' | 'pool'>>;
   }
+}
+
+function toDocument(invocation: NewInvocation): InvocationDocument {
+  return {
+    _id: invocation.id,
+    botId: invocation.botId,
+    tokenId: invocation.tokenId,
+    entityName: invocation.entityName,
+    integrationId: invocation.integrationId,
+    integrationVersion: invocation.integrationVersion,
+    pool: invocation.pool,
+    mode: invocation.mode,
+    endpoint: invocation.endpoint,
+    responseContentType: invocation.responseContentType,
+    entity: JSON.stringify(invocation.entity),
+    status: 'Queued',
+    attempt: 0,
+    leaseOwner: null,
+    leaseUntil: null,
+    createdAt: invocation.createdAt,
+    startedAt: null,
+    finishedAt: null,
+    publishedAt: invocation.createdAt,
+    expireAt: new Date(invocation.expireAt),
+    outcome: null,
+    logs: [],
+    progress: null,
+    callback: invocation.callbackUrl === null ? null : { url: invocation.callbackUrl, state: 'pending', attempts: 0, dueAt: 0, error: null, deliveredAt: null },
+  };
 }
 
 function toSummary(doc: SummaryDocument): InvocationSummary {

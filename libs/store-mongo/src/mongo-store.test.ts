@@ -22,9 +22,10 @@ describe('createMongoStore', () => {
 });
 
 describe('indexes', () => {
-  it('expire invocations and instances by expireAt and keep versions, tokens, quotas and entities unique per bot', () => {
+  it('expire invocations, Idempotency-Keys and instances by expireAt and keep versions, tokens, entities, keys and quotas unique per bot', () => {
     expect(INDEXES.instances).toContainEqual({ name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 });
     expect(INDEXES.invocations).toContainEqual({ name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 });
+    expect(INDEXES.idempotencyKeys).toContainEqual({ name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 });
     const unique = Object.values(INDEXES)
       .flat()
       .filter((index) => index.unique)
@@ -33,6 +34,7 @@ describe('indexes', () => {
       ['botId', 'name'],
       ['botId', 'integrationId', 'version'],
       ['botId', 'tokenId'],
+      ['botId', 'key'],
       ['botId', 'tokenId'],
     ]);
   });

@@ -6,6 +6,7 @@ import { MongoCatalogStore } from './mongo-catalog.store';
 import { COLLECTIONS } from './mongo-documents';
 import type {
   EntityDocument,
+  IdempotencyKeyDocument,
   InstanceDocument,
   IntegrationDocument,
   InvocationDocument,
@@ -28,6 +29,11 @@ export interface MongoStoreOptions {
   serverSelectionTimeoutMS?: number;
 }
 
+/** The MongoDB store, and its database for what lives beside it on the same connection (GridFS files). */
+export interface MongoStore extends Store {
+  readonly database: Db;
+}
+
 export const DEFAULT_MONGO_DATABASE = 'generic-integration';
 const PING_TIMEOUT_MS = 2_000;
 
@@ -38,7 +44,7 @@ const PING_TIMEOUT_MS = 2_000;
  * primary and a poll never sees a state that a failover could roll back. These settings win over any
  * given in the URL. Opens the connection and creates the indexes before it resolves.
  */
-export async function createMongoStore(url: string, options: MongoStoreOptions = {}): Promise<Store> {
+export async function createMongoStore(url: string, options: MongoStoreOptions = {}): Promise<MongoStore> {
   const client = new MongoClient(url, {
     appName: options.appName ?? 'generic-integration',
     retryWrites: true,
@@ -60,7 +66,12 @@ export async function createMongoStore(url: string, options: MongoStoreOptions =
   }
   const clock = options.clock ?? systemClock;
   return {
-    invocations: new MongoInvocationStore(db.collection<InvocationDocument>(COLLECTIONS.invocations), clock),
+    invocations: new MongoInvocationStore(
+      db.collection<InvocationDocument>(COLLECTIONS.invocations),
+      db.collection<IdempotencyKeyDocument>(COLLECTIONS.idempotencyKeys),
+      client,
+      clock,
+    ),
     catalog: new MongoCatalogStore(
       db.collection<EntityDocument>(COLLECTIONS.entities),
       db.collection<IntegrationDocument>(COLLECTIONS.integrations),
@@ -70,6 +81,7 @@ export async function createMongoStore(url: string, options: MongoStoreOptions =
     ),
     tokens: new MongoTokenStore(db.collection<TokenDocument>(COLLECTIONS.tokens)),
     instances: new MongoInstanceRegistry(db.collection<InstanceDocument>(COLLECTIONS.instances)),
+    database: db,
     ping: () => ping(db),
     close: () => client.close(),
   };

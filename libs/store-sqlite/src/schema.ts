@@ -65,6 +65,20 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE invocations SET published_at = created_at;
   CREATE INDEX invocations_unpublished ON invocations (status, published_at);
   `,
+  // Idempotency-Keys, unique per bot; and the latest runs of an integration (poll Retry-After estimates).
+  `
+  CREATE TABLE idempotency_keys (
+    bot_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    invocation_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expire_at INTEGER NOT NULL,
+    PRIMARY KEY (bot_id, key)
+  );
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expire_at);
+  CREATE INDEX invocations_recent_runs ON invocations (bot_id, integration_id, finished_at DESC);
+  `,
   // Quotas: the token each invocation came with, the quotas of bots and tokens, and the live service
   // instances that share a limit between them.
   `

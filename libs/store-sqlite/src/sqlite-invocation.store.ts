@@ -3,18 +3,21 @@ import type {
   CallbackDelivery,
   CallbackState,
   Clock,
+  IdempotencyRecord,
   Invocation,
   InvocationError,
   InvocationListFilter,
   InvocationRef,
   InvocationStore,
   InvocationSummary,
+  InvocationTiming,
   LogLine,
   NewInvocation,
   Outcome,
   Progress,
 } from '@gi/domain';
 import { outcomeError } from '@gi/domain';
+import type { GroupCommit } from './group-commit';
 import type { SqliteDatabase } from './sqlite-database';
 
 interface InvocationRow {
@@ -53,10 +56,13 @@ const SUMMARY_COLUMNS =
 
 export class SqliteInvocationStore implements InvocationStore {
   private readonly statements;
+  private readonly createWithKeyTransaction;
 
   constructor(
     private readonly db: SqliteDatabase,
     private readonly clock: Clock,
+    /** The writes of every invocation's life (create, claim, progress, complete) share commits under load. */
+    private readonly writes: GroupCommit,
   ) {
     this.statements = {
       insert: db.prepare(`INSERT INTO invocations
@@ -103,12 +109,42 @@ export class SqliteInvocationStore implements InvocationStore {
         WHERE id = @id AND bot_id = @botId AND callback_state = 'pending'`),
       countActive: db.prepare(`SELECT token_id, COUNT(*) AS n FROM invocations
         WHERE bot_id = ? AND status IN ('Queued', 'Running') AND expire_at > ? GROUP BY token_id`),
+      timings: db.prepare(`SELECT integration_id, status, created_at, started_at, finished_at FROM invocations
+        WHERE bot_id = @botId AND created_at >= @since AND expire_at > @now ORDER BY created_at DESC LIMIT @limit`),
       deleteExpired: db.prepare('DELETE FROM invocations WHERE expire_at <= ?'),
+      deleteExpiredKeys: db.prepare('DELETE FROM idempotency_keys WHERE expire_at <= ?'),
+      // Takes the key unless a live record holds it (an expired one is overwritten).
+      takeKey: db.prepare(`INSERT INTO idempotency_keys (bot_id, key, fingerprint, invocation_id, created_at, expire_at)
+        VALUES (@botId, @key, @fingerprint, @invocationId, @createdAt, @expireAt)
+        ON CONFLICT (bot_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, invocation_id = excluded.invocation_id,
+          created_at = excluded.created_at, expire_at = excluded.expire_at
+        WHERE idempotency_keys.expire_at <= excluded.created_at`),
+      getKey: db.prepare('SELECT * FROM idempotency_keys WHERE bot_id = ? AND key = ?'),
+      recentDurations: db.prepare(`SELECT finished_at - started_at AS duration FROM invocations
+        WHERE bot_id = ? AND integration_id = ? AND finished_at IS NOT NULL AND started_at IS NOT NULL
+        ORDER BY finished_at DESC LIMIT ?`),
     };
+    // Key and invocation together or neither (a savepoint within the group commit's BEGIN IMMEDIATE
+    // transaction, so processes sharing the file take the key one at a time).
+    this.createWithKeyTransaction = db.transaction((invocation: NewInvocation, record: IdempotencyRecord): IdempotencyRecord | null => {
+      if (this.statements.takeKey.run(record).changes === 0) {
+        return toRecord(this.statements.getKey.get(record.botId, record.key) as KeyRow);
+      }
+      this.insert(invocation);
+      return null;
+    });
+  }
+
+  private insert(invocation: NewInvocation): void {
+    this.statements.insert.run({ ...invocation, entity: JSON.stringify(invocation.entity) });
   }
 
   async create(invocation: NewInvocation): Promise<void> {
-    this.statements.insert.run({ ...invocation, entity: JSON.stringify(invocation.entity) });
+    await this.writes.write(() => this.insert(invocation));
+  }
+
+  async createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
+    return this.writes.write(() => this.createWithKeyTransaction(invocation, record));
   }
 
   async get(ref: InvocationRef): Promise<Invocation | null> {
@@ -117,28 +153,24 @@ export class SqliteInvocationStore implements InvocationStore {
   }
 
   async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null> {
-    const row = this.statements.claim.get({ ...ref, owner, leaseUntil: now + leaseMs, now }) as InvocationRow | undefined;
+    const params = { ...ref, owner, leaseUntil: now + leaseMs, now };
+    const row = await this.writes.write(() => this.statements.claim.get(params) as InvocationRow | undefined);
     return row ? toInvocation(row) : null;
   }
 
   async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {
-    return this.statements.renew.run({ ...ref, owner, leaseUntil: now + leaseMs }).changes === 1;
+    const params = { ...ref, owner, leaseUntil: now + leaseMs };
+    return (await this.writes.write(() => this.statements.renew.run(params))).changes === 1;
   }
 
   async setProgress(ref: InvocationRef, owner: string, progress: Progress): Promise<void> {
-    this.statements.progress.run({ ...ref, owner, progress: JSON.stringify(progress) });
+    const params = { ...ref, owner, progress: JSON.stringify(progress) };
+    await this.writes.write(() => this.statements.progress.run(params));
   }
 
   async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean> {
-    const result = this.statements.complete.run({
-      ...ref,
-      owner,
-      now,
-      status: outcome.status,
-      outcome: JSON.stringify(outcome),
-      logs: JSON.stringify(logs),
-    });
-    return result.changes === 1;
+    const params = { ...ref, owner, now, status: outcome.status, outcome: JSON.stringify(outcome), logs: JSON.stringify(logs) };
+    return (await this.writes.write(() => this.statements.complete.run(params))).changes === 1;
   }
 
   async giveUp(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
@@ -149,8 +181,9 @@ export class SqliteInvocationStore implements InvocationStore {
     return this.end(ref, { status: 'Cancelled', error }, now);
   }
 
-  private end(ref: InvocationRef, outcome: Exclude<Outcome, { status: 'Completed' }>, now: number): boolean {
-    return this.statements.end.run({ id: ref.id, botId: ref.botId, status: outcome.status, outcome: JSON.stringify(outcome), now }).changes === 1;
+  private async end(ref: InvocationRef, outcome: Exclude<Outcome, { status: 'Completed' }>, now: number): Promise<boolean> {
+    const params = { id: ref.id, botId: ref.botId, status: outcome.status, outcome: JSON.stringify(outcome), now };
+    return (await this.writes.write(() => this.statements.end.run(params))).changes === 1;
   }
 
   async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {
@@ -192,10 +225,45 @@ export class SqliteInvocationStore implements InvocationStore {
     return count;
   }
 
+  async timings(botId: string, since: number, limit: number): Promise<InvocationTiming[]> {
+    const rows = this.statements.timings.all({ botId, since, limit, now: this.clock.now() }) as InvocationRow[];
+    return rows.map((row) => ({
+      integrationId: row.integration_id,
+      status: row.status as Invocation['status'],
+      createdAt: row.created_at,
+      startedAt: row.started_at,
+      finishedAt: row.finished_at,
+    }));
+  }
+
+  async recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]> {
+    const rows = this.statements.recentDurations.all(botId, integrationId, limit) as Array<{ duration: number }>;
+    return rows.map((row) => row.duration);
+  }
+
   async deleteExpired(now: number): Promise<number> {
+    this.statements.deleteExpiredKeys.run(now);
     return this.statements.deleteExpired.run(now).changes;
   }
 }
+
+interface KeyRow {
+  bot_id: string;
+  key: string;
+  fingerprint: string;
+  invocation_id: string;
+  created_at: number;
+  expire_at: number;
+}
+
+const toRecord = (row: KeyRow): IdempotencyRecord => ({
+  botId: row.bot_id,
+  key: row.key,
+  fingerprint: row.fingerprint,
+  invocationId: row.invocation_id,
+  createdAt: row.created_at,
+  expireAt: row.expire_at,
+});
 
 function toSummary(row: Pick<InvocationRow, 'id' | 'bot_id' | 'entity_name' | 'integration_id' | 'integration_version' | 'mode' | 'status' | 'attempt' | 'created_at' | 'started_at' | 'finished_at' | 'outcome'>): InvocationSummary {
   const outcome = row.outcome ? (JSON.parse(row.outcome) as Outcome) : null;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { busNames, poolQueueName } from '@gi/bus-amqp';
-import { parseServiceConfig } from '@gi/config';
+import { mongoUrlOf, parseServiceConfig } from '@gi/config';
 import { createMetrics, operationsRouter } from '@gi/http';
 
 /**
@@ -94,13 +94,15 @@ describe('docker-compose.yml', () => {
     expect(read('.dockerignore')).toMatch(/^\.env$/m);
   });
 
-  it('shares the uploaded files (DATA_DIR/files) between the gateway and the executors', () => {
+  it('shares no volume between the services: the MongoDB store keeps invocations and uploaded files (GridFS)', () => {
+    for (const [name, service] of giServices) {
+      expect({ name, volumes: service.volumes }).toEqual({ name, volumes: undefined });
+      expect({ name, mongo: mongoUrlOf(parseServiceConfig(environmentOf(service))) !== null }).toEqual({ name, mongo: true });
+    }
+    // DATA_DIR (only `up` writes to it) exists in the image and belongs to the user the services run as.
     const dataDir = /^ENV [\s\S]*?DATA_DIR=(\S+)/m.exec(read('Dockerfile'))?.[1];
     expect(dataDir).toBe('/data');
-    for (const name of ['gateway', 'executor-default', 'executor-bulk']) {
-      expect({ name, volumes: services[name].volumes }).toEqual({ name, volumes: [`gi-files:${dataDir}/files`] });
-    }
-    expect(read('Dockerfile')).toMatch(/mkdir -p \/data\/files && chown -R node:node \/data/);
+    expect(read('Dockerfile')).toMatch(/mkdir -p \/data && chown node:node \/data/);
   });
 
   it('starts MongoDB as a one-node replica set it initiates, and RabbitMQ with its UI and a non-guest user', () => {
@@ -112,7 +114,7 @@ describe('docker-compose.yml', () => {
     for (const [, service] of giServices) expect(Object.keys(service.depends_on as Json).sort()).toEqual(['mongo', 'rabbitmq']);
   });
 
-  it('puts one base URL in front: the proxy routes polls to results, /admin to control, the rest of /api to the gateway', () => {
+  it('puts one base URL in front: the proxy routes polls to results, /admin and /console to control, the rest of /api to the gateway', () => {
     const proxy = services.proxy;
     const [mount] = (proxy.volumes as string[])[0].split(':');
     expect(mount).toBe('./deploy/caddy/Caddyfile');
@@ -120,7 +122,7 @@ describe('docker-compose.yml', () => {
     const caddy = read('deploy/caddy/Caddyfile');
     const port = parseServiceConfig({}).PORT;
     const upstream = (matcher: string) => new RegExp(`handle ${matcher} \\{\\s*reverse_proxy (\\S+)`).exec(caddy)?.[1];
-    expect([upstream('@poll'), upstream('/admin/\\*'), upstream('/api/\\*')]).toEqual([`results:${port}`, `control:${port}`, `gateway:${port}`]);
+    expect([upstream('@poll'), upstream('/admin/\\*'), upstream('/console\\*'), upstream('/api/\\*')]).toEqual([`results:${port}`, `control:${port}`, `control:${port}`, `gateway:${port}`]);
     const poll = new RegExp(/path_regexp (\S+)/.exec(caddy)?.[1] ?? '$^');
     expect(poll.test('/api/Platform/acme/GetGenericIntegrationResponse')).toBe(true);
     expect(poll.test('/api/Platform/acme/Order/ack/GenericIntegration')).toBe(false);
@@ -242,15 +244,17 @@ describe('deploy/k8s', () => {
     }
   });
 
-  it('mounts one ReadWriteMany claim for the uploaded files in the gateway and every executor', () => {
-    const claim = named('PersistentVolumeClaim', 'gi-files');
-    expect(obj(claim?.spec).accessModes).toEqual(['ReadWriteMany']);
-    for (const deployment of deployments.filter((d) => /gateway|executor/.test(d.metadata?.name ?? ''))) {
+  it('shares no volume between pods: only scratch space, since MongoDB keeps the uploaded files (GridFS)', () => {
+    expect(byKind('PersistentVolumeClaim')).toEqual([]);
+    for (const deployment of deployments) {
       const pod = obj(obj(obj(deployment.spec).template).spec);
-      const volume = (asList(pod.volumes) as Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>).find((v) => v.persistentVolumeClaim);
-      expect({ deployment: deployment.metadata?.name, claim: volume?.persistentVolumeClaim?.claimName }).toEqual({ deployment: deployment.metadata?.name, claim: 'gi-files' });
-      expect(asList(containerOf(deployment).volumeMounts)).toContainEqual({ name: volume?.name, mountPath: '/data/files' });
+      const volumes = asList(pod.volumes) as Array<Record<string, unknown>>;
+      expect({ deployment: deployment.metadata?.name, volumes: volumes.map((v) => Object.keys(v).sort()) }).toEqual({
+        deployment: deployment.metadata?.name,
+        volumes: volumes.map(() => ['emptyDir', 'name']),
+      });
     }
+    expect(mongoUrlOf({ STORE_URL: secrets.find((data) => 'STORE_URL' in data)?.STORE_URL })).not.toBeNull();
   });
 
   it('covers every Deployment with a disruption budget, and the gateway with an autoscaler', () => {
@@ -266,14 +270,14 @@ describe('deploy/k8s', () => {
     expect(obj(hpa.spec).scaleTargetRef).toMatchObject({ kind: 'Deployment', name: 'gi-gateway' });
   });
 
-  it('routes the public paths like the compose proxy: polls to results, /admin to control, /api to the gateway', () => {
+  it('routes the public paths like the compose proxy: polls to results, /admin and /console to control, /api to the gateway', () => {
     const [ingress] = byKind('Ingress');
     const [rule] = asList(obj(ingress.spec).rules) as Array<{ http: { paths: Array<{ path: string; backend: { service: { name: string } } }> } }>;
     const backendOf = (path: string) => rule.http.paths.find((p) => p.path === path)?.backend.service.name;
     const poll = rule.http.paths.find((p) => p.path.includes('GetGenericIntegrationResponse'));
     expect(poll?.backend.service.name).toBe('gi-results');
     expect(new RegExp(`^${poll?.path}$`).test('/api/Platform/acme/GetGenericIntegrationResponse')).toBe(true);
-    expect([backendOf('/admin'), backendOf('/api')]).toEqual(['gi-control', 'gi-gateway']);
+    expect([backendOf('/admin'), backendOf('/console'), backendOf('/api')]).toEqual(['gi-control', 'gi-control', 'gi-gateway']);
     for (const path of rule.http.paths) {
       const service = named('Service', path.backend.service.name);
       expect(service).toBeDefined();
@@ -289,12 +293,19 @@ describe('deploy/k8s', () => {
   });
 });
 
-/** Debian's docker-compose and caddy validate the files offline when they are installed (apt-get install docker-compose caddy). */
+/**
+ * Debian's docker-compose and caddy validate the files offline where they are installed
+ * (`apt-get install --no-install-recommends docker-compose caddy`); elsewhere one SKIPPED line each.
+ */
 describe('validated by the tools themselves, where installed', () => {
   const has = (tool: string) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0 || spawnSync(tool, ['version'], { stdio: 'ignore' }).status === 0;
-  const withTool = (tool: string) => (has(tool) ? it : it.skip);
+  const withTool = (tool: string, what: string) => {
+    if (has(tool)) return it;
+    process.stdout.write(`SKIPPED ${what}: ${tool} is not installed (Debian package ${tool})\n`);
+    return it.skip;
+  };
 
-  withTool('docker-compose')('docker-compose config accepts docker-compose.yml with the example settings filled in', () => {
+  withTool('docker-compose', 'docker-compose config of docker-compose.yml')('docker-compose config accepts docker-compose.yml with the example settings filled in', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gi-compose-'));
     try {
       const env = read('.env.example').replace(/^([A-Z_]+)=$/gm, (_m, key: string) => `${key}=${'ab'.repeat(32)}`);
@@ -306,7 +317,7 @@ describe('validated by the tools themselves, where installed', () => {
     }
   });
 
-  withTool('caddy')('caddy adapts the Caddyfile', () => {
+  withTool('caddy', 'caddy adapt of deploy/caddy/Caddyfile')('caddy adapts the Caddyfile', () => {
     const run = spawnSync('caddy', ['adapt', '--config', join(ROOT, 'deploy/caddy/Caddyfile'), '--adapter', 'caddyfile'], { encoding: 'utf8' });
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout).apps.http.servers.srv0.listen).toEqual([':8080']);

@@ -31,7 +31,7 @@ describe('gateway under broker back-pressure', () => {
       waiter: new CompletionWaiter(),
       clock: systemClock,
       logger,
-      settings: { platformSegment: 'Platform', platformVersion: [9, 19], syncTimeoutMs: 1000, maxBodyBytes: 1024, invocationTtlMs: 60_000 },
+      settings: { platformSegment: 'Platform', platformVersion: [9, 19], syncTimeoutMs: 1000, maxBodyBytes: 1024, invocationTtlMs: 60_000, idempotencyKeyTtlMs: 60_000 },
     });
     const server = createServer(createHttpApp({ logger, metrics: createMetrics(), ready: async () => true, routers: [router] }).callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

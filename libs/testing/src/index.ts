@@ -4,3 +4,5 @@ export * from './store.contract';
 export * from './file-store.contract';
 export * from './bus.contract';
 export * from './amqp-broker';
+export * from './mongo-test-server';
+export * from './fake-mongod.fixture';

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { LocalJobBus } from '@gi/bus-local';
 import { cancelInvocation } from '@gi/domain';
 import type { CompletionEvent, ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store } from '@gi/domain';
-import { recoverInvocations, runInvocation, startExecutor } from '@gi/executor';
+import { IntegrationVersions, recoverInvocations, runInvocation, startExecutor } from '@gi/executor';
 import type { ExecutorDeps } from '@gi/executor';
 import { createMetrics } from '@gi/http';
 import { createSqliteStore } from '@gi/store-sqlite';
@@ -50,7 +50,7 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     runtime = new ScriptedRuntime();
     events = [];
     await bus.onCompletion((e) => events.push(e));
-    deps = { store, bus, runtime, clock, logger: pino({ level: 'silent' }), metrics: createMetrics(), ownerId: 'w1', leaseMs: 30_000, maxAttempts: 3 };
+    deps = { store, bus, runtime, clock, logger: pino({ level: 'silent' }), metrics: createMetrics(), ownerId: 'w1', leaseMs: 30_000, maxAttempts: 3, versions: new IntegrationVersions(store.catalog) };
     await store.catalog.putEntity('bot-a', 'Order', [], clock.now());
     await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: ['x.example'], callbackUrl: null }, clock.now());
     await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v2', pool: 'default', timeoutSeconds: 5, allowedHosts: [], callbackUrl: null }, clock.now());

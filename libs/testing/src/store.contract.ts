@@ -1,4 +1,4 @@
-import type { Store } from '@gi/domain';
+import type { IdempotencyRecord, NewInvocation, Store } from '@gi/domain';
 import { newInvocation } from './fixtures';
 import type { ManualClock } from './manual-clock';
 
@@ -246,6 +246,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.takeDueCallbacks(clock.now(), 30_000, 10)).toEqual([]);
       });
 
+      it("reads the timings of a bot's invocations created since a time, newest first", async () => {
+        const { store, clock } = subject;
+        const old = newInvocation({ createdAt: clock.now() - 1 });
+        const first = newInvocation({ createdAt: clock.now(), integrationId: 'x' });
+        const second = newInvocation({ createdAt: clock.now() + 1, integrationId: 'y' });
+        const other = newInvocation({ createdAt: clock.now(), botId: 'bot-b' });
+        for (const inv of [old, first, second, other]) await store.invocations.create(inv);
+        clock.advance(10);
+        await store.invocations.claim(first, 'w', 1000, clock.now());
+        await store.invocations.complete(first, 'w', { status: 'Completed', responseBody: 1 }, [], clock.now() + 25);
+        const since = first.createdAt;
+        expect(await store.invocations.timings('bot-a', since, 10)).toEqual([
+          { integrationId: 'y', status: 'Queued', createdAt: second.createdAt, startedAt: null, finishedAt: null },
+          { integrationId: 'x', status: 'Completed', createdAt: first.createdAt, startedAt: clock.now(), finishedAt: clock.now() + 25 },
+        ]);
+        expect((await store.invocations.timings('bot-a', since, 1)).map((t) => t.integrationId)).toEqual(['y']);
+        expect(await store.invocations.timings('bot-c', since, 10)).toEqual([]);
+      });
+
       it('hides expired invocations at once and deletes them', async () => {
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now(), expireAt: clock.now() + 1000 });
@@ -254,7 +273,90 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.get(inv)).toBeNull();
         expect(await store.invocations.claim(inv, 'w', 1000, clock.now())).toBeNull();
         expect(await store.invocations.list('bot-a', { limit: 10 })).toEqual([]);
+        expect(await store.invocations.timings('bot-a', 0, 10)).toEqual([]);
         expect(await store.invocations.deleteExpired(clock.now())).toBe(1);
+      });
+    });
+
+    describe('Idempotency-Keys', () => {
+      const recordOf = (inv: NewInvocation, key: string, fingerprint = 'f1', ttlMs = 60_000): IdempotencyRecord => ({
+        botId: inv.botId,
+        key,
+        fingerprint,
+        invocationId: inv.id,
+        createdAt: inv.createdAt,
+        expireAt: inv.createdAt + ttlMs,
+      });
+
+      it('stores the invocation with a new key; a second create with the key stores nothing and returns the holder', async () => {
+        const { store, clock } = subject;
+        const first = newInvocation({ createdAt: clock.now() });
+        expect(await store.invocations.createWithKey(first, recordOf(first, 'k1'))).toBeNull();
+        expect(await store.invocations.get(first)).toMatchObject({ id: first.id, status: 'Queued' });
+        clock.advance(1000);
+        const repeat = newInvocation({ createdAt: clock.now() });
+        const holder = await store.invocations.createWithKey(repeat, recordOf(repeat, 'k1', 'f2'));
+        expect(holder).toEqual(recordOf(first, 'k1'));
+        expect(await store.invocations.get(repeat)).toBeNull();
+        // Keys are per bot: another bot's same key is its own.
+        const other = newInvocation({ createdAt: clock.now(), botId: 'bot-b' });
+        expect(await store.invocations.createWithKey(other, recordOf(other, 'k1'))).toBeNull();
+        expect((await store.invocations.list('bot-a', { limit: 10 })).map((s) => s.id)).toEqual([first.id]);
+      });
+
+      it('lets exactly one of many concurrent creates with one key store anything', async () => {
+        const { store, clock } = subject;
+        const contenders = Array.from({ length: 20 }, () => newInvocation({ createdAt: clock.now() }));
+        const holders = await Promise.all(contenders.map((inv) => store.invocations.createWithKey(inv, recordOf(inv, 'race'))));
+        const winners = contenders.filter((_, i) => holders[i] === null);
+        expect(winners).toHaveLength(1);
+        for (const holder of holders) if (holder) expect(holder.invocationId).toBe(winners[0].id);
+        expect((await store.invocations.list('bot-a', { limit: 50 })).map((s) => s.id)).toEqual([winners[0].id]);
+      });
+
+      it('hands an expired key to a new request, and deletes expired keys', async () => {
+        const { store, clock } = subject;
+        const first = newInvocation({ createdAt: clock.now() });
+        await store.invocations.createWithKey(first, recordOf(first, 'k1', 'f1', 5_000));
+        clock.advance(5_000);
+        const later = newInvocation({ createdAt: clock.now() });
+        expect(await store.invocations.createWithKey(later, recordOf(later, 'k1', 'f2'))).toBeNull();
+        const again = newInvocation({ createdAt: clock.now() });
+        expect(await store.invocations.createWithKey(again, recordOf(again, 'k1'))).toMatchObject({ invocationId: later.id, fingerprint: 'f2' });
+        const short = newInvocation({ createdAt: clock.now() });
+        await store.invocations.createWithKey(short, recordOf(short, 'k2', 'f1', 1_000));
+        clock.advance(1_000);
+        await store.invocations.deleteExpired(clock.now());
+        // Deleted or merely expired, k2 is free again; k1 still holds.
+        const after = newInvocation({ createdAt: clock.now() });
+        expect(await store.invocations.createWithKey(after, recordOf(after, 'k2'))).toBeNull();
+        expect(await store.invocations.createWithKey(newInvocation({ createdAt: clock.now() }), recordOf(after, 'k1'))).toMatchObject({ invocationId: later.id });
+      });
+    });
+
+    describe('recent run times', () => {
+      it('gives the durations of an integration\'s latest finished runs of one bot, newest first', async () => {
+        const { store, clock } = subject;
+        const run = async (overrides: Partial<NewInvocation>, ms: number, outcome: 'Completed' | 'Failed' = 'Completed') => {
+          const inv = newInvocation({ createdAt: clock.now(), ...overrides });
+          await store.invocations.create(inv);
+          await store.invocations.claim(inv, 'w1', 60_000, clock.now());
+          clock.advance(ms);
+          const done = outcome === 'Completed' ? { status: 'Completed' as const, responseBody: 1 } : { status: 'Failed' as const, error: { code: 'timeout' as const, title: 't', detail: 'd' } };
+          await store.invocations.complete(inv, 'w1', done, [], clock.now());
+          clock.advance(10);
+        };
+        await run({}, 1000);
+        await run({}, 3000, 'Failed');
+        await run({ integrationId: 'other' }, 7000);
+        await run({ botId: 'bot-b' }, 9000);
+        await run({}, 2000);
+        const running = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(running);
+        await store.invocations.claim(running, 'w1', 60_000, clock.now());
+        expect(await store.invocations.recentDurations('bot-a', 'ack', 10)).toEqual([2000, 3000, 1000]);
+        expect(await store.invocations.recentDurations('bot-a', 'ack', 2)).toEqual([2000, 3000]);
+        expect(await store.invocations.recentDurations('bot-a', 'none', 10)).toEqual([]);
       });
     });
 

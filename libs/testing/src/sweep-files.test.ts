@@ -43,13 +43,13 @@ describe('sweepFiles (SQLite store, files on disk): files expire with their invo
 
     clock.advance(2000);
     expect(await store.invocations.deleteExpired(clock.now())).toBe(1);
-    expect(await sweepFiles({ files, invocations: store.invocations }, soon())).toBe(2);
+    expect(await sweepFiles({ files, invocations: store.invocations }, soon())).toEqual({ owners: 2, abandoned: 0 });
     expect(await files.read({ botId: 'bot-a', id: 'never-stored' }, orphan)).toBeNull();
     expect(await files.read(expiring, expiringFile)).not.toBeNull();
 
     // Past its expiry the store no longer gives the invocation out, even before it is deleted.
     clock.advance(3600_000);
-    expect(await sweepFiles({ files, invocations: store.invocations }, soon())).toBe(1);
+    expect(await sweepFiles({ files, invocations: store.invocations }, soon())).toEqual({ owners: 1, abandoned: 0 });
     expect(await files.read(expiring, expiringFile)).toBeNull();
     expect(Buffer.from((await files.read(live, liveFile))!).toString()).toBe(`file of ${live.id}`);
     expect(await files.listOwners(soon())).toEqual([{ botId: live.botId, id: live.id }]);
@@ -57,7 +57,7 @@ describe('sweepFiles (SQLite store, files on disk): files expire with their invo
 
   it('leaves files written after the cut-off alone: their upload may still be running', async () => {
     await upload({ botId: 'bot-a', id: 'uploading' });
-    expect(await sweepFiles({ files, invocations: store.invocations }, Date.now() - 60_000)).toBe(0);
+    expect(await sweepFiles({ files, invocations: store.invocations }, Date.now() - 60_000)).toEqual({ owners: 0, abandoned: 0 });
     expect(await files.listOwners(soon())).toEqual([{ botId: 'bot-a', id: 'uploading' }]);
   });
 });

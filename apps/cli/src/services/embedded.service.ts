@@ -1,15 +1,21 @@
 import { randomUUID } from 'node:crypto';
+import type Router from '@koa/router';
+import type { TokenService } from '@gi/auth';
 import { ALL_POOLS, LocalJobBus } from '@gi/bus-local';
 import { loadOrCreateSecret } from '@gi/config';
-import { controlRouter } from '@gi/control';
+import { consoleRouter, controlRouter, loadConsoleAssets } from '@gi/control';
+import type { ConsoleAssets } from '@gi/control';
+import type { CompletionWaiter, ConnectorRuntime, JobBus } from '@gi/domain';
 import { recoverInvocations, startExecutor } from '@gi/executor';
 import { gatewayRouter } from '@gi/gateway';
 import { createHttpApp } from '@gi/http';
 import { resultsRouter } from '@gi/results';
+import type { ServiceBase } from './service-wiring';
 import {
   callbackDispatcher,
   completionWaiter,
-  controlSettings,
+  controlDeps,
+  EXPIRY_SWEEP_INTERVAL_MS,
   gatewayDeps,
   listen,
   onShutdown,
@@ -19,10 +25,8 @@ import {
   quotaGate,
   resultsDeps,
   stopListening,
-  sweepExpiredFiles,
+  sweepExpired,
 } from './service-wiring';
-
-const EXPIRY_SWEEP_MS = 10 * 60_000;
 
 /**
  * The embedded deployment (`gi up`, `npm start`): gateway, results, control and an executor pool in
@@ -63,32 +67,13 @@ export async function runEmbedded(): Promise<void> {
   callbacks.kick();
   // Expired invocations go, then the files of every invocation that is gone.
   const expirySweep = setInterval(() => {
-    store.invocations
-      .deleteExpired(clock.now())
-      .then(() => sweepExpiredFiles(base))
-      .catch((err) => logger.warn({ err }, 'expiry sweep failed'));
-  }, EXPIRY_SWEEP_MS).unref();
+    sweepExpired(base).catch((err) => logger.warn({ err }, 'expiry sweep failed'));
+  }, EXPIRY_SWEEP_INTERVAL_MS).unref();
 
   metrics.gatewayPeers.set(1);
-  const app = createHttpApp({
-    logger,
-    metrics,
-    ready: () => store.ping(),
-    routers: [
-      // The only gateway of its store: it enforces the whole of every quota.
-      gatewayRouter(gatewayDeps(base, bus, tokens, waiter, quotaGate(base, () => 1))),
-      resultsRouter(resultsDeps(base, bus, tokens, waiter)),
-      controlRouter({
-        store,
-        tokens,
-        runtime,
-        bus,
-        clock,
-        settings: controlSettings(config, adminToken),
-      }),
-    ],
-  });
-  const server = await listen(app, base, { dataDir: config.DATA_DIR, sandbox: runtime.isolation });
+  const routers = embeddedRouters({ base, bus, tokens, waiter, runtime, adminToken, consoleAssets: loadConsoleAssets() });
+  const app = createHttpApp({ logger, metrics, ready: () => store.ping(), routers });
+  const server = await listen(app, base, { dataDir: config.DATA_DIR, sandbox: runtime.isolation, console: '/console' });
 
   onShutdown(logger, [
     () => clearInterval(expirySweep),
@@ -106,6 +91,29 @@ export async function runEmbedded(): Promise<void> {
     () => runtime.close(),
     () => store.close(),
   ]);
+}
+
+export interface EmbeddedParts {
+  base: ServiceBase;
+  bus: JobBus;
+  tokens: TokenService;
+  waiter: CompletionWaiter;
+  runtime: Pick<ConnectorRuntime, 'compile'>;
+  adminToken: string;
+  consoleAssets: ConsoleAssets;
+}
+
+/**
+ * What the embedded process serves on its one port: the routes of every service, and the console. Its
+ * gateway is the only one of its store: it enforces the whole of every quota.
+ */
+export function embeddedRouters({ base, bus, tokens, waiter, runtime, adminToken, consoleAssets }: EmbeddedParts): Router[] {
+  return [
+    gatewayRouter(gatewayDeps(base, bus, tokens, waiter, quotaGate(base, () => 1))),
+    resultsRouter(resultsDeps(base, bus, tokens, waiter)),
+    controlRouter(controlDeps(base, tokens, runtime, bus, adminToken)),
+    consoleRouter(consoleAssets),
+  ];
 }
 
 function announceGenerated(dataDir: string, file: string, what: string): string {

@@ -2,12 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { recoverInvocations, startExecutor } from '@gi/executor';
 import { createHttpApp } from '@gi/http';
-import { callbackDispatcher, listen, onShutdown, openAmqpBus, openConnectorRuntime, openServiceBase, stopListening, sweepExpiredFiles } from './service-wiring';
+import {
+  callbackDispatcher,
+  EXPIRY_SWEEP_INTERVAL_MS,
+  listen,
+  onShutdown,
+  openAmqpBus,
+  openConnectorRuntime,
+  openServiceBase,
+  stopListening,
+  sweepExpired,
+} from './service-wiring';
 
 /**
  * An executor: consumes the given pools, runs connectors, records outcomes, delivers callbacks. Every
  * executor also sweeps: it requeues invocations whose lease expired (their executor died), republishes
- * queued ones whose job was never published or got lost, and sends callbacks left due. Sweeps of several executors never hand out the same invocation.
+ * queued ones whose job was never published or got lost, and sends callbacks left due. Sweeps of several
+ * executors never hand out the same invocation. Less often it deletes expired invocations and the files
+ * of invocations that are gone.
  */
 export async function runExecutor(pools: string[]): Promise<void> {
   const base = await openServiceBase('executor');
@@ -35,7 +47,6 @@ export async function runExecutor(pools: string[]): Promise<void> {
         const depth = await bus.queueDepth(pool);
         if (depth !== null) metrics.queueDepth.set({ pool }, depth);
       }
-      await sweepExpiredFiles(base);
     } catch (err) {
       logger.warn({ err }, 'sweep failed; next round will retry');
     } finally {
@@ -43,11 +54,15 @@ export async function runExecutor(pools: string[]): Promise<void> {
     }
   };
   const sweeper = setInterval(() => void sweep(), config.SWEEP_INTERVAL_SECONDS * 1000).unref();
+  const expirySweeper = setInterval(() => {
+    sweepExpired(base).catch((err) => logger.warn({ err }, 'expiry sweep failed; next round will retry'));
+  }, EXPIRY_SWEEP_INTERVAL_MS).unref();
 
   const app = createHttpApp({ logger, metrics, ready: async () => (await store.ping()) && (await bus.ping()), routers: [] });
   const server = await listen(app, base, { service: 'executor', pools, ownerId, sandbox: runtime.isolation });
   onShutdown(logger, [
     () => clearInterval(sweeper),
+    () => clearInterval(expirySweeper),
     // Stop consuming and finish running jobs; unacknowledged ones go back to the queue.
     () => executor.stop(),
     () => callbacks.stop(),

@@ -4,15 +4,16 @@ import { join } from 'node:path';
 import type Koa from 'koa';
 import { createTokenService } from '@gi/auth';
 import type { TokenService } from '@gi/auth';
+import type { ControlDeps } from '@gi/control';
 import { AmqpJobBus } from '@gi/bus-amqp';
 import { loadOrCreateSecret, mongoUrlOf, parseServiceConfig, processEnvironment, sqlitePathOf } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import { CompletionWaiter, systemClock } from '@gi/domain';
-import type { Clock, FileStore, JobBus, QuotaDefaults, Store } from '@gi/domain';
-import type { ControlSettings } from '@gi/control';
+import type { Clock, ConnectorRuntime, FileStore, JobBus, QuotaDefaults, Store } from '@gi/domain';
 import { CallbackDispatcher, sweepFiles } from '@gi/executor';
 import { HttpCallbackSender } from '@gi/egress';
 import { DiskFileStore } from '@gi/files-disk';
+import { createGridFsFileStore } from '@gi/files-gridfs';
 import { QuotaGate } from '@gi/gateway';
 import type { GatewayDeps, UploadLimits } from '@gi/gateway';
 import { createLogger, createMetrics } from '@gi/http';
@@ -29,7 +30,7 @@ export interface ServiceBase {
   metrics: Metrics;
   clock: Clock;
   store: Store;
-  /** Uploaded files under DATA_DIR/files, shared by the processes of one host. */
+  /** Uploaded files: in GridFS beside a MongoDB store, else under DATA_DIR/files (one host). */
   files: FileStore;
 }
 
@@ -38,9 +39,24 @@ export async function openServiceBase(name: string): Promise<ServiceBase> {
   const clock = systemClock;
   // STORE_URL picks the store: a mongodb:// URL is MongoDB, anything else a SQLite file.
   const mongoUrl = mongoUrlOf(config);
-  const store = mongoUrl ? await createMongoStore(mongoUrl, { clock, appName: `gi-${name}` }) : createSqliteStore(sqlitePathOf(config), clock);
-  const files = new DiskFileStore(join(config.DATA_DIR, 'files'));
+  const { store, files } = mongoUrl ? await openMongo(mongoUrl, clock, name) : openSqlite(config, clock);
   return { config, logger: createLogger(config.LOG_LEVEL, name), metrics: createMetrics(), clock, store, files };
+}
+
+/** MongoDB keeps the files too (GridFS, same connection), so services on any host share them with no volume. */
+async function openMongo(url: string, clock: Clock, name: string): Promise<{ store: Store; files: FileStore }> {
+  const store = await createMongoStore(url, { clock, appName: `gi-${name}` });
+  try {
+    return { store, files: await createGridFsFileStore(store.database) };
+  } catch (error) {
+    await store.close();
+    throw new Error(`Cannot open the GridFS file store: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** SQLite: the files on local disk beside it, shared by the processes of one host. */
+function openSqlite(config: ServiceConfig, clock: Clock): { store: Store; files: FileStore } {
+  return { store: createSqliteStore(sqlitePathOf(config), clock), files: new DiskFileStore(join(config.DATA_DIR, 'files')) };
 }
 
 /** The GenericIntegrationFileTransfer limits; all form fields together are held to MAX_BODY_SIZE like a text body. */
@@ -56,16 +72,30 @@ export function uploadLimits(config: ServiceConfig): UploadLimits {
   };
 }
 
-/**
- * Files whose last write is older than this and whose invocation is gone are deleted. Uploads still
- * running keep their files fresh, and the server ends any request that takes longer than this.
- */
-const FILE_SWEEP_GRACE_MS = 60 * 60_000;
+/** How often expired invocations and their files are swept: what it frees is hours old. */
+export const EXPIRY_SWEEP_INTERVAL_MS = 10 * 60_000;
 
-/** Deletes the files of expired, deleted and never-stored invocations. */
-export async function sweepExpiredFiles(base: ServiceBase): Promise<void> {
-  const deleted = await sweepFiles({ files: base.files, invocations: base.store.invocations }, Date.now() - FILE_SWEEP_GRACE_MS);
-  if (deleted > 0) base.logger.info({ owners: deleted }, 'deleted files of expired invocations');
+/**
+ * Files are swept once older than the longest an upload can take (the server's request timeout) plus
+ * this margin, for clocks of different hosts that disagree: an upload still running is never touched.
+ */
+const FILE_SWEEP_MARGIN_MS = 60 * 60_000;
+
+/** Sync calls wait up to SYNC_TIMEOUT_SECONDS and long polls up to 60 s: the server's limits stay above both. */
+export function requestTimeoutMs(config: Pick<ServiceConfig, 'SYNC_TIMEOUT_SECONDS'>): number {
+  return (Math.max(config.SYNC_TIMEOUT_SECONDS, 60) + 30) * 1000;
+}
+
+/**
+ * Deletes expired invocations (MongoDB's TTL monitor does too, about once a minute), then the files of
+ * expired, deleted and never-stored invocations, and the leftovers of uploads a crash cut short.
+ */
+export async function sweepExpired(base: ServiceBase): Promise<void> {
+  const now = base.clock.now();
+  const invocations = await base.store.invocations.deleteExpired(now);
+  const before = now - requestTimeoutMs(base.config) - FILE_SWEEP_MARGIN_MS;
+  const files = await sweepFiles({ files: base.files, invocations: base.store.invocations }, before);
+  if (invocations + files.owners + files.abandoned > 0) base.logger.info({ invocations, ...files }, 'deleted expired invocations and their files');
 }
 
 /** The Custom Code runtime of a service that runs connectors. */
@@ -139,16 +169,6 @@ export function quotaDefaults(config: ServiceConfig): QuotaDefaults {
   return { ratePerSecond: config.BOT_RATE_LIMIT_PER_SECOND, burst: config.BOT_RATE_LIMIT_BURST ?? null, maxInFlight: config.BOT_MAX_IN_FLIGHT };
 }
 
-export function controlSettings(config: ServiceConfig, adminToken: string): ControlSettings {
-  return {
-    adminToken,
-    platformSegment: config.PLATFORM_SEGMENT,
-    publicBaseUrl: config.PUBLIC_BASE_URL,
-    maxBodyBytes: config.MAX_ADMIN_BODY_SIZE,
-    quotaDefaults: quotaDefaults(config),
-  };
-}
-
 /**
  * The quotas of the webhook endpoints. `peers` tells how many gateways share them (1 in the embedded
  * deployment); the service defaults come from the environment.
@@ -183,6 +203,7 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
       syncTimeoutMs: config.SYNC_TIMEOUT_SECONDS * 1000,
       maxBodyBytes: config.MAX_BODY_SIZE,
       invocationTtlMs: config.INVOCATION_TTL_HOURS * 3600_000,
+      idempotencyKeyTtlMs: config.IDEMPOTENCY_KEY_TTL_SECONDS * 1000,
     },
   };
 }
@@ -199,12 +220,29 @@ export function resultsDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
   };
 }
 
+export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pick<ConnectorRuntime, 'compile'>, bus: JobBus, adminToken: string): ControlDeps {
+  const { config } = base;
+  return {
+    store: base.store,
+    tokens,
+    runtime,
+    bus,
+    clock: base.clock,
+    settings: {
+      adminToken,
+      platformSegment: config.PLATFORM_SEGMENT,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      maxBodyBytes: config.MAX_ADMIN_BODY_SIZE,
+      quotaDefaults: quotaDefaults(config),
+    },
+  };
+}
+
 /** Listens on PORT/HOST and logs `listening` with the actual port (PORT=0 picks a free one). */
 export async function listen(app: Koa, base: ServiceBase, fields: Record<string, unknown> = {}): Promise<Server> {
   const { config, logger } = base;
   const server = createServer(app.callback());
-  // Sync calls wait up to SYNC_TIMEOUT_SECONDS and long polls up to 60 s: keep the server's limits above both.
-  server.requestTimeout = (Math.max(config.SYNC_TIMEOUT_SECONDS, 60) + 30) * 1000;
+  server.requestTimeout = requestTimeoutMs(config);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -9,13 +9,13 @@ const OP_MSG = 2013;
 
 /**
  * A stand-in for mongod that speaks just enough of the wire protocol for the driver to connect, and
- * records every command it receives with empty answers. It shows what the store sends (write and read
- * concerns, retryable-write transaction numbers, filters), never how a real server would answer.
+ * records every command it receives with empty answers, or the answers a test chose. It shows what the
+ * stores send (write and read concerns, retryable-write transaction numbers, filters) and what they do
+ * with an answer, never how a real server would answer: it stores and filters nothing.
  */
 export class FakeMongod {
   readonly commands: Document[] = [];
-  /** Documents a `find` answers with, chosen per command; none by default. */
-  findResults: (command: Document) => Document[] = () => [];
+  private readonly answers = new Map<string, (command: Document) => Document>();
   private readonly sockets = new Set<Socket>();
   private constructor(
     private readonly server: Server,
@@ -32,6 +32,14 @@ export class FakeMongod {
 
   get url(): string {
     return `mongodb://127.0.0.1:${(this.server.address() as AddressInfo).port}/gi-fake?directConnection=true`;
+  }
+
+  /**
+   * Answers the commands named `name` with what `reply` returns instead of the empty answer: documents
+   * for a find (see cursorReply), a count for a delete, or a server error ({ ok: 0, code, errmsg }).
+   */
+  answer(name: string, reply: (command: Document) => Document): void {
+    this.answers.set(name, reply);
   }
 
   /** The recorded commands named `name` (monitoring hellos left out unless asked for). */
@@ -54,12 +62,12 @@ export class FakeMongod {
       while (buffer.length >= 4 && buffer.length >= buffer.readInt32LE(0)) {
         const message = buffer.subarray(0, buffer.readInt32LE(0));
         buffer = buffer.subarray(message.length);
-        this.answer(socket, message);
+        this.respond(socket, message);
       }
     });
   }
 
-  private answer(socket: Socket, message: Buffer): void {
+  private respond(socket: Socket, message: Buffer): void {
     const requestId = message.readInt32LE(4);
     const opCode = message.readInt32LE(12);
     if (opCode === OP_QUERY) {
@@ -76,6 +84,8 @@ export class FakeMongod {
   private reply(command: Document): Document {
     const name = Object.keys(command)[0];
     if (!['hello', 'isMaster', 'ismaster'].includes(name)) this.commands.push(command);
+    const chosen = this.answers.get(name);
+    if (chosen) return chosen(command);
     const address = `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     switch (name) {
       case 'hello':
@@ -99,7 +109,7 @@ export class FakeMongod {
         };
       case 'find':
       case 'aggregate':
-        return { cursor: { id: Long.fromNumber(0), ns: `${command.$db}.${command[name]}`, firstBatch: name === 'find' ? this.findResults(command) : [] }, ok: 1 };
+        return cursorReply(command, []);
       case 'findAndModify':
         return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 };
       case 'insert':
@@ -116,6 +126,13 @@ export class FakeMongod {
         return { ok: 1 };
     }
   }
+}
+
+/** The answer to a find or aggregate: all of `documents` in one batch. */
+export function cursorReply(command: Document, documents: Document[]): Document {
+  const name = Object.keys(command)[0];
+  const collection = typeof command[name] === 'string' ? command[name] : '$cmd.aggregate';
+  return { cursor: { id: Long.fromNumber(0), ns: `${command.$db}.${collection}`, firstBatch: documents }, ok: 1 };
 }
 
 /** The body (section kind 0) of an OP_MSG, with any document sequences (kind 1) folded in. */

@@ -1,7 +1,7 @@
 import type { Document } from 'mongodb';
 import type { Store } from '@gi/domain';
-import { FakeMongod } from './fake-mongod.fixture';
-import { createMongoStore } from './mongo-store';
+import { createMongoStore } from '@gi/store-mongo';
+import { cursorReply, FakeMongod } from './fake-mongod.fixture';
 
 /**
  * What the store puts on the wire, recorded by a stand-in server (no MongoDB runs here): the
@@ -31,17 +31,29 @@ describe('MongoDB store on the wire', () => {
     fake = await FakeMongod.start({ replicaSet: true });
     store = await createMongoStore(fake.url, { serverSelectionTimeoutMS: 2_000, clock: { now: () => now } });
     const created = fake.named('createIndexes');
-    expect(created.map((command) => command.createIndexes)).toEqual(['invocations', 'entities', 'integrations', 'tokens', 'quotas', 'signing_secrets', 'instances']);
+    expect(created.map((command) => command.createIndexes)).toEqual([
+      'invocations',
+      'entities',
+      'integrations',
+      'tokens',
+      'idempotencyKeys',
+      'quotas',
+      'signingSecrets',
+      'instances',
+    ]);
     expect(created.flatMap((command) => (command.indexes as Document[]).map((index) => index.name))).toEqual([
       'bot_newest_first',
       'queued_by_published',
       'running_by_lease',
+      'recent_runs',
       'bot_by_status',
       'callbacks_due',
       'ttl_expire_at',
       'unique_bot_entity',
       'unique_bot_integration_version',
       'unique_bot_token',
+      'unique_bot_key',
+      'ttl_expire_at',
       'unique_bot_quota',
       'bot_newest_first',
       'role_by_seen',
@@ -76,8 +88,7 @@ describe('MongoDB store on the wire', () => {
   it('sweeps in three steps: candidates, one conditional update stamping a token, then exactly the stamped ones', async () => {
     fake = await FakeMongod.start({ replicaSet: true });
     store = await createMongoStore(fake.url, { serverSelectionTimeoutMS: 2_000 });
-    fake.findResults = (command) =>
-      command.filter.sweepToken ? [{ _id: 'b', botId: 'bot-b', pool: 'bulk' }] : [{ _id: 'a' }, { _id: 'b' }];
+    fake.answer('find', (command) => cursorReply(command, command.filter.sweepToken ? [{ _id: 'b', botId: 'bot-b', pool: 'bulk' }] : [{ _id: 'a' }, { _id: 'b' }]));
     expect(await store.invocations.takeUnpublished(now - 60_000, now, 50)).toEqual([{ botId: 'bot-b', id: 'b', pool: 'bulk' }]);
 
     const [candidates, taken] = fake.named('find');

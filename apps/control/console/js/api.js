@@ -1,0 +1,119 @@
+// The control API (/admin), the same one the CLI uses. The admin token goes in the Authorization
+// header of each call, never in a URL.
+
+/**
+ * @typedef {{ type: string, title: string, status: number, detail: string, errors?: { field: string, message: string }[], line?: number, column?: number, message?: string, invocationId?: string }} Problem
+ * @typedef {{ botId: string, name: string, fields: string[], updatedAt: number }} Entity
+ * @typedef {{ entityName: string, code: string, pool?: string, timeoutSeconds?: number, allowedHosts?: string[] }} IntegrationSettings
+ * @typedef {{ botId: string, integrationId: string, version: number, entityName: string, pool: string, timeoutSeconds: number, allowedHosts: string[], deployedAt: string }} Integration
+ * @typedef {Integration & { code: string, versions: { version: number, deployedAt: string }[] }} IntegrationDetail
+ * @typedef {{ tokenId: string, label: string | null, createdAt: string, expiresAt: string | null, revokedAt: string | null }} TokenInfo
+ * @typedef {{ token: string, tokenId: string, expiresAt: string | null }} CreatedToken
+ * @typedef {{ sync: string, async: string, fileTransfer: string, poll: string }} WebhookUrls
+ * @typedef {{ baseUrl: string, botId: string, platformSegment: string, pollUrl: string, integrations: { integrationId: string, entityName: string, version: number, urls: WebhookUrls }[] }} Webhook
+ * @typedef {'Queued' | 'Running' | 'Completed' | 'Failed' | 'Cancelled'} Status
+ * @typedef {{ code: string, title: string, detail: string }} InvocationError
+ * @typedef {{ id: string, integrationId: string, integrationVersion: number, entityName: string, mode: 'sync' | 'async', status: Status, attempt: number, createdAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, error: InvocationError | null }} InvocationSummary
+ * @typedef {{ Id: string, FileName: string, ContentType: string, Size: number, Sha256: string, PartName: string }} FileEntity
+ * @typedef {{ RequestParams: string, RequestHeaders: string, RequestBody: unknown, ResponseBody: unknown, RequestFiles?: FileEntity[] }} WebhookEntity
+ * @typedef {{ at: string, level: 'info' | 'error', message: string }} LogLine
+ * @typedef {{ status: 'Completed', responseBody: unknown } | { status: 'Failed' | 'Cancelled', error: InvocationError }} Outcome
+ * @typedef {InvocationSummary & { pool: string, endpoint: string, responseContentType: string, entity: WebhookEntity, outcome: Outcome | null, progress: { percent: number, message?: string } | null, logs: LogLine[], expireAt: string }} InvocationDetail
+ * @typedef {{ perMinute: number[], failedPerMinute: number[], count: number, failed: number, p50Ms: number | null, p99Ms: number | null }} ActivitySeries
+ * @typedef {{ from: string, to: string, minutes: number, truncated: boolean, total: ActivitySeries, integrations: (ActivitySeries & { integrationId: string })[] }} Activity
+ */
+
+/** A problem-details answer of the control API. */
+export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {Problem} problem
+   */
+  constructor(status, problem) {
+    super(problem.detail || problem.title);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+/** @param {string} value */
+const seg = (value) => encodeURIComponent(value);
+
+/**
+ * @param {Record<string, string | number | undefined>} params
+ */
+function query(params) {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(name, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/**
+ * @param {Response} response
+ * @returns {Promise<Problem>}
+ */
+async function problemOf(response) {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { type: 'about:blank', title: response.statusText || 'Error', status: response.status, detail: text.slice(0, 300) || `HTTP ${response.status}` };
+  }
+}
+
+/**
+ * @param {string} token the admin token
+ * @param {() => void} onUnauthorized called when the service refuses the token
+ */
+export function createApi(token, onUnauthorized = () => {}) {
+  /**
+   * @param {string} method
+   * @param {string} path under /admin
+   * @param {unknown} [body]
+   * @returns {Promise<any>}
+   */
+  async function call(method, path, body) {
+    /** @type {Record<string, string>} */
+    const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`/admin${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+    if (!response.ok) {
+      const problem = await problemOf(response);
+      if (response.status === 401) onUnauthorized();
+      throw new ApiError(response.status, problem);
+    }
+    return response.status === 204 ? null : response.json();
+  }
+
+  return {
+    /** @returns {Promise<string[]>} */
+    bots: async () => (await call('GET', '/bots')).bots,
+    /** @param {string} bot @returns {Promise<Entity[]>} */
+    entities: async (bot) => (await call('GET', `/bots/${seg(bot)}/entities`)).entities,
+    /** @param {string} bot @param {string} name @param {string[]} fields @returns {Promise<Entity>} */
+    defineEntity: (bot, name, fields) => call('PUT', `/bots/${seg(bot)}/entities/${seg(name)}`, { fields }),
+    /** @param {string} bot @returns {Promise<Integration[]>} */
+    integrations: async (bot) => (await call('GET', `/bots/${seg(bot)}/integrations`)).integrations,
+    /** @param {string} bot @param {string} id @param {number} [version] @returns {Promise<IntegrationDetail>} */
+    integration: (bot, id, version) => call('GET', `/bots/${seg(bot)}/integrations/${seg(id)}${query({ version })}`),
+    /** @param {string} bot @param {string} id @param {IntegrationSettings} settings @returns {Promise<Integration>} */
+    deploy: (bot, id, settings) => call('PUT', `/bots/${seg(bot)}/integrations/${seg(id)}`, settings),
+    /** @param {string} bot @returns {Promise<TokenInfo[]>} */
+    tokens: async (bot) => (await call('GET', `/bots/${seg(bot)}/tokens`)).tokens,
+    /** @param {string} bot @param {{ label?: string, ttlSeconds?: number }} options @returns {Promise<CreatedToken>} */
+    createToken: (bot, options) => call('POST', `/bots/${seg(bot)}/tokens`, options),
+    /** @param {string} bot @param {string} tokenId @returns {Promise<null>} */
+    revokeToken: (bot, tokenId) => call('DELETE', `/bots/${seg(bot)}/tokens/${seg(tokenId)}`),
+    /** @param {string} bot @returns {Promise<Webhook>} */
+    webhook: (bot) => call('GET', `/bots/${seg(bot)}/webhook`),
+    /** @param {string} bot @param {{ status?: string, integrationId?: string, limit?: number }} filter @returns {Promise<InvocationSummary[]>} */
+    invocations: async (bot, filter) => (await call('GET', `/bots/${seg(bot)}/invocations${query(filter)}`)).invocations,
+    /** @param {string} bot @param {string} id @returns {Promise<InvocationDetail>} */
+    invocation: (bot, id) => call('GET', `/bots/${seg(bot)}/invocations/${seg(id)}`),
+    /** @param {string} bot @param {number} minutes @returns {Promise<Activity>} */
+    activity: (bot, minutes) => call('GET', `/bots/${seg(bot)}/activity${query({ minutes })}`),
+  };
+}
+
+/** @typedef {ReturnType<typeof createApi>} Api */

@@ -1,0 +1,268 @@
+// Connectors (integrations): the deployed code and its versions, and deploying a new version.
+import { ApiError } from '../api.js';
+import { fill, h } from '../dom.js';
+import { formatTime } from '../format.js';
+import { codeBlock, emptyState, errorNotice, notice } from '../widgets.js';
+
+const STARTER = `const entity = Context.GetRequestEntity();
+if (!entity) Context.RaiseError("Missing entity", "The request entity is null");
+Context.Log("received", entity.RequestBody);
+entity.ResponseBody = { Status: "Accepted", Message: "received" };
+Context.SetResponseEntity(entity);
+`;
+
+/**
+ * The character offset of a 1-based line and column in `text`.
+ * @param {string} text
+ * @param {number} line
+ * @param {number} column
+ */
+function offsetOf(text, line, column) {
+  const lines = text.split('\n');
+  let offset = 0;
+  for (let i = 0; i < Math.min(line - 1, lines.length - 1); i++) offset += lines[i].length + 1;
+  const current = lines[Math.min(line, lines.length) - 1] ?? '';
+  return offset + Math.min(Math.max(0, column - 1), current.length);
+}
+
+/**
+ * @param {HTMLTextAreaElement} area
+ */
+function caretPosition(area) {
+  const before = area.value.slice(0, area.selectionStart).split('\n');
+  return `Line ${before.length}, column ${before[before.length - 1].length + 1}`;
+}
+
+/** @param {string} text */
+const hostList = (text) => text.split(/[\s,]+/).filter(Boolean);
+
+/** @type {import('../main.js').View} */
+export function connectorsView(root, { api, bot, item, go, toast }) {
+  const list = h('div', { class: 'list-pane' });
+  const detail = h('div', { class: 'detail-pane' });
+  fill(root, h('div', { class: 'split connectors' }, list, detail));
+
+  /** @type {import('../api.js').Integration[]} */
+  let integrations = [];
+  let selected = item;
+  /** @type {number | undefined} */
+  let viewedVersion;
+
+  function renderList() {
+    fill(
+      list,
+      h('div', { class: 'pane-head' }, h('h2', {}, 'Connectors'), h('button', { type: 'button', class: 'primary small', title: 'Deploy a new connector', onclick: () => go('connectors', '+new') }, '+ New')),
+      integrations.length === 0
+        ? h('p', { class: 'muted small' }, 'None deployed yet.')
+        : h(
+            'ul',
+            { class: 'pick-list' },
+            integrations.map((i) =>
+              h(
+                'li',
+                {},
+                h(
+                  'a',
+                  { href: `#/bots/${encodeURIComponent(bot)}/connectors/${encodeURIComponent(i.integrationId)}`, class: i.integrationId === selected ? 'active' : '' },
+                  h('span', { class: 'pick-title' }, i.integrationId),
+                  h('span', { class: 'pick-meta' }, `${i.entityName} · v${i.version} · ${formatTime(i.deployedAt)}`),
+                ),
+              ),
+            ),
+          ),
+    );
+  }
+
+  async function showSelected() {
+    renderList();
+    if (selected === '+new') return renderEditor(null);
+    if (!selected) {
+      fill(
+        detail,
+        integrations.length === 0
+          ? emptyState('No connector deployed yet', h('p', {}, 'A connector is the code that runs for each webhook call.'), h('button', { type: 'button', class: 'primary', onclick: () => go('connectors', '+new') }, 'Deploy the first one'))
+          : emptyState('Pick a connector on the left', h('p', {}, 'to see its code and versions, or deploy a new version.')),
+      );
+      return;
+    }
+    fill(detail, h('p', { class: 'muted' }, 'Loading…'));
+    try {
+      renderDetail(await api.integration(bot, selected, viewedVersion));
+    } catch (error) {
+      fill(detail, errorNotice(error));
+    }
+  }
+
+  /** @param {import('../api.js').IntegrationDetail} integration */
+  function renderDetail(integration) {
+    const latest = integration.versions[0]?.version ?? integration.version;
+    fill(
+      detail,
+      h(
+        'div',
+        { class: 'pane-head' },
+        h('h2', {}, integration.integrationId, ' ', h('span', { class: 'badge' }, `v${integration.version}`)),
+        h('button', { type: 'button', class: 'primary', onclick: () => renderEditor(integration) }, 'Deploy new version'),
+      ),
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', {}, 'Entity'),
+        h('dd', {}, integration.entityName),
+        h('dt', {}, 'Pool'),
+        h('dd', {}, integration.pool),
+        h('dt', {}, 'Timeout'),
+        h('dd', {}, `${integration.timeoutSeconds} s`),
+        h('dt', {}, 'Allowed hosts'),
+        h('dd', {}, integration.allowedHosts.length ? integration.allowedHosts.join(', ') : h('span', { class: 'muted' }, 'none (no outbound HTTP)')),
+        h('dt', {}, 'Deployed'),
+        h('dd', {}, formatTime(integration.deployedAt)),
+      ),
+      h('h3', {}, 'Versions'),
+      h(
+        'div',
+        { class: 'versions', role: 'list' },
+        integration.versions.map((v) =>
+          h(
+            'button',
+            {
+              type: 'button',
+              role: 'listitem',
+              class: v.version === integration.version ? 'version active' : 'version',
+              title: `Deployed ${v.deployedAt}`,
+              onclick: () => {
+                viewedVersion = v.version === latest ? undefined : v.version;
+                void showSelected();
+              },
+            },
+            `v${v.version}`,
+            h('span', { class: 'version-time' }, formatTime(v.deployedAt)),
+          ),
+        ),
+      ),
+      integration.version !== latest ? notice('info', `Showing version ${integration.version}; calls run version ${latest}.`) : null,
+      h('h3', {}, 'Code'),
+      codeBlock(integration.code, { lineNumbers: true, label: `Code of ${integration.integrationId} version ${integration.version}` }),
+    );
+  }
+
+  /**
+   * The deploy form: a new version of `base`, or a new connector when `base` is null.
+   * @param {import('../api.js').IntegrationDetail | null} base
+   */
+  async function renderEditor(base) {
+    /** @type {import('../api.js').Entity[]} */
+    let entities = [];
+    try {
+      entities = await api.entities(bot);
+    } catch (error) {
+      fill(detail, errorNotice(error));
+      return;
+    }
+    const id = h('input', { name: 'integrationId', required: true, placeholder: 'ack', value: base?.integrationId ?? '', readonly: base !== null, 'aria-label': 'Integration id' });
+    const entity = h(
+      'select',
+      { name: 'entityName', required: true, 'aria-label': 'Entity' },
+      entities.map((e) => h('option', { value: e.name, selected: e.name === base?.entityName }, e.name)),
+    );
+    const pool = h('input', { name: 'pool', value: base?.pool ?? 'default', required: true, 'aria-label': 'Pool' });
+    const timeout = h('input', { name: 'timeoutSeconds', type: 'number', min: 1, max: 86400, value: base?.timeoutSeconds ?? 60, required: true, 'aria-label': 'Timeout in seconds' });
+    const hosts = h('input', { name: 'allowedHosts', value: base?.allowedHosts.join(', ') ?? '', placeholder: 'api.example.com, *.example.org', 'aria-label': 'Allowed hosts' });
+    const code = h('textarea', { name: 'code', class: 'code-editor', rows: 18, spellcheck: 'false', autocomplete: 'off', wrap: 'off', 'aria-label': 'Connector code' });
+    code.value = base?.code ?? STARTER;
+    const caret = h('span', { class: 'muted small' }, 'Line 1, column 1');
+    const message = h('div', { class: 'deploy-message' });
+    const submit = h('button', { type: 'submit', class: 'primary' }, base ? `Deploy version ${(base.versions[0]?.version ?? base.version) + 1}` : 'Deploy');
+
+    const updateCaret = () => fill(caret, caretPosition(code));
+    for (const type of ['keyup', 'click', 'select', 'input']) code.addEventListener(type, updateCaret);
+    code.addEventListener('keydown', (event) => {
+      if (event.key !== 'Tab' || event.shiftKey || event.ctrlKey || event.altKey || event.metaKey) return;
+      event.preventDefault();
+      code.setRangeText('  ', code.selectionStart, code.selectionEnd, 'end');
+      updateCaret();
+    });
+
+    const form = h(
+      'form',
+      { class: 'deploy-form' },
+      h(
+        'div',
+        { class: 'form-grid' },
+        h('label', {}, 'Integration id', id),
+        h('label', {}, 'Entity', entity),
+        h('label', {}, 'Pool', pool),
+        h('label', {}, 'Timeout (s)', timeout),
+        h('label', { class: 'span-2' }, 'Allowed hosts for Context.Http', hosts),
+      ),
+      h('label', { class: 'code-label' }, h('span', {}, 'Code ', h('span', { class: 'muted small' }, '(the body of an async function; Tab indents)')), code),
+      h('div', { class: 'editor-foot' }, caret),
+      message,
+      h('div', { class: 'row' }, submit, h('button', { type: 'button', class: 'ghost', onclick: () => (base ? renderDetail(base) : go('connectors')) }, 'Cancel')),
+    );
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      submit.disabled = true;
+      fill(message);
+      const integrationId = id.value.trim();
+      try {
+        const deployed = await api.deploy(bot, integrationId, {
+          entityName: entity.value,
+          code: code.value,
+          pool: pool.value.trim(),
+          timeoutSeconds: Number(timeout.value),
+          allowedHosts: hostList(hosts.value),
+        });
+        toast(`Deployed ${deployed.integrationId} version ${deployed.version}`);
+        viewedVersion = undefined;
+        integrations = await api.integrations(bot);
+        if (selected === integrationId) await showSelected();
+        else go('connectors', integrationId);
+      } catch (error) {
+        const problem = error instanceof ApiError ? error.problem : null;
+        if (problem && typeof problem.line === 'number' && typeof problem.column === 'number') {
+          fill(
+            message,
+            notice('error', h('strong', {}, `Does not compile — line ${problem.line}, column ${problem.column}`), h('div', { class: 'mono' }, problem.message ?? problem.detail)),
+          );
+          const at = offsetOf(code.value, problem.line, problem.column);
+          code.focus();
+          code.setSelectionRange(at, Math.max(at + 1, code.value.indexOf('\n', at) === -1 ? code.value.length : code.value.indexOf('\n', at)));
+          updateCaret();
+          message.scrollIntoView({ block: 'nearest' });
+        } else {
+          fill(message, errorNotice(error));
+        }
+      } finally {
+        submit.disabled = false;
+      }
+    });
+
+    fill(
+      detail,
+      h('div', { class: 'pane-head' }, h('h2', {}, base ? `New version of ${base.integrationId}` : 'New connector')),
+      entities.length === 0 ? notice('warning', 'Define an entity first (Overview tab): a connector runs on one.') : null,
+      form,
+    );
+    (base ? code : id).focus();
+  }
+
+  async function load() {
+    try {
+      integrations = await api.integrations(bot);
+    } catch (error) {
+      fill(list, errorNotice(error));
+      return;
+    }
+    await showSelected();
+  }
+
+  void load();
+  return {
+    show(next) {
+      selected = next;
+      viewedVersion = undefined;
+      void showSelected();
+    },
+  };
+}

@@ -1,0 +1,201 @@
+// Invocations: a live list filtered by integration and status, and one invocation in full.
+import { fill, h } from '../dom.js';
+import { formatBytes, formatData, formatDuration, formatTime, queryPairs } from '../format.js';
+import { codeBlock, copyField, emptyState, errorNotice, notice, pairsTable, statusBadge } from '../widgets.js';
+
+const REFRESH_MS = 2_000;
+const STATUSES = ['Queued', 'Running', 'Completed', 'Failed', 'Cancelled'];
+
+/** @param {import('../api.js').InvocationDetail} inv */
+const isFinished = (inv) => inv.status === 'Completed' || inv.status === 'Failed' || inv.status === 'Cancelled';
+
+/** @param {import('../api.js').LogLine[]} logs */
+function logList(logs) {
+  if (logs.length === 0) return h('p', { class: 'muted' }, 'No log lines.');
+  return h(
+    'ol',
+    { class: 'logs' },
+    logs.map((line) => h('li', { class: `log ${line.level}` }, h('span', { class: 'log-time', title: line.at }, formatTime(line.at)), h('span', { class: 'log-level' }, line.level), h('span', { class: 'log-message' }, line.message))),
+  );
+}
+
+/** @param {import('../api.js').FileEntity[] | undefined} files */
+function fileTable(files) {
+  if (!files || files.length === 0) return h('p', { class: 'muted' }, 'No files.');
+  return h(
+    'table',
+    { class: 'list files' },
+    h('thead', {}, h('tr', {}, h('th', {}, 'File'), h('th', {}, 'Part'), h('th', {}, 'Type'), h('th', { class: 'num' }, 'Size'), h('th', {}, 'SHA-256'))),
+    h(
+      'tbody',
+      {},
+      files.map((f) =>
+        h('tr', {}, h('td', { title: f.Id }, f.FileName), h('td', {}, f.PartName), h('td', {}, f.ContentType), h('td', { class: 'num' }, formatBytes(f.Size)), h('td', {}, h('code', { class: 'small', title: f.Sha256 }, `${f.Sha256.slice(0, 12)}…`))),
+      ),
+    ),
+  );
+}
+
+/**
+ * @param {string} title
+ * @param {...import('../dom.js').Children} children
+ */
+const section = (title, ...children) => h('section', { class: 'detail-section' }, h('h3', {}, title), ...children);
+
+/** @param {import('../api.js').InvocationDetail} inv */
+function detailContent(inv) {
+  const { entity, outcome } = inv;
+  const error = outcome && outcome.status !== 'Completed' ? outcome.error : inv.error;
+  return [
+    h('div', { class: 'pane-head' }, h('h2', {}, 'Invocation'), statusBadge(inv.status)),
+    copyField(inv.id, 'invocation id'),
+    h(
+      'dl',
+      { class: 'facts' },
+      h('dt', {}, 'Integration'),
+      h('dd', {}, h('code', {}, inv.integrationId), ` v${inv.integrationVersion} on ${inv.entityName}`),
+      h('dt', {}, 'Mode'),
+      h('dd', {}, `${inv.mode} · ${inv.endpoint} · attempt ${inv.attempt} · pool ${inv.pool}`),
+      h('dt', {}, 'Reply type'),
+      h('dd', {}, inv.responseContentType),
+      h('dt', {}, 'Created'),
+      h('dd', { title: inv.createdAt }, formatTime(inv.createdAt)),
+      h('dt', {}, 'Ran'),
+      h('dd', {}, inv.startedAt ? `${formatTime(inv.startedAt)} → ${formatTime(inv.finishedAt)}` : 'not started', inv.durationMs !== null ? ` (${formatDuration(inv.durationMs)})` : ''),
+    ),
+    inv.progress && !isFinished(inv)
+      ? h('div', { class: 'progress' }, h('progress', { max: 100, value: inv.progress.percent }), h('span', {}, `${inv.progress.percent}% ${inv.progress.message ?? ''}`))
+      : null,
+    error ? notice('error', h('strong', {}, error.title), ' ', error.detail, h('div', { class: 'small muted' }, `code ${error.code}`)) : null,
+    section('Connector logs', logList(inv.logs)),
+    section('ResponseBody', outcome?.status === 'Completed' ? codeBlock(formatData(outcome.responseBody) || '(empty)', { label: 'ResponseBody' }) : h('p', { class: 'muted' }, isFinished(inv) ? `None: the run ${inv.status === 'Cancelled' ? 'was cancelled' : 'failed'}.` : 'Not yet: the run has not finished.')),
+    section('RequestParams', pairsTable(queryPairs(entity.RequestParams), 'No query parameters.')),
+    section('RequestHeaders', pairsTable(queryPairs(entity.RequestHeaders), 'No headers.')),
+    section('RequestBody', entity.RequestBody === null ? h('p', { class: 'muted' }, 'Empty body.') : codeBlock(formatData(entity.RequestBody), { label: 'RequestBody' })),
+    inv.endpoint === 'GenericIntegrationFileTransfer' ? section('RequestFiles', fileTable(entity.RequestFiles)) : null,
+  ];
+}
+
+/** @type {import('../main.js').View} */
+export function invocationsView(root, { api, bot, item, go }) {
+  const integration = h('select', { name: 'integration', 'aria-label': 'Integration' }, h('option', { value: '' }, 'All integrations'));
+  const status = h('select', { name: 'status', 'aria-label': 'Status' }, h('option', { value: '' }, 'All statuses'), STATUSES.map((s) => h('option', { value: s }, s)));
+  const live = h('input', { type: 'checkbox', name: 'live', checked: true });
+  const updated = h('span', { class: 'muted small' });
+  const rows = h('tbody');
+  const listBox = h('div', { class: 'table-scroll' }, h('p', { class: 'muted' }, 'Loading…'));
+  const detail = h('div', { class: 'detail-pane' });
+  let selected = item;
+  /** @type {import('../api.js').InvocationDetail | null} */
+  let shown = null;
+
+  fill(
+    root,
+    h(
+      'div',
+      { class: 'toolbar' },
+      h('label', {}, 'Integration', integration),
+      h('label', {}, 'Status', status),
+      h('label', { class: 'check' }, live, 'Live'),
+      h('span', { class: 'spacer' }),
+      updated,
+    ),
+    h('div', { class: 'split invocations' }, h('div', { class: 'list-pane' }, listBox), detail),
+  );
+
+  async function loadIntegrations() {
+    try {
+      const list = await api.integrations(bot);
+      integration.append(...list.map((i) => h('option', { value: i.integrationId }, i.integrationId)));
+    } catch {
+      // the list itself reports the failure
+    }
+  }
+
+  async function loadList() {
+    try {
+      const invocations = await api.invocations(bot, { integrationId: integration.value, status: status.value, limit: 100 });
+      fill(updated, `${invocations.length} shown · updated ${formatTime(Date.now())}`);
+      if (invocations.length === 0) {
+        fill(listBox, emptyState('No invocations', h('p', {}, status.value || integration.value ? 'None match the filters.' : 'Call a webhook URL (see Webhooks) and it appears here.')));
+        return;
+      }
+      fill(
+        rows,
+        invocations.map((inv) => {
+          const row = h(
+            'tr',
+            { class: inv.id === selected ? 'selected' : '', tabindex: 0, 'data-id': inv.id },
+            h('td', { class: 'nowrap', title: inv.createdAt }, formatTime(inv.createdAt)),
+            h('td', {}, h('code', {}, inv.integrationId), inv.error ? h('div', { class: 'row-error', title: inv.error.detail }, inv.error.title) : null),
+            h('td', {}, statusBadge(inv.status)),
+            h('td', {}, inv.mode),
+            h('td', { class: 'num' }, inv.attempt),
+            h('td', { class: 'num nowrap' }, formatDuration(inv.durationMs)),
+          );
+          const open = () => go('invocations', inv.id);
+          row.addEventListener('click', open);
+          row.addEventListener('keydown', (event) => {
+            if (event.key === 'Enter') open();
+          });
+          return row;
+        }),
+      );
+      if (!listBox.contains(rows)) {
+        fill(
+          listBox,
+          h(
+            'table',
+            { class: 'list clickable' },
+            h('thead', {}, h('tr', {}, h('th', {}, 'Created'), h('th', {}, 'Integration'), h('th', {}, 'Status'), h('th', {}, 'Mode'), h('th', { class: 'num' }, 'Attempt'), h('th', { class: 'num' }, 'Duration'))),
+            rows,
+          ),
+        );
+      }
+    } catch (error) {
+      fill(listBox, errorNotice(error));
+    }
+  }
+
+  async function loadDetail() {
+    if (!selected) {
+      shown = null;
+      fill(detail, emptyState('Pick an invocation', h('p', {}, 'to see its entity, connector logs and error.')));
+      return;
+    }
+    const id = selected;
+    try {
+      const inv = await api.invocation(bot, id);
+      if (id !== selected) return;
+      // Re-render only on change, so reading or selecting text is not disturbed by the live refresh.
+      if (!shown || shown.id !== inv.id || shown.status !== inv.status || shown.progress?.percent !== inv.progress?.percent) fill(detail, detailContent(inv));
+      shown = inv;
+    } catch (error) {
+      shown = null;
+      fill(detail, errorNotice(error));
+    }
+  }
+
+  function selectRow() {
+    for (const row of rows.querySelectorAll('tr')) row.classList.toggle('selected', row.dataset.id === selected);
+  }
+
+  for (const control of [integration, status]) control.addEventListener('change', () => void loadList());
+  const timer = setInterval(() => {
+    if (!live.checked || document.hidden) return;
+    void loadList();
+    if (shown && !isFinished(shown)) void loadDetail();
+  }, REFRESH_MS);
+
+  void loadIntegrations();
+  void loadList();
+  void loadDetail();
+  return {
+    dispose: () => clearInterval(timer),
+    show(next) {
+      selected = next;
+      selectRow();
+      void loadDetail();
+    },
+  };
+}

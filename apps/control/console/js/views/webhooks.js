@@ -1,0 +1,109 @@
+// What a webhook caller needs: the base URL, the bot id, every integration's URLs and a curl line.
+import { fill, h } from '../dom.js';
+import { card, codeBlock, copyButton, copyField, emptyState, errorNotice, pairsTable } from '../widgets.js';
+
+/**
+ * @param {import('../api.js').WebhookUrls} urls
+ * @returns {Record<'sync' | 'async' | 'file', string>}
+ */
+function curlExamples(urls) {
+  const auth = `-H "Authorization: Bearer $TOKEN"`;
+  const poll = urls.poll.replace('{invocationId}', '$ID');
+  return {
+    sync: [`curl -X POST '${urls.sync}' \\`, `  ${auth} \\`, `  -H 'Content-Type: application/json' \\`, `  -d '{"orderId": 42}'`].join('\n'),
+    async: [
+      `ID=$(curl -s -X POST '${urls.async}' \\`,
+      `  ${auth} \\`,
+      `  -H 'Content-Type: application/json' -d '{"orderId": 42}' \\`,
+      `  | sed -E 's/.*"invocationId":"([^"]+)".*/\\1/')`,
+      `curl -s "${poll}&waitSeconds=20" \\`,
+      `  ${auth}`,
+    ].join('\n'),
+    file: [`curl -X POST '${urls.fileTransfer}' \\`, `  ${auth} \\`, `  -F 'file=@invoice.pdf' \\`, `  -F 'orderId=42'`].join('\n'),
+  };
+}
+
+/** @param {import('../api.js').Webhook['integrations'][number]} integration */
+function integrationCard(integration) {
+  const examples = curlExamples(integration.urls);
+  /** @type {keyof typeof examples} */
+  let shown = 'sync';
+  const example = h('div', { class: 'example' });
+  const switcher = h('div', { class: 'segmented', role: 'tablist', 'aria-label': 'curl example' });
+  const labels = /** @type {const} */ ({ sync: 'Sync', async: 'Async + poll', file: 'File transfer' });
+  function render() {
+    fill(
+      switcher,
+      /** @type {(keyof typeof examples)[]} */ (['sync', 'async', 'file']).map((kind) =>
+        h(
+          'button',
+          {
+            type: 'button',
+            role: 'tab',
+            'aria-selected': String(kind === shown),
+            class: kind === shown ? 'active' : '',
+            onclick: () => {
+              shown = kind;
+              render();
+            },
+          },
+          labels[kind],
+        ),
+      ),
+    );
+    fill(example, h('div', { class: 'example-head' }, switcher, copyButton(examples[shown], `curl example for ${integration.integrationId}`)), codeBlock(examples[shown], { label: 'curl example' }));
+  }
+  render();
+  return card(
+    integration.integrationId,
+    h('span', { class: 'muted small' }, `entity ${integration.entityName} · version ${integration.version}`),
+    pairsTable([
+      ['Sync', copyField(integration.urls.sync, `sync URL of ${integration.integrationId}`)],
+      ['Async', copyField(integration.urls.async, `async URL of ${integration.integrationId}`)],
+      ['File transfer', copyField(integration.urls.fileTransfer, `file transfer URL of ${integration.integrationId}`)],
+      ['Polling', copyField(integration.urls.poll, `polling URL of ${integration.integrationId}`)],
+    ]),
+    example,
+  );
+}
+
+/** @type {import('../main.js').View} */
+export function webhooksView(root, { api, bot, go }) {
+  fill(root, h('p', { class: 'muted' }, 'Loading…'));
+  api.webhook(bot).then(
+    (webhook) => {
+      fill(
+        root,
+        h(
+          'div',
+          { class: 'stack' },
+          card(
+            'Webhook configuration',
+            null,
+            pairsTable([
+              ['Base URL', copyField(webhook.baseUrl, 'base URL')],
+              ['Bot id', copyField(webhook.botId, 'bot id')],
+              ['Polling', copyField(webhook.pollUrl, 'polling URL')],
+            ]),
+            h(
+              'p',
+              { class: 'muted small' },
+              'Callers send ',
+              h('code', {}, 'Authorization: Bearer <token>'),
+              ' with a token of this bot: create one in ',
+              h('a', { href: '#', onclick: (/** @type {Event} */ e) => (e.preventDefault(), go('authentication')) }, 'Authentication'),
+              ', then ',
+              h('code', {}, 'export TOKEN=…'),
+              ' to run the examples below.',
+            ),
+          ),
+          webhook.integrations.length === 0
+            ? emptyState('No connector deployed yet', h('p', {}, 'Deploy one in ', h('a', { href: '#', onclick: (/** @type {Event} */ e) => (e.preventDefault(), go('connectors')) }, 'Connectors'), ' and its URLs appear here.'))
+            : webhook.integrations.map(integrationCard),
+        ),
+      );
+    },
+    (error) => fill(root, errorNotice(error)),
+  );
+  return {};
+}

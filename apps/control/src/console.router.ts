@@ -1,0 +1,64 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { ConsoleAsset, ConsoleAssets } from './console-assets';
+
+/**
+ * The console runs only its own scripts and styles, talks only to this origin, cannot be framed, and
+ * builds its pages without HTML string sinks (Trusted Types): an entity or log line that holds markup
+ * stays text.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
+].join('; ');
+
+export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONSOLE_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
+  // Revalidated on every load (ETag), so a new version of the service shows its new console at once.
+  'Cache-Control': 'no-cache',
+};
+
+/**
+ * GET /console: the web console (static ES modules and one style sheet). It holds no data and no
+ * secret; everything it shows comes from the control API, called with the admin token the operator
+ * signs in with.
+ */
+export function consoleRouter(assets: ConsoleAssets): Router {
+  const index = assets.get('index.html');
+  if (!index) throw new Error('The web console has no index.html.');
+  const router = new Router({ prefix: '/console' });
+
+  const send = (ctx: Context, asset: ConsoleAsset) => {
+    ctx.set(CONSOLE_HEADERS);
+    ctx.type = asset.type;
+    ctx.etag = asset.etag;
+    ctx.status = 200; // ctx.fresh compares validators only on a 2xx response
+    if (ctx.fresh) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.body = asset.body;
+  };
+
+  router.get('/', (ctx) => send(ctx, index));
+  router.get('/*asset', (ctx, next) => {
+    const asset = assets.get(ctx.params.asset);
+    return asset ? send(ctx, asset) : next();
+  });
+  return router;
+}

@@ -1,0 +1,41 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, ConsoleMessage, Page } from 'playwright-core';
+import { ROOT } from './service-process';
+
+/** The browser the tests drive: Debian's `chromium` package unless CHROMIUM_PATH names another. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/** Starts headless Chromium; as root (CI containers) without its sandbox, which refuses to run as root. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH.`);
+  }
+  const args = ['--disable-dev-shm-usage'];
+  if (process.getuid?.() === 0) args.push('--no-sandbox');
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args });
+}
+
+/** A path under test-artifacts/ (gitignored), its directory created. */
+export function artifactPath(...parts: string[]): string {
+  const path = join(ROOT, 'test-artifacts', ...parts);
+  mkdirSync(dirname(path), { recursive: true });
+  return path;
+}
+
+/**
+ * Everything the page reported that a user would never want: uncaught errors, and console errors
+ * other than the browser's note that a request answered 4xx (which the page handles itself), such
+ * as Content-Security-Policy and Trusted Types violations.
+ */
+export function pageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('console', (message: ConsoleMessage) => {
+    if (message.type() !== 'error') return;
+    if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) return;
+    problems.push(`console: ${message.text()}`);
+  });
+  return problems;
+}

@@ -1,0 +1,227 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Api } from './api-client';
+import { artifactPath, launchChromium, pageProblems } from './browser';
+import { MULTIPART, multipartBody } from './multipart';
+import { ADMIN_TOKEN, startService } from './service-process';
+import type { ServiceProcess } from './service-process';
+
+/**
+ * The web console in headless Chromium against the built service, one step after another like an
+ * operator would go: sign in, add a bot, deploy a connector, hand out a token, watch the calls.
+ * Each main view is saved as a screenshot under test-artifacts/console/.
+ */
+const CONNECTOR = `const entity = Context.GetRequestEntity();
+Context.Log("order received", entity.RequestBody);
+if (!entity.RequestBody || !entity.RequestBody.orderId) Context.RaiseError("Order rejected", "The order has no orderId");
+entity.ResponseBody = { Status: "Accepted", Message: \`order \${entity.RequestBody.orderId}\` };
+Context.SetResponseEntity(entity);
+`;
+const BROKEN = 'const total = 1;\nconst broken = ;\nContext.Log(total);\n';
+
+describe('web console (headless Chromium)', () => {
+  let service: ServiceProcess;
+  let api: Api;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  const requested: string[] = [];
+  let token = '';
+
+  const screenshot = (name: string) => page.screenshot({ path: artifactPath('console', `${name}.png`), fullPage: true });
+  // Expressions evaluated in the page are strings: this project type-checks against Node, not the DOM.
+  const inPage = (expression: string): Promise<unknown> => page.evaluate(expression);
+  const tab = (name: string) => page.getByRole('navigation', { name: 'Bot views' }).getByRole('link', { name });
+
+  beforeAll(async () => {
+    service = await startService();
+    api = new Api(service.baseUrl);
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1366, height: 800 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.baseUrl });
+    page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    problems = pageProblems(page);
+    page.on('request', (request) => requested.push(request.url()));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.dispose();
+  });
+
+  it('signs in with the admin token, refusing a wrong one, and keeps it out of every URL', async () => {
+    await page.goto(`${service.baseUrl}/console`);
+    await page.getByLabel('Admin token').fill('not-the-admin-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That admin token is not valid.').waitFor();
+    await screenshot('sign-in');
+
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('No bots yet').first().waitFor();
+    expect(await inPage('Object.values(sessionStorage)')).toEqual([ADMIN_TOKEN]);
+    expect(await inPage('[localStorage.length, document.cookie]')).toEqual([0, '']);
+  });
+
+  it('adds a bot by defining its first entity', async () => {
+    await page.getByRole('button', { name: '+ New bot' }).click();
+    await page.getByLabel('Bot id').fill('acme');
+    await page.getByLabel('First entity').fill('Order');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Bots' }).getByRole('link', { name: 'acme' }).waitFor();
+    await page.locator('table.list').getByText('Order', { exact: true }).waitFor();
+    expect(page.url()).toMatch(/#\/bots\/acme\/overview$/);
+  });
+
+  it('refuses connector code that does not compile, pointing at its line and column', async () => {
+    await tab('Connectors').click();
+    await page.getByRole('button', { name: 'Deploy the first one' }).click();
+    await page.getByLabel('Integration id').fill('orders');
+    await page.getByLabel('Connector code').fill(BROKEN);
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    const column = 'const broken = '.length + 1;
+    await page.getByText(`Does not compile — line 2, column ${column}`).waitFor();
+    await page.getByText('SyntaxError').waitFor();
+    // The caret is put on the error, in the editor.
+    const caret = await inPage("document.querySelector('textarea[name=code]').selectionStart");
+    expect(caret).toBe('const total = 1;\n'.length + column - 1);
+    await page.getByText(`Line 2, column ${column}`, { exact: true }).waitFor();
+    await screenshot('connector-compile-error');
+    expect((await api.admin('GET', '/bots/acme/integrations')).json.integrations).toEqual([]);
+  });
+
+  it('deploys a connector and shows its code and versions', async () => {
+    await page.getByLabel('Connector code').fill(CONNECTOR);
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await page.getByText('Deployed orders version 1').waitFor();
+    await page.getByRole('button', { name: 'Deploy new version' }).waitFor();
+    await page.getByText('order received', { exact: false }).first().waitFor();
+    expect(await page.locator('pre.code.numbered .line').count()).toBe(CONNECTOR.split('\n').length);
+    expect(page.url()).toMatch(/#\/bots\/acme\/connectors\/orders$/);
+    await screenshot('connectors');
+    const deployed = await api.admin('GET', '/bots/acme/integrations/orders');
+    expect([deployed.json.version, deployed.json.code]).toEqual([1, CONNECTOR]);
+  });
+
+  it('shows every webhook URL with a copy button and a ready curl example', async () => {
+    await tab('Webhooks').click();
+    const sync = `${service.baseUrl}/api/Platform/acme/Order/orders/GenericIntegration`;
+    await page.getByText(sync, { exact: true }).waitFor();
+    for (const url of [`${sync}?asyncResponse=true`, `${service.baseUrl}/api/Platform/acme/Order/orders/GenericIntegrationFileTransfer`]) {
+      await page.getByText(url, { exact: true }).waitFor();
+    }
+    await page.getByRole('button', { name: 'Copy sync URL of orders' }).click();
+    expect(await inPage('navigator.clipboard.readText()')).toBe(sync);
+    await page.getByText(`curl -X POST '${sync}'`).waitFor();
+    await page.getByRole('button', { name: 'Copy curl example for orders' }).click();
+    expect(await inPage('navigator.clipboard.readText()')).toContain('-H "Authorization: Bearer $TOKEN"');
+    await screenshot('webhooks');
+  });
+
+  it('creates tokens shown once, lists them by label, and revokes one at once', async () => {
+    await tab('Authentication').click();
+    await page.getByLabel('Label').fill('crm');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    token = (await page.locator('[data-token="new"]').textContent()) ?? '';
+    expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+
+    await page.getByLabel('Label').fill('temporary');
+    await page.getByLabel('Lifetime').selectOption({ label: 'Short-lived: 1 hour' });
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.locator('table.tokens').getByText('temporary').waitFor();
+    expect(await page.locator('table.tokens tbody tr').count()).toBe(2);
+    const temporary = (await page.locator('[data-token="new"]').textContent()) ?? '';
+    expect(temporary).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(temporary).not.toBe(token);
+
+    const revoke = page.getByRole('button', { name: 'Revoke temporary' });
+    await revoke.click();
+    await revoke.click();
+    await page.getByText('Token temporary revoked').waitFor();
+    await page.locator('table.tokens tr', { hasText: 'temporary' }).getByText(/^revoked/).waitFor();
+    await page.getByRole('button', { name: 'Done, hide it' }).click();
+    await screenshot('authentication');
+
+    const url = api.webhookUrl('acme', 'Order', 'orders');
+    expect((await api.postJson(url, temporary, { orderId: 1 })).status).toBe(401);
+    expect((await page.locator('body').textContent()) ?? '').not.toContain(token);
+  });
+
+  it('lists calls live with status, mode, attempt and duration, and shows one with its entity and logs', async () => {
+    await tab('Invocations').click();
+    await page.getByText('No invocations').waitFor();
+    const url = api.webhookUrl('acme', 'Order', 'orders', 'source=crm');
+    const accepted = await api.postJson(url, token, { orderId: 42 }, { 'X-Request-Id': 'req-1' });
+    expect([accepted.status, accepted.json]).toEqual([200, { Status: 'Accepted', Message: 'order 42' }]);
+    const rejected = await api.postJson(url, token, {});
+    expect(rejected.status).toBe(422);
+
+    // The list refreshes itself: both calls appear without a reload.
+    const okRow = page.locator(`tr[data-id="${accepted.headers.get('x-invocation-id')}"]`);
+    const failedRow = page.locator(`tr[data-id="${rejected.json.invocationId}"]`);
+    await okRow.getByText('Completed').waitFor();
+    await failedRow.getByText('Failed').waitFor();
+    expect(await okRow.locator('td').allTextContents()).toEqual([expect.any(String), 'orders', 'Completed', 'sync', '1', expect.stringMatching(/\d+(\.\d+)? m?s$/)]);
+
+    await okRow.click();
+    const detail = page.locator('.detail-pane');
+    await detail.getByText('order received {"orderId":42}').waitFor();
+    await detail.getByText('"Message": "order 42"').waitFor();
+    await detail.locator('table.pairs', { hasText: 'X-Request-Id' }).getByText('req-1').waitFor();
+    await detail.getByText('source', { exact: true }).waitFor();
+    expect(page.url()).toContain(`#/bots/acme/invocations/${accepted.headers.get('x-invocation-id')}`);
+    await screenshot('invocations');
+
+    const upload = await api.call(api.webhookUrl('acme', 'Order', 'orders', '', 'GenericIntegrationFileTransfer'), token, {
+      headers: { 'content-type': MULTIPART },
+      body: multipartBody([
+        { name: 'orderId', data: '7' },
+        { name: 'invoice', filename: 'invoice-7.pdf', contentType: 'application/pdf', data: '%PDF-1.4 test' },
+      ]),
+    });
+    expect(upload.status).toBe(200);
+    await page.locator(`tr[data-id="${upload.headers.get('x-invocation-id')}"]`).click();
+    await detail.locator('table.files').getByText('invoice-7.pdf').waitFor();
+    await detail.locator('table.files').getByText('application/pdf').waitFor();
+
+    await page.getByLabel('Status').selectOption('Failed');
+    await okRow.waitFor({ state: 'detached' });
+    await failedRow.click();
+    await detail.getByRole('alert').getByText('The order has no orderId').waitFor();
+    await detail.locator('.logs').getByText('Order rejected').waitFor();
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Integration').selectOption('orders');
+    await okRow.waitFor();
+  });
+
+  it('charts the last hour: calls per minute and p50/p99 per integration', async () => {
+    await tab('Overview').click();
+    await page.locator('.figure', { hasText: 'invocations' }).getByText('3', { exact: true }).waitFor();
+    await page.locator('.figure', { hasText: 'failed' }).getByText('1 (33%)').waitFor();
+    expect(await page.locator('svg.chart rect.bar.failed').count()).toBe(1);
+    const row = page.locator('table.integrations-activity tbody tr');
+    expect(await row.locator('td').allTextContents()).toEqual(['orders', '3', '1', expect.stringMatching(/ms$/), expect.stringMatching(/ms$/), '']);
+    await screenshot('overview');
+  });
+
+  it('signs out, forgetting the token and stopping the live refresh', async () => {
+    await tab('Invocations').click();
+    await page.locator('table.clickable').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Admin token').waitFor();
+    expect(await inPage('sessionStorage.length')).toBe(0);
+    const adminCalls = () => requested.filter((url) => url.startsWith(`${service.baseUrl}/admin/`)).length;
+    const before = adminCalls();
+    // The list refreshes every 2 s while signed in; after signing out, nothing calls the API any more.
+    await page.waitForTimeout(3_000);
+    expect(adminCalls()).toBe(before);
+    await page.reload();
+    await page.getByLabel('Admin token').waitFor();
+  });
+
+  it('ran without a script error or a Content-Security-Policy violation, and never put a token in a URL', () => {
+    expect(problems).toEqual([]);
+    expect(requested.length).toBeGreaterThan(10);
+    expect(requested.filter((url) => url.includes(ADMIN_TOKEN) || (token && url.includes(token)))).toEqual([]);
+  });
+});

@@ -1,0 +1,33 @@
+import type { CatalogStore, IntegrationDefinition } from '@gi/domain';
+
+/** Versions kept by one executor: far more than the integrations it runs in any busy minute. */
+const KEPT_VERSIONS = 512;
+
+/**
+ * The integration versions an executor runs. A deployed version never changes, so each is read from the
+ * store once and kept (least recently used goes first), not read again for every job.
+ */
+export class IntegrationVersions {
+  private readonly kept = new Map<string, IntegrationDefinition>();
+
+  constructor(
+    private readonly catalog: CatalogStore,
+    private readonly capacity = KEPT_VERSIONS,
+  ) {}
+
+  async get(botId: string, integrationId: string, version: number): Promise<IntegrationDefinition | null> {
+    const key = JSON.stringify([botId, integrationId, version]);
+    const known = this.kept.get(key);
+    if (known) {
+      this.kept.delete(key);
+      this.kept.set(key, known);
+      return known;
+    }
+    const found = await this.catalog.getIntegration(botId, integrationId, version);
+    if (found) {
+      this.kept.set(key, found);
+      if (this.kept.size > this.capacity) this.kept.delete(this.kept.keys().next().value as string);
+    }
+    return found;
+  }
+}

@@ -1,0 +1,31 @@
+/** The preferences of RFC 7240 the webhook endpoints honour. */
+export interface Preferences {
+  /** `respond-async`: answer 202 with the invocationId rather than hold the call. */
+  respondAsync: boolean;
+  /** `wait=N`: hold the call at most N seconds. */
+  waitSeconds?: number;
+}
+
+/** Larger `wait` values are read as this; the sync limit caps them anyway. */
+const MAX_WAIT_SECONDS = 24 * 3600;
+
+/**
+ * Reads the Prefer header (several headers arrive joined by commas). Unknown preferences, parameters
+ * and malformed values are ignored, as RFC 7240 asks; of a preference given twice the first counts.
+ */
+export function parsePrefer(header: string | undefined): Preferences {
+  const seen = new Map<string, string>();
+  // Preferences are comma-separated; a quoted value may hold a comma.
+  for (const preference of (header ?? '').match(/(?:[^,"]|"(?:\\.|[^"\\])*")+/g) ?? []) {
+    const [nameValue] = preference.split(';');
+    const eq = nameValue.indexOf('=');
+    const name = (eq === -1 ? nameValue : nameValue.slice(0, eq)).trim().toLowerCase();
+    const value = eq === -1 ? '' : nameValue.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    if (name && !seen.has(name)) seen.set(name, value);
+  }
+  const wait = seen.get('wait');
+  return {
+    respondAsync: seen.has('respond-async'),
+    ...(wait !== undefined && /^\d{1,10}$/.test(wait) ? { waitSeconds: Math.min(Number(wait), MAX_WAIT_SECONDS) } : {}),
+  };
+}
