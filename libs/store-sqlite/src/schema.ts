@@ -65,4 +65,8 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE invocations SET published_at = created_at;
   CREATE INDEX invocations_unpublished ON invocations (status, published_at);
   `,
+  // Resource limits per integration version, as JSON; null for versions deployed before (the defaults apply).
+  `
+  ALTER TABLE integrations ADD COLUMN limits TEXT;
+  `,
 ];
