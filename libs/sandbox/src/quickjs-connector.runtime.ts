@@ -19,8 +19,9 @@ export interface QuickJsConnectorRuntime extends ConnectorRuntime {
 }
 
 /**
- * The Custom Code runtime: every run gets a fresh QuickJS runtime and context with its own memory,
- * stack, time and CPU limits, on a pool of worker threads. The WebAssembly module is loaded once per thread.
+ * The Custom Code runtime: every run gets a fresh QuickJS runtime and context, on an engine instance
+ * capped at its memory limit, with its own stack, time and CPU limits, on a pool of worker threads.
+ * The WebAssembly code is compiled once per thread.
  */
 export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}): Promise<QuickJsConnectorRuntime> {
   const workers = options.workers ?? Math.min(4, Math.max(1, availableParallelism()));
