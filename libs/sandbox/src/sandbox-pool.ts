@@ -71,7 +71,7 @@ export class SandboxPool {
   recycle(instance: EngineInstance, ran: RunInput, released: boolean): void {
     const again = this.recent.get(ran.cacheKey)?.code === ran.code;
     this.remember(ran);
-    if (released && !instance.exhausted && instance.memoryBytes <= IDLE_MEMORY_BYTES) {
+    if (!this.closed && released && !instance.exhausted && instance.memoryBytes <= IDLE_MEMORY_BYTES) {
       try {
         this.idle.push(this.prepare(instance, again ? ran : null));
       } catch {
@@ -151,6 +151,7 @@ export class SandboxPool {
 
   /** One more idle instance with a sandbox for any connector, made while the thread is idle. */
   private addInstance(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.adding ??= EngineInstance.create()
       .then((instance) => {
         if (!this.closed && this.idle.length < IDLE_INSTANCES) this.idle.push(this.prepare(instance, null));
