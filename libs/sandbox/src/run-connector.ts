@@ -109,7 +109,7 @@ class ConnectorRun {
     return this.timedOut || this.cpuSpent;
   }
 
-  /** Waits, not counted as CPU time, until a host call settles or the deadline passes. */
+  /** Waits, not counted as CPU time: for a turn of the event loop, or until a host call settles or the deadline passes. */
   private async waitFor(event: 'host' | 'turn'): Promise<void> {
     if (this.busySince !== null) this.busyMs += performance.now() - this.busySince;
     this.busySince = null;
