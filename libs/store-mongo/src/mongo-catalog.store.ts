@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { WEBHOOK_FIELDS } from '@gi/domain';
+import { WEBHOOK_FIELDS, withDefaultLimits } from '@gi/domain';
 import type { CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings } from '@gi/domain';
 import type { EntityDocument, IntegrationDocument, TokenDocument } from './mongo-documents';
 import { isDuplicateKey } from './mongo-errors';
@@ -18,6 +18,7 @@ const toIntegration = (doc: IntegrationDocument): IntegrationDefinition => ({
   pool: doc.pool,
   timeoutSeconds: doc.timeoutSeconds,
   allowedHosts: doc.allowedHosts,
+  limits: withDefaultLimits(doc.limits),
   deployedAt: doc.deployedAt,
 });
 
@@ -58,7 +59,7 @@ export class MongoCatalogStore implements CatalogStore {
       const definition: IntegrationDefinition = { botId, integrationId, version, deployedAt: now, ...settings };
       try {
         // A copy: the driver adds _id to the document it inserts.
-        await this.integrations.insertOne({ ...definition, allowedHosts: [...settings.allowedHosts] });
+        await this.integrations.insertOne({ ...definition, allowedHosts: [...settings.allowedHosts], limits: { ...settings.limits } });
         return definition;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;

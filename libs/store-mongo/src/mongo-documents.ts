@@ -1,4 +1,4 @@
-import type { Endpoint, InvocationMode, InvocationStatus, LogLine, Progress } from '@gi/domain';
+import type { ConnectorLimits, Endpoint, InvocationMode, InvocationStatus, LogLine, Progress } from '@gi/domain';
 
 /** Collection names of one deployment's database. */
 export const COLLECTIONS = {
@@ -61,6 +61,8 @@ export interface IntegrationDocument {
   pool: string;
   timeoutSeconds: number;
   allowedHosts: string[];
+  /** Absent on versions deployed before limits existed: the defaults apply. */
+  limits?: ConnectorLimits;
   deployedAt: number;
 }
 

@@ -1,4 +1,4 @@
-import { WEBHOOK_FIELDS } from '@gi/domain';
+import { WEBHOOK_FIELDS, withDefaultLimits } from '@gi/domain';
 import type { CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings } from '@gi/domain';
 import type { SqliteDatabase } from './sqlite-database';
 
@@ -11,6 +11,7 @@ interface IntegrationRow {
   pool: string;
   timeout_seconds: number;
   allowed_hosts: string;
+  limits: string | null;
   deployed_at: number;
 }
 
@@ -23,6 +24,7 @@ const toIntegration = (row: IntegrationRow): IntegrationDefinition => ({
   pool: row.pool,
   timeoutSeconds: row.timeout_seconds,
   allowedHosts: JSON.parse(row.allowed_hosts),
+  limits: withDefaultLimits(row.limits === null ? null : JSON.parse(row.limits)),
   deployedAt: row.deployed_at,
 });
 
@@ -70,9 +72,20 @@ export class SqliteCatalogStore implements CatalogStore {
         .get(botId, integrationId) as { latest: number };
       const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...settings };
       this.db
-        .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, deployed_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-        .run(botId, integrationId, definition.version, settings.entityName, settings.code, settings.pool, settings.timeoutSeconds, JSON.stringify(settings.allowedHosts), now);
+        .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, limits, deployed_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .run(
+          botId,
+          integrationId,
+          definition.version,
+          settings.entityName,
+          settings.code,
+          settings.pool,
+          settings.timeoutSeconds,
+          JSON.stringify(settings.allowedHosts),
+          JSON.stringify(settings.limits),
+          now,
+        );
       return definition;
     });
     return deploy.immediate();

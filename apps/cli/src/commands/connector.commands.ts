@@ -5,6 +5,7 @@ import { writeLine } from '../cli-io';
 import type { CommandSpec } from '../command';
 import { fields, formatTime, json, table } from '../format';
 import { ApiError } from '../problem';
+import { describeLimits, limitOptions, readLimits } from './limit-options';
 import { botOption, integrationOption } from './shared-options';
 
 export const connectorDeploy: CommandSpec = {
@@ -18,8 +19,9 @@ export const connectorDeploy: CommandSpec = {
     pool: { type: 'string', value: 'P', description: `Executor pool that runs it (default "${DEFAULT_POOL}")` },
     timeout: { type: 'string', value: 'SECONDS', description: 'Wall-time limit of one run' },
     'allowed-host': { type: 'string', multiple: true, value: 'H', description: 'A host the connector may call through Context.Http; repeat for several' },
+    ...limitOptions,
   },
-  details: 'The new version takes effect at once. Code that does not compile is refused and reported as file:line:column.',
+  details: 'The new version takes effect at once. Code that does not compile is refused and reported as file:line:column. Limits left out take their defaults.',
   async run(ctx, input) {
     const file = input.arg('file');
     const botId = input.requiredName('bot');
@@ -29,6 +31,7 @@ export const connectorDeploy: CommandSpec = {
     if (pool !== undefined) input.name('--pool', pool);
     const timeoutSeconds = input.int('timeout', 1, MAX_TIMEOUT_SECONDS);
     const allowedHosts = input.list('allowed-host');
+    const limits = readLimits(input);
     const code = await readSource(file);
 
     let deployed;
@@ -39,6 +42,7 @@ export const connectorDeploy: CommandSpec = {
         ...(pool !== undefined && { pool }),
         ...(timeoutSeconds !== undefined && { timeoutSeconds }),
         ...(allowedHosts.length > 0 && { allowedHosts }),
+        ...(Object.keys(limits).length > 0 && { limits }),
       });
     } catch (error) {
       throw compileError(file, error) ?? error;
@@ -93,6 +97,7 @@ export const connectorShow: CommandSpec = {
           ['pool', detail.pool],
           ['timeout', `${detail.timeoutSeconds}s`],
           ['allowed hosts', detail.allowedHosts.length > 0 ? detail.allowedHosts.join(', ') : 'none'],
+          ...(detail.limits ? [['limits', describeLimits(detail.limits)] as [string, string]] : []),
           ['versions', versions || String(detail.version)],
         ]),
         '',
