@@ -69,14 +69,18 @@ interface ConnectorContext {
   SetResponseEntity(entity: { ResponseBody?: unknown; [field: string]: unknown }): void;
   /** Ends the run at once; the caller gets 422 with this title and message. */
   RaiseError(title: string, message: string): never;
-  /** Writes a log line of the invocation; objects are written as JSON. */
+  /**
+   * Writes a log line of the invocation; objects are written as JSON. Logging more than the
+   * integration's `limits.logKiB` (64 KiB by default) ends the run.
+   */
   Log(...values: unknown[]): void;
   /** Reports progress (0 to 100), shown to callers polling an asynchronous run. */
   SetProgress(percent: number, message?: string): void;
   /**
    * Reads a file of this call's RequestFiles by its Id: the whole file or a range (cut short at the
    * end of the file; empty past it). Rejects for ids of other requests, bad options, or more than
-   * 8 MiB in one call.
+   * 8 MiB in one call. Starting more file reads and HTTP requests at once than the integration's
+   * `limits.pendingCalls` (8 by default) ends the run.
    */
   ReadFile(id: string, options?: ReadFileOptions & { encoding?: "utf8" | "base64" }): Promise<string>;
   ReadFile(id: string, options: ReadFileOptions & { encoding: "bytes" }): Promise<ArrayBuffer>;
@@ -84,7 +88,8 @@ interface ConnectorContext {
     /**
      * An HTTP request to one of the integration's allowed hosts. Private, loopback and link-local
      * addresses are refused, also through DNS names and redirects. Rejects with an Error whose
-     * message says why; an HTTP error status is a normal response.
+     * message says why; an HTTP error status is a normal response. Counts against the
+     * integration's `limits.pendingCalls` until it settles.
      */
     Request(request: ConnectorHttpRequest): Promise<ConnectorHttpResponse>;
   };

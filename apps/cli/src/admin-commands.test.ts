@@ -107,6 +107,7 @@ describe('admin commands against the control API', () => {
       const result = await gi([
         'connector', 'deploy', file, '--bot', 'acme', '--integration', 'ack', '--entity', 'Order',
         '--pool', 'slow', '--timeout', '90', '--allowed-host', 'api.example.com', '--allowed-host', 'x.example.com',
+        '--memory-mib', '32', '--log-kib', '8',
       ]);
       expect(result).toEqual({
         code: 0,
@@ -119,6 +120,7 @@ describe('admin commands against the control API', () => {
         pool: 'slow',
         timeoutSeconds: 90,
         allowedHosts: ['api.example.com', 'x.example.com'],
+        limits: { memoryMiB: 32, logKiB: 8 },
       });
     });
 
@@ -157,6 +159,8 @@ describe('admin commands against the control API', () => {
       expect(missing).toMatchObject({ code: 1, err: `error: cannot read ${join(dir, 'nope.js')}: no such file\n` });
       const badTimeout = await gi(['connector', 'deploy', 'x.js', '--bot', 'acme', '--integration', 'ack', '--entity', 'Order', '--timeout', 'soon']);
       expect(badTimeout).toMatchObject({ code: 2, err: expect.stringContaining('--timeout must be a whole number from 1 to 86400, got "soon"') });
+      const badMemory = await gi(['connector', 'deploy', 'x.js', '--bot', 'acme', '--integration', 'ack', '--entity', 'Order', '--memory-mib', '1024']);
+      expect(badMemory).toMatchObject({ code: 2, err: expect.stringContaining('--memory-mib must be a whole number from 16 to 512, got "1024"') });
       expect(service.requests).toHaveLength(0);
     });
   });
@@ -166,6 +170,7 @@ describe('admin commands against the control API', () => {
       status: 200,
       json: {
         botId: 'acme', integrationId: 'ack', version: 2, entityName: 'Order', pool: 'default', timeoutSeconds: 60, allowedHosts: [],
+        limits: { memoryMiB: 64, cpuSeconds: 60, responseBodyKiB: 10240, logKiB: 64, pendingCalls: 8 },
         deployedAt: '2026-01-02T00:00:00.000Z', code: 'return 1;',
         versions: [{ version: 2, deployedAt: '2026-01-02T00:00:00.000Z' }, { version: 1, deployedAt: '2026-01-01T00:00:00.000Z' }],
       },
@@ -180,6 +185,7 @@ describe('admin commands against the control API', () => {
         'pool           default',
         'timeout        60s',
         'allowed hosts  none',
+        'limits         memory 64 MiB, CPU 60 s, ResponseBody 10240 KiB, log 64 KiB, 8 pending calls',
         'versions       2 (2026-01-02 00:00:00Z), 1 (2026-01-01 00:00:00Z)',
         '',
         '--- code ---',

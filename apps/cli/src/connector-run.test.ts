@@ -72,6 +72,20 @@ describe('gi connector run (local, no server)', () => {
     expect(run.err).toContain('timed out');
   });
 
+  it('runs under the limits given as options, as a deployed integration would', async () => {
+    const bomb = write('bomb.js', 'const a = []; for (;;) a.push(new Uint8Array(1 << 20));');
+    const memory = await gi(['connector', 'run', bomb, '--memory-mib', '16']);
+    expect([memory.code, memory.err]).toEqual([1, expect.stringContaining('failed: The connector used more than its memory limit of 16 MiB (limits.memoryMiB).')]);
+    const spin = write('spin.js', 'for (;;) {}');
+    const cpu = await gi(['connector', 'run', spin, '--cpu-seconds', '1', '--timeout', '60']);
+    expect([cpu.code, cpu.err]).toEqual([1, expect.stringContaining('CPU time limit of 1 s (limits.cpuSeconds)')]);
+    const chatty = write('chatty.js', "for (;;) Context.Log('x'.repeat(100));");
+    const log = await gi(['connector', 'run', chatty, '--log-kib', '1']);
+    expect([log.code, log.err]).toEqual([1, expect.stringContaining('log limit of 1 KiB')]);
+    const bad = await gi(['connector', 'run', spin, '--pending-calls', '0']);
+    expect([bad.code, bad.err]).toEqual([2, expect.stringContaining('--pending-calls must be a whole number from 1 to 64, got "0"')]);
+  });
+
   it('refuses bodies the service would refuse', async () => {
     const malformed = await gi(['connector', 'run', join(EXAMPLES, 'ack.js'), '--body', '{"orderId":']);
     expect([malformed.code, malformed.err]).toEqual([2, expect.stringContaining('not valid JSON')]);

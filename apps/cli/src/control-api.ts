@@ -1,3 +1,4 @@
+import type { ConnectorLimits } from '@gi/domain';
 import { z } from 'zod';
 
 /**
@@ -18,6 +19,9 @@ export const integrationSchema = z.looseObject({
   pool: z.string(),
   timeoutSeconds: z.number(),
   allowedHosts: z.array(z.string()),
+  limits: z
+    .looseObject({ memoryMiB: z.number(), cpuSeconds: z.number(), responseBodyKiB: z.number(), logKiB: z.number(), pendingCalls: z.number() })
+    .optional(),
   callbackUrl: z.string().nullable().optional(),
   deployedAt: time.optional(),
 });
@@ -102,6 +106,7 @@ export interface DeployRequest {
   pool?: string;
   timeoutSeconds?: number;
   allowedHosts?: string[];
+  limits?: Partial<ConnectorLimits>;
   callbackUrl?: string;
 }
 

@@ -81,7 +81,8 @@ describe('usageLine', () => {
   it('lists arguments, then required options, then optional ones', () => {
     const deploy = COMMANDS.find((c) => c.path.join(' ') === 'connector deploy');
     expect(deploy && usageLine(deploy)).toBe(
-      'gi connector deploy <file> --bot BOT --integration ID --entity E [--pool P] [--timeout SECONDS] [--allowed-host H ...] [--callback-url URL]',
+      'gi connector deploy <file> --bot BOT --integration ID --entity E [--pool P] [--timeout SECONDS] [--allowed-host H ...] ' +
+        '[--memory-mib MIB] [--cpu-seconds SECONDS] [--response-body-kib KIB] [--log-kib KIB] [--pending-calls N] [--callback-url URL]',
     );
   });
 });

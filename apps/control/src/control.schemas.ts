@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { callbackUrlProblem, DEFAULT_POOL, DEFAULT_TIMEOUT_SECONDS, INVOCATION_STATUSES, isValidName, MAX_TIMEOUT_SECONDS } from '@gi/domain';
+import {
+  callbackUrlProblem,
+  CONNECTOR_LIMIT_BOUNDS,
+  DEFAULT_CONNECTOR_LIMITS,
+  DEFAULT_POOL,
+  DEFAULT_TIMEOUT_SECONDS,
+  INVOCATION_STATUSES,
+  isValidName,
+  MAX_TIMEOUT_SECONDS,
+} from '@gi/domain';
+import type { ConnectorLimits } from '@gi/domain';
 import { MAX_TOKEN_TTL_SECONDS } from '@gi/auth';
 
 const name = z.string().refine(isValidName, 'letters, digits, _ . - (1-128, starting with a letter or digit)');
@@ -14,6 +24,21 @@ const callbackUrl = z.string().superRefine((url, ctx) => {
 
 export const entityBody = z.object({ fields: z.array(name).max(200).default([]) }).strict();
 
+/** One limit: a whole number within its bounds, the default when left out. */
+const limit = (key: keyof ConnectorLimits) =>
+  z.number().int().min(CONNECTOR_LIMIT_BOUNDS[key].min).max(CONNECTOR_LIMIT_BOUNDS[key].max).default(DEFAULT_CONNECTOR_LIMITS[key]);
+
+/** Any subset of the limits; the others take their defaults. */
+export const limitsBody = z
+  .object({
+    memoryMiB: limit('memoryMiB'),
+    cpuSeconds: limit('cpuSeconds'),
+    responseBodyKiB: limit('responseBodyKiB'),
+    logKiB: limit('logKiB'),
+    pendingCalls: limit('pendingCalls'),
+  })
+  .strict();
+
 export const integrationBody = z
   .object({
     entityName: name,
@@ -21,6 +46,7 @@ export const integrationBody = z
     pool: name.default(DEFAULT_POOL),
     timeoutSeconds: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),
     allowedHosts: z.array(host).max(100).default([]),
+    limits: limitsBody.prefault({}),
     callbackUrl: callbackUrl.nullable().default(null),
   })
   .strict();

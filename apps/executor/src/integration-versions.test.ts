@@ -1,3 +1,4 @@
+import { DEFAULT_CONNECTOR_LIMITS } from '@gi/domain';
 import type { CatalogStore, IntegrationDefinition } from '@gi/domain';
 import { IntegrationVersions } from './integration-versions';
 
@@ -8,7 +9,7 @@ function countingCatalog(existing: number[]) {
     async getIntegration(botId: string, integrationId: string, version?: number): Promise<IntegrationDefinition | null> {
       reads.push(`${botId}/${integrationId}@${version}`);
       if (version === undefined || !existing.includes(version)) return null;
-      return { botId, integrationId, version, entityName: 'Order', code: `v${version}`, pool: 'default', timeoutSeconds: 5, allowedHosts: [], callbackUrl: null, deployedAt: 0 };
+      return { botId, integrationId, version, entityName: 'Order', code: `v${version}`, pool: 'default', timeoutSeconds: 5, allowedHosts: [], limits: DEFAULT_CONNECTOR_LIMITS, callbackUrl: null, deployedAt: 0 };
     },
   } as unknown as CatalogStore;
   return { catalog, reads };

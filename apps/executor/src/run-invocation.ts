@@ -1,4 +1,4 @@
-import { isTerminal, outcomeOf } from '@gi/domain';
+import { isTerminal, outcomeOf, runLimitsOf } from '@gi/domain';
 import type { Clock, ConnectorRuntime, FileStore, InvocationRef, JobBus, JobDecision, JobDelivery, JobMessage, LogLine, Outcome, Store } from '@gi/domain';
 import type { Logger, Metrics } from '@gi/http';
 import { connectorFileReader } from './connector-files';
@@ -96,6 +96,7 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: { signal
         code: integration.code,
         entity: invocation.entity,
         timeoutMs,
+        limits: runLimitsOf(integration.limits),
         allowedHosts: integration.allowedHosts,
         onProgress: (progress) => void store.invocations.setProgress(ref, ownerId, progress).catch(() => undefined),
         readFile: connectorFileReader(deps.files, ref, invocation.entity.RequestFiles, log),

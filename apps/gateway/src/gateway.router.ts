@@ -56,7 +56,8 @@ export function gatewayRouter(deps: GatewayDeps): Router {
       throw error;
     }
     // A repeat of an Idempotency-Key stores nothing new either.
-    if (accepted.kind === 'repeat') admission?.release();
+    if (accepted.kind === 'new') admission?.stored();
+    else admission?.release();
     await answerCall(ctx, deps, accepted, prefer);
   };
 

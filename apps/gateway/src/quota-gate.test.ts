@@ -111,17 +111,35 @@ describe('QuotaGate', () => {
       const { quotaGate, store, clock } = gate();
       store.state.quotas.bot = { ...none, maxInFlight: 3 };
       store.state.active = { total: 1, byToken: { t1: 1 } };
-      await quotaGate.admit('acme', 't1');
-      await quotaGate.admit('acme', 't1');
+      (await quotaGate.admit('acme', 't1')).stored();
+      (await quotaGate.admit('acme', 't1')).stored();
       expect((await refusal(quotaGate.admit('acme', 't1'))).detail).toBe(
         'This bot already has 3 invocations in flight (queued or running), its limit; try again once one finishes.',
       );
       expect(store.state.countReads).toBe(1);
-      // One finished meanwhile: a re-read (not sooner than 250 ms after the last) lets the next call in.
+      // Both are in the store now, and one of the three finished: a re-read (not sooner than 250 ms
+      // after the last) lets the next call in.
       store.state.active = { total: 2, byToken: { t1: 2 } };
       clock.t += 300;
       await quotaGate.admit('acme', 't1');
       expect(store.state.countReads).toBe(2);
+    });
+
+    it('keeps counting calls whose invocation is not stored yet, whatever a re-read says', async () => {
+      const { quotaGate, store, clock } = gate();
+      store.state.quotas.bot = { ...none, maxInFlight: 2 };
+      const first = await quotaGate.admit('acme', 't1');
+      const second = await quotaGate.admit('acme', 't1');
+      clock.t += 300;
+      // The store does not show them yet (their writes have not committed): still two in flight here.
+      await refusal(quotaGate.admit('acme', 't1'));
+      expect(store.state.countReads).toBe(2);
+      first.stored();
+      second.release();
+      store.state.active = { total: 1, byToken: { t1: 1 } };
+      clock.t += 300;
+      await quotaGate.admit('acme', 't1');
+      await refusal(quotaGate.admit('acme', 't1'));
     });
 
     it('frees the place of an admitted call that stored nothing', async () => {

@@ -24,10 +24,16 @@ export interface QuotaGateDeps {
   onRefused?: (scope: QuotaScope, quota: QuotaName) => void;
 }
 
-/** A call let through. `release` when it ends up creating no invocation (bad input, store failure...). */
+/**
+ * A call let through. Exactly one of the two follows: `stored` once its invocation is in the store,
+ * `release` when it ends up storing none (bad input, a store failure, an Idempotency-Key repeat).
+ */
 export interface Admission {
+  stored(): void;
   release(): void;
 }
+
+const NOTHING_TO_COUNT: Admission = { stored: () => undefined, release: () => undefined };
 
 /** Calls admitted by this gateway, in total and per token. */
 class Tally {
@@ -50,14 +56,16 @@ class Tally {
 
 /**
  * The in-flight count of one bot as this gateway knows it: the store's count when last read, plus
- * what this gateway admitted since that read started (`since`), plus, while a read is under way, what
- * it admitted before that read started (`before`: the read may or may not see those).
+ * this gateway's calls the count may not show: those admitted whose invocation is not stored yet
+ * (`pending`), those stored since the last read started (`recent`), and, while a read is under way,
+ * those stored before it started (`beforeRead`: the read sees them, but has not answered yet).
  */
 interface InFlight {
   stored: ActiveCount;
   readAt: number;
-  since: Tally;
-  before: Tally;
+  pending: Tally;
+  recent: Tally;
+  beforeRead: Tally;
   reading: Promise<void> | null;
   usedAt: number;
 }
@@ -91,8 +99,9 @@ const tooManyInFlight = (scope: QuotaScope, limit: number) =>
  * store's instance registry tells N), so together they hold the limit while the load is spread evenly.
  *
  * In flight: the store's count of Queued and Running invocations, read at most every COUNT_CACHE_MS
- * per bot. Between reads each gateway admits at most ceil(headroom / N) more, so together they exceed
- * the limit by at most N - 1. A gateway that used up its share reads the count again before it refuses.
+ * per bot, plus this gateway's calls the count may not show yet. Beyond those, each gateway admits at
+ * most ceil(headroom / N), so together they exceed the limit by at most N - 1. A gateway that used up
+ * its share reads the count again before it refuses.
  */
 export class QuotaGate {
   private readonly buckets = new TokenBuckets();
@@ -137,9 +146,9 @@ export class QuotaGate {
       this.buckets.take(key);
       spent.push(key);
     }
-    if (bot.maxInFlight === null && token.maxInFlight === null) return { release: () => undefined };
+    if (bot.maxInFlight === null && token.maxInFlight === null) return NOTHING_TO_COUNT;
     try {
-      return { release: await this.reserve(botId, tokenId, bot.maxInFlight, token.maxInFlight, peers) };
+      return await this.reserve(botId, tokenId, bot.maxInFlight, token.maxInFlight, peers);
     } catch (error) {
       refund();
       throw error;
@@ -151,8 +160,8 @@ export class QuotaGate {
     return error;
   }
 
-  /** Counts the call as in flight on this gateway until the next read of the store's count. */
-  private async reserve(botId: string, tokenId: string, botMax: number | null, tokenMax: number | null, peers: number): Promise<() => void> {
+  /** Counts the call as in flight on this gateway until a read of the store's count is sure to show it. */
+  private async reserve(botId: string, tokenId: string, botMax: number | null, tokenMax: number | null, peers: number): Promise<Admission> {
     const entry = await this.inFlightOf(botId);
     let over = this.overLimit(entry, tokenId, botMax, tokenMax, peers);
     if (over && this.deps.clock.now() - entry.readAt >= COUNT_MIN_AGE_MS) {
@@ -160,16 +169,27 @@ export class QuotaGate {
       over = this.overLimit(entry, tokenId, botMax, tokenMax, peers);
     }
     if (over) throw this.refused(tooManyInFlight(over.scope, over.limit), over.scope, 'maxInFlight');
-    const tally = entry.since;
-    tally.add(tokenId, 1);
-    return () => tally.add(tokenId, -1);
+    entry.pending.add(tokenId, 1);
+    let settled = false;
+    const settle = (stored: boolean) => {
+      if (settled) return;
+      settled = true;
+      entry.pending.add(tokenId, -1);
+      if (stored) entry.recent.add(tokenId, 1);
+    };
+    return { stored: () => settle(true), release: () => settle(false) };
+  }
+
+  /** This gateway's calls the last read of the store's count may not show. */
+  private unseen(entry: InFlight, tokenId?: string): number {
+    const tallies = [entry.pending, entry.recent, entry.beforeRead];
+    return tallies.reduce((sum, tally) => sum + (tokenId === undefined ? tally.total : tally.of(tokenId)), 0);
   }
 
   private overLimit(entry: InFlight, tokenId: string, botMax: number | null, tokenMax: number | null, peers: number) {
     const share = (max: number, stored: number) => Math.ceil((max - stored) / peers);
-    if (botMax !== null && entry.before.total + entry.since.total >= share(botMax, entry.stored.total)) return { scope: 'bot' as const, limit: botMax };
-    const tokenAdmitted = entry.before.of(tokenId) + entry.since.of(tokenId);
-    if (tokenMax !== null && tokenAdmitted >= share(tokenMax, entry.stored.byToken[tokenId] ?? 0)) return { scope: 'token' as const, limit: tokenMax };
+    if (botMax !== null && this.unseen(entry) >= share(botMax, entry.stored.total)) return { scope: 'bot' as const, limit: botMax };
+    if (tokenMax !== null && this.unseen(entry, tokenId) >= share(tokenMax, entry.stored.byToken[tokenId] ?? 0)) return { scope: 'token' as const, limit: tokenMax };
     return null;
   }
 
@@ -177,7 +197,7 @@ export class QuotaGate {
     const now = this.deps.clock.now();
     let entry = this.inFlight.get(botId);
     if (!entry) {
-      entry = { stored: { total: 0, byToken: {} }, readAt: 0, since: new Tally(), before: new Tally(), reading: null, usedAt: now };
+      entry = { stored: { total: 0, byToken: {} }, readAt: 0, pending: new Tally(), recent: new Tally(), beforeRead: new Tally(), reading: null, usedAt: now };
       this.inFlight.set(botId, entry);
     }
     entry.usedAt = now;
@@ -189,19 +209,19 @@ export class QuotaGate {
   private read(botId: string, entry: InFlight): Promise<void> {
     if (entry.reading) return entry.reading;
     const startedAt = this.deps.clock.now();
-    entry.before = entry.since;
-    entry.since = new Tally();
+    entry.beforeRead = entry.recent;
+    entry.recent = new Tally();
     entry.reading = this.deps.invocations.countActive(botId, startedAt).then(
       (stored) => {
         entry.stored = stored;
         entry.readAt = startedAt;
-        entry.before = new Tally();
+        entry.beforeRead = new Tally();
         entry.reading = null;
       },
       (error: unknown) => {
         // Nothing learnt: what was admitted still counts.
-        entry.since.merge(entry.before);
-        entry.before = new Tally();
+        entry.recent.merge(entry.beforeRead);
+        entry.beforeRead = new Tally();
         entry.reading = null;
         throw error;
       },
@@ -242,7 +262,9 @@ export class QuotaGate {
     this.prunedAt = now;
     this.buckets.prune(now);
     for (const [botId, entry] of this.quotas) if (now - entry.usedAt > PRUNE_EVERY_MS && !entry.reading) this.quotas.delete(botId);
-    // What an idle bot's entry admitted is long in the store's count.
-    for (const [botId, entry] of this.inFlight) if (now - entry.usedAt > PRUNE_EVERY_MS && !entry.reading) this.inFlight.delete(botId);
+    // What an idle bot's entry admitted is long in the store's count, unless a call is still being stored.
+    for (const [botId, entry] of this.inFlight) {
+      if (now - entry.usedAt > PRUNE_EVERY_MS && !entry.reading && entry.pending.total === 0) this.inFlight.delete(botId);
+    }
   }
 }

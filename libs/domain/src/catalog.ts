@@ -20,8 +20,24 @@ export interface IntegrationSettings {
   timeoutSeconds: number;
   /** Hosts the connector may call through Context.Http. */
   allowedHosts: string[];
+  /** What one run may use besides wall time; each limit ends the run when it is passed. */
+  limits: ConnectorLimits;
   /** Where the outcome of every invocation is POSTed, unless the call names its own (Callback-Url). */
   callbackUrl: string | null;
+}
+
+/** Resource limits of one run of a connector, in the units the control API speaks. */
+export interface ConnectorLimits {
+  /** Heap of the run's engine, in MiB. */
+  memoryMiB: number;
+  /** Time the connector's own code may run, in seconds; waiting on HTTP or files does not count. */
+  cpuSeconds: number;
+  /** Largest ResponseBody, as JSON text, in KiB. */
+  responseBodyKiB: number;
+  /** Log text one run may write, in KiB. */
+  logKiB: number;
+  /** `Context.Http.Request` and `Context.ReadFile` calls one run may have in flight at once. */
+  pendingCalls: number;
 }
 
 export interface IntegrationDefinition extends IntegrationSettings {
@@ -53,4 +69,49 @@ export interface SigningSecret {
 
 export const DEFAULT_POOL = 'default';
 export const DEFAULT_TIMEOUT_SECONDS = 60;
+/** Async runs may take hours; a sync caller stops waiting at the sync limit and polls instead. */
 export const MAX_TIMEOUT_SECONDS = 24 * 3600;
+
+export const DEFAULT_CONNECTOR_LIMITS: Readonly<ConnectorLimits> = Object.freeze({
+  memoryMiB: 64,
+  cpuSeconds: 60,
+  responseBodyKiB: 10 * 1024,
+  logKiB: 64,
+  pendingCalls: 8,
+});
+
+/**
+ * The range each limit may be set to. Memory: each run's engine has at least 16 MiB, and the runs
+ * on one sandbox thread may hold 1.5 GiB together. ResponseBody and log: both are stored with the
+ * invocation, and a MongoDB document holds at most 16 MiB.
+ */
+export const CONNECTOR_LIMIT_BOUNDS: Readonly<Record<keyof ConnectorLimits, { min: number; max: number }>> = Object.freeze({
+  memoryMiB: { min: 16, max: 512 },
+  cpuSeconds: { min: 1, max: 3600 },
+  responseBodyKiB: { min: 1, max: 10 * 1024 },
+  logKiB: { min: 1, max: 1024 },
+  pendingCalls: { min: 1, max: 64 },
+});
+
+/** The limits of one run in the engine's units (bytes, milliseconds). */
+export interface RunLimits {
+  memoryBytes: number;
+  cpuMs: number;
+  responseBodyBytes: number;
+  logBytes: number;
+  pendingCalls: number;
+}
+
+export const runLimitsOf = (limits: ConnectorLimits): RunLimits => ({
+  memoryBytes: limits.memoryMiB * 1024 * 1024,
+  cpuMs: limits.cpuSeconds * 1000,
+  responseBodyBytes: limits.responseBodyKiB * 1024,
+  logBytes: limits.logKiB * 1024,
+  pendingCalls: limits.pendingCalls,
+});
+
+/** Limits as stored, completed with the defaults (integrations deployed before a limit existed lack it). */
+export const withDefaultLimits = (stored: Partial<ConnectorLimits> | null | undefined): ConnectorLimits => ({
+  ...DEFAULT_CONNECTOR_LIMITS,
+  ...stored,
+});

@@ -3,7 +3,7 @@
  * sandbox, ...) implement them; services receive them in their factories.
  */
 import type { InvocationError } from './errors';
-import type { EntityDefinition, IntegrationDefinition, IntegrationSettings, SigningSecret, TokenRecord } from './catalog';
+import type { EntityDefinition, IntegrationDefinition, IntegrationSettings, RunLimits, SigningSecret, TokenRecord } from './catalog';
 import type { IdempotencyRecord } from './idempotency';
 import type { BotQuotas, Quotas } from './quotas';
 import type {
@@ -260,6 +260,8 @@ export interface ConnectorRunRequest {
   code: string;
   entity: WebhookEntity | null;
   timeoutMs: number;
+  /** The run's other limits; any left out take the runtime's defaults. */
+  limits?: Partial<RunLimits>;
   allowedHosts: string[];
   onProgress?: (progress: Progress) => void;
   /** `Context.ReadFile`: only the files of this run's own request; absent when it has none. */

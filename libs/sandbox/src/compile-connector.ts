@@ -1,17 +1,23 @@
 import type { CompileResult } from '@gi/domain';
-import type { QuickJSContext, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSRuntime } from 'quickjs-emscripten';
 import { CONNECTOR_FILENAME, locateInStack, toUserLine, wrapConnector } from './connector-source';
-import type { SandboxLimits } from './sandbox-options';
+import { EngineInstance, ENGINE_OWN_BYTES } from './engine-instance';
+import type { SandboxEnvironment } from './sandbox-options';
 
-/** Compiling never runs connector code, so one long-lived context serves every check. */
+/** Compiling never runs connector code, so one long-lived context, on an engine instance of its own, serves every check. */
 export class ConnectorCompiler {
   private readonly runtime: QuickJSRuntime;
   private readonly context: QuickJSContext;
 
-  constructor(module: QuickJSWASMModule, limits: SandboxLimits) {
-    this.runtime = module.newRuntime();
-    this.runtime.setMemoryLimit(limits.memoryLimitBytes);
-    this.runtime.setMaxStackSize(limits.maxStackBytes);
+  static async create(env: SandboxEnvironment): Promise<ConnectorCompiler> {
+    return new ConnectorCompiler(await EngineInstance.create(), env);
+  }
+
+  private constructor(instance: EngineInstance, env: SandboxEnvironment) {
+    instance.capMemory(env.defaults.memoryBytes + ENGINE_OWN_BYTES);
+    this.runtime = instance.module.newRuntime();
+    this.runtime.setMemoryLimit(env.defaults.memoryBytes);
+    this.runtime.setMaxStackSize(env.maxStackBytes);
     this.context = this.runtime.newContext();
   }
 

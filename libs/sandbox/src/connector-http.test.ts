@@ -44,7 +44,7 @@ describe('Context.Http.Request', () => {
 
   beforeAll(async () => {
     local = await startServer();
-    trusting = await createQuickJsRuntime({ workers: 1, http: { trustedAddresses: ['127.0.0.1'], maxResponseBytes: 5000, maxPendingCalls: 3 } });
+    trusting = await createQuickJsRuntime({ workers: 1, limits: { pendingCalls: 3 }, http: { trustedAddresses: ['127.0.0.1'], maxResponseBytes: 5000 } });
     strict = await createQuickJsRuntime({ workers: 1 });
   });
   afterAll(async () => {
@@ -140,14 +140,15 @@ describe('Context.Http.Request', () => {
     expect(slow).toMatchObject({ responseBody: { error: expect.stringMatching(/timed out after 100 ms/) } });
   });
 
-  it('caps the requests in flight', async () => {
-    const code = `
-      const results = await Promise.allSettled([1, 2, 3, 4].map(() => Context.Http.Request({ url: '${local.base}/json' })));
-      Context.SetResponseEntity({ ResponseBody: results.map((r) => r.status === 'fulfilled' ? 'ok' : r.reason.message) });`;
-    const result = await call(trusting, code);
-    expect(result).toMatchObject({
-      kind: 'ok',
-      responseBody: ['ok', 'ok', 'ok', 'Too many HTTP requests at once (at most 3): await some before starting more.'],
+  it('caps the requests in flight: one more than the limit ends the run', async () => {
+    const settled = (n: number) => `
+      const results = await Promise.allSettled(Array.from({ length: ${n} }, () => Context.Http.Request({ url: '${local.base}/json' })));
+      Context.SetResponseEntity({ ResponseBody: results.map((r) => r.status) });`;
+    expect(await call(trusting, settled(3))).toMatchObject({ kind: 'ok', responseBody: ['fulfilled', 'fulfilled', 'fulfilled'] });
+    expect(await call(trusting, settled(4))).toMatchObject({
+      kind: 'failed',
+      reason: 'limit',
+      message: 'The connector started more than 3 HTTP requests and file reads at once (limits.pendingCalls); await some before starting more.',
     });
   });
 

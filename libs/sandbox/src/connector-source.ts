@@ -5,12 +5,19 @@
  */
 export const CONNECTOR_FILENAME = 'connector.js';
 
-const HEADER = '(async function connector() {\n';
-const FOOTER = '\n})';
+const FUNCTION_HEADER = 'async function connector() {\n';
+const FUNCTION_FOOTER = '\n}';
 const WRAPPER_LINES = 1;
 
 /** The code as an expression whose value is the connector function (not yet called). */
-export const wrapConnector = (code: string) => HEADER + code + FOOTER;
+export const wrapConnector = (code: string) => `(${FUNCTION_HEADER}${code}${FUNCTION_FOOTER})`;
+
+/**
+ * The source text of the connector function, as `Function.prototype.toString` gives it when the
+ * wrapped code is one function, start to end. Code that closes the function body early (an
+ * unmatched "}") and goes on with statements yields some other function, or none.
+ */
+export const connectorFunctionSource = (code: string) => FUNCTION_HEADER + code + FUNCTION_FOOTER;
 
 export interface SourceLocation {
   line: number;

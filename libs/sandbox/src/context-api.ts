@@ -4,6 +4,7 @@ import { ConnectorHttpError, performHttpRequest } from './connector-http';
 import type { LogBuffer } from './log-buffer';
 import { parseReadFileOptions, ReadFileRefused, type ReadFileOptions } from './read-file-options';
 import type { RunInput } from './run-input';
+import { logLimitVerdict, pendingCallsVerdict, type Verdict } from './run-verdict';
 import { formatBytes, type SandboxEnvironment } from './sandbox-options';
 
 type HostResult = QuickJSHandle | VmCallResult<QuickJSHandle> | void;
@@ -13,22 +14,35 @@ export class ResponseTooLarge extends Error {}
 /** Reading the ResponseBody failed inside the sandbox (a throwing getter, a cycle, a BigInt...). */
 export class CollectError extends Error {}
 
+/** The run the API serves once it is bound. */
+export interface ApiRun {
+  input: RunInput;
+  logs: LogBuffer;
+  /** Called when a host call settles, so a run waiting on host work wakes up. */
+  onHostSettled: () => void;
+}
+
 /**
- * The `Context` API (and `console`) of one run, built from host functions: nothing is compiled per
- * run, and no host object ever becomes reachable from connector code. Values cross the boundary
- * as JSON text, converted by the sandbox's own `JSON`, captured before the connector runs.
+ * The `Context` API (and `console`) of one sandbox, built from host functions: nothing is compiled,
+ * and no host object ever becomes reachable from connector code. Values cross the boundary as JSON
+ * text, converted by the sandbox's own `JSON`, captured before any connector code exists.
+ *
+ * It is installed while the sandbox is prepared and serves exactly one run, bound when that run
+ * starts; until then every function throws, so code that runs early can reach nothing.
  */
 export class ContextApi {
-  raised: { title: string; message: string } | null = null;
-  /** Called when an HTTP request settles, so a run waiting on host work wakes up. */
-  onHostSettled: () => void = () => {};
+  /** Why the run must end now (RaiseError, or a limit passed); the interrupt handler then stops the code. */
+  stopped: Verdict | null = null;
+  private run: ApiRun | null = null;
   private readonly owned: QuickJSHandle[] = [];
   private readonly pending = new Set<QuickJSDeferredPromise>();
-  private readonly cancel = new AbortController();
+  /** Made for the first host request only: creating and aborting a controller is not free. */
+  private cancel: AbortController | null = null;
   private readonly stringify: QuickJSHandle;
   private readonly parse: QuickJSHandle;
   private readonly toStringTag: QuickJSHandle;
   private readonly toText: QuickJSHandle;
+  private readonly functionSource: QuickJSHandle;
   private entity: QuickJSHandle | null = null;
   private entityLoaded = false;
   private response: QuickJSHandle | null = null;
@@ -37,45 +51,64 @@ export class ContextApi {
   constructor(
     private readonly ctx: QuickJSContext,
     private readonly env: SandboxEnvironment,
-    private readonly input: RunInput,
-    private readonly logs: LogBuffer,
   ) {
     const json = this.own(ctx.getProp(ctx.global, 'JSON'));
     this.stringify = this.own(ctx.getProp(json, 'stringify'));
     this.parse = this.own(ctx.getProp(json, 'parse'));
-    const objectPrototype = this.own(ctx.getProp(this.own(ctx.getProp(ctx.global, 'Object')), 'prototype'));
-    this.toStringTag = this.own(ctx.getProp(objectPrototype, 'toString'));
+    const object = this.own(ctx.getProp(ctx.global, 'Object'));
+    this.toStringTag = this.own(ctx.getProp(this.own(ctx.getProp(object, 'prototype')), 'toString'));
     this.toText = this.own(ctx.getProp(ctx.global, 'String'));
+    const fn = this.own(ctx.getProp(ctx.global, 'Function'));
+    this.functionSource = this.own(ctx.getProp(this.own(ctx.getProp(fn, 'prototype')), 'toString'));
+    this.install(this.own(ctx.getProp(object, 'freeze')));
   }
 
   get pendingCalls(): number {
     return this.pending.size;
   }
 
-  /** Defines the globals `Context` and `console`. */
-  install(): void {
+  /** Starts serving `run`; a sandbox serves one run only. */
+  bind(run: ApiRun): void {
+    if (this.run) throw new Error('A sandbox serves one run only.');
+    this.run = run;
+  }
+
+  /** The source text of a function, read with the original `Function.prototype.toString`; null for anything else. */
+  sourceOf(value: QuickJSHandle): string | null {
+    if (this.ctx.typeof(value) !== 'function') return null;
+    const result = this.ctx.callFunction(this.functionSource, value);
+    if (result.error) {
+      result.error.dispose();
+      return null;
+    }
+    const text = this.ctx.typeof(result.value) === 'string' ? this.ctx.getString(result.value) : null;
+    result.value.dispose();
+    return text;
+  }
+
+  /** Defines the globals `Context` and `console`, frozen. */
+  private install(freeze: QuickJSHandle): void {
     const ctx = this.ctx;
     const context = this.own(ctx.newObject());
-    this.define(context, 'GetRequestEntity', () => this.getRequestEntity());
-    this.define(context, 'SetResponseEntity', (value) => this.setResponseEntity(value));
-    this.define(context, 'RaiseError', (title, message) => this.raiseError(title, message));
-    const log = this.define(context, 'Log', (...args) => this.log('info', args));
-    this.define(context, 'SetProgress', (percent, message) => this.setProgress(percent, message));
-    this.define(context, 'ReadFile', (id, options) => this.readFile(id, options));
+    this.define(context, 'GetRequestEntity', (run) => this.getRequestEntity(run));
+    this.define(context, 'SetResponseEntity', (_run, value) => this.setResponseEntity(value));
+    this.define(context, 'RaiseError', (_run, title, message) => this.raiseError(title, message));
+    const log = this.define(context, 'Log', (run, ...args) => this.log(run, 'info', args));
+    this.define(context, 'SetProgress', (run, percent, message) => this.setProgress(run, percent, message));
+    this.define(context, 'ReadFile', (run, id, options) => this.readFile(run, id, options));
     const http = this.own(ctx.newObject());
-    this.define(http, 'Request', (request) => this.request(request));
+    this.define(http, 'Request', (run, request) => this.request(run, request));
     ctx.setProp(context, 'Http', http);
     const console = this.own(ctx.newObject());
     for (const name of ['log', 'info', 'debug', 'warn']) ctx.setProp(console, name, log);
-    this.define(console, 'error', (...args) => this.log('error', args));
-    const freeze = this.own(ctx.getProp(this.own(ctx.getProp(ctx.global, 'Object')), 'freeze'));
+    this.define(console, 'error', (run, ...args) => this.log(run, 'error', args));
     for (const target of [http, context, console]) this.own(ctx.unwrapResult(ctx.callFunction(freeze, ctx.undefined, target)));
     ctx.setProp(ctx.global, 'Context', context);
     ctx.setProp(ctx.global, 'console', console);
   }
 
   /** `{"body": ResponseBody}` as JSON, or undefined when the connector never touched an entity. */
-  collect(): string | undefined {
+  collect(maxBytes: number): string | undefined {
     const source = this.response ?? (this.entityLoaded ? this.entity : undefined);
     if (source === undefined) return undefined;
     const ctx = this.ctx;
@@ -92,7 +125,8 @@ export class ContextApi {
     }
     const text = this.own(result.value);
     if (ctx.typeof(text) !== 'string') throw new CollectError('it is not JSON data.');
-    if (ctx.getNumber(this.own(ctx.getProp(text, 'length'))) > this.env.limits.maxResponseBytes) throw new ResponseTooLarge();
+    // Checked before the text is copied out: a UTF-8 byte is at least one UTF-16 unit.
+    if (ctx.getNumber(this.own(ctx.getProp(text, 'length'))) > maxBytes) throw new ResponseTooLarge();
     return ctx.getString(text);
   }
 
@@ -106,10 +140,15 @@ export class ContextApi {
     return { message: `Uncaught ${this.show(error)}`.slice(0, 2000), stack: '' };
   }
 
-  /** Stops host work and frees every handle this API holds. */
-  dispose(): void {
+  /** Stops host work: requests in flight are cancelled and their answers ignored. */
+  end(): void {
     this.ended = true;
-    this.cancel.abort();
+    this.cancel?.abort();
+  }
+
+  /** Frees every handle this API holds. */
+  dispose(): void {
+    this.end();
     for (const deferred of this.pending) deferred.dispose();
     this.pending.clear();
     for (const handle of [this.entity, this.response]) if (handle?.alive) handle.dispose();
@@ -122,16 +161,29 @@ export class ContextApi {
     return handle;
   }
 
-  private define(target: QuickJSHandle, name: string, fn: (...args: QuickJSHandle[]) => HostResult): QuickJSHandle {
-    const handle = this.own(this.ctx.newFunction(name, (...args) => fn(...args)));
+  /** A host function that serves the bound run; before it is bound, and once the run must end, it throws. */
+  private define(target: QuickJSHandle, name: string, fn: (run: ApiRun, ...args: QuickJSHandle[]) => HostResult): QuickJSHandle {
+    const handle = this.own(
+      this.ctx.newFunction(name, (...args) => {
+        if (this.stopped) return { error: this.ctx.newError('The run is ending.') };
+        if (!this.run) return { error: this.ctx.newError('Context is not available before the connector runs.') };
+        return fn(this.run, ...args);
+      }),
+    );
     this.ctx.setProp(target, name, handle);
     return handle;
   }
 
-  private getRequestEntity(): HostResult {
+  /** Ends the run with `verdict`: the code is stopped at its next check, whatever it catches. */
+  private stop(verdict: Verdict, thrown: string): { error: QuickJSHandle } {
+    this.stopped ??= verdict;
+    return { error: this.ctx.newError(thrown) };
+  }
+
+  private getRequestEntity(run: ApiRun): HostResult {
     const ctx = this.ctx;
     if (!this.entityLoaded) {
-      const entity = this.input.entity;
+      const entity = run.input.entity;
       if (entity !== null && entity !== undefined) {
         const text = ctx.newString(JSON.stringify(entity));
         const parsed = ctx.callFunction(this.parse, ctx.undefined, text);
@@ -157,23 +209,26 @@ export class ContextApi {
   }
 
   private raiseError(title: QuickJSHandle | undefined, message: QuickJSHandle | undefined): HostResult {
-    this.raised ??= { title: title ? this.show(title) : '', message: message ? this.show(message) : '' };
+    const raised = { title: title ? this.show(title) : '', message: message ? this.show(message) : '' };
     // Thrown to stop the statements that follow; the interrupt handler then ends the run even if
     // the connector catches this.
-    return { error: this.ctx.newError(`Context.RaiseError: ${this.raised.title}`) };
+    return this.stop({ kind: 'raised', ...raised }, `Context.RaiseError: ${raised.title}`);
   }
 
-  private log(level: 'info' | 'error', args: QuickJSHandle[]): void {
-    const max = this.env.limits.maxLogBytes;
+  private log(run: ApiRun, level: 'info' | 'error', args: QuickJSHandle[]): HostResult {
+    const max = run.input.limits.logBytes;
     let text = '';
     for (const arg of args) {
       text += (text ? ' ' : '') + this.show(arg);
       if (text.length > max) break;
     }
-    this.logs.add(level, text.length > max ? text.slice(0, max) : text);
+    if (!run.logs.add(level, text.length > max ? text.slice(0, max + 1) : text)) {
+      const verdict = logLimitVerdict(max);
+      return this.stop(verdict, verdict.message);
+    }
   }
 
-  private setProgress(percent: QuickJSHandle | undefined, message: QuickJSHandle | undefined): HostResult {
+  private setProgress(run: ApiRun, percent: QuickJSHandle | undefined, message: QuickJSHandle | undefined): HostResult {
     const ctx = this.ctx;
     const value = percent === undefined ? NaN : ctx.getNumber(percent);
     if (!Number.isFinite(value)) {
@@ -182,20 +237,21 @@ export class ContextApi {
     const progress: Progress = { percent: Math.min(100, Math.max(0, value)) };
     if (message !== undefined && !['undefined', 'null'].includes(this.typeOf(message))) progress.message = this.show(message).slice(0, 1000);
     try {
-      this.input.onProgress?.(progress);
+      run.input.onProgress?.(progress);
     } catch {
       // A failing progress listener is the host's problem, never the connector's.
     }
   }
 
   /** `Context.Http.Request(request)`: a promise settled when the host request ends. */
-  private request(request: QuickJSHandle | undefined): HostResult {
-    const { deferred, promise, refuse } = this.hostCall('HTTP requests');
-    if (!deferred) return promise;
+  private request(run: ApiRun, request: QuickJSHandle | undefined): HostResult {
+    const call = this.hostCall(run);
+    if ('error' in call) return call;
+    const { deferred, promise, refuse } = call;
     const json = request === undefined ? undefined : this.json(request);
     if (json === undefined) return refuse('Context.Http.Request expects an object like { method, url, headers, body }.');
     this.pending.add(deferred);
-    performHttpRequest(JSON.parse(json), this.input.allowedHosts, this.env.http, this.cancel.signal).then(
+    performHttpRequest(JSON.parse(json), run.input.allowedHosts, this.env.http, (this.cancel ??= new AbortController()).signal).then(
       (response) => this.settle(deferred, () => this.parseJson(JSON.stringify(response))),
       (error: unknown) => this.settle(deferred, error instanceof ConnectorHttpError ? error.message : 'The HTTP request failed.'),
     );
@@ -207,13 +263,14 @@ export class ContextApi {
    * base64 text or an ArrayBuffer. Only files of this run's own request can be read, at most
    * `maxReadFileBytes` per call; larger files are read in ranges.
    */
-  private readFile(id: QuickJSHandle | undefined, options: QuickJSHandle | undefined): HostResult {
+  private readFile(run: ApiRun, id: QuickJSHandle | undefined, options: QuickJSHandle | undefined): HostResult {
     const ctx = this.ctx;
-    const { deferred, promise, refuse } = this.hostCall('HTTP requests and file reads');
-    if (!deferred) return promise;
+    const call = this.hostCall(run);
+    if ('error' in call) return call;
+    const { deferred, promise, refuse } = call;
     if (!id || ctx.typeof(id) !== 'string') return refuse('Context.ReadFile expects the Id of a file of RequestFiles.');
     const fileId = ctx.getString(id);
-    const cap = this.env.limits.maxReadFileBytes;
+    const cap = this.env.maxReadFileBytes;
     let parsed: ReadFileOptions;
     try {
       const json = options === undefined || ['undefined', 'null'].includes(this.typeOf(options)) ? '{}' : this.json(options);
@@ -221,7 +278,7 @@ export class ContextApi {
     } catch (error) {
       return refuse(error instanceof ReadFileRefused ? error.message : 'Context.ReadFile options could not be read.');
     }
-    const reader = this.input.readFile;
+    const reader = run.input.readFile;
     if (!reader) return refuse(`No file with Id '${fileId.slice(0, 100)}' was uploaded with this request.`);
     const { offset, length, encoding } = parsed;
     this.pending.add(deferred);
@@ -244,8 +301,13 @@ export class ContextApi {
     return promise;
   }
 
-  /** A promise for a host call, refused at once when too many are in flight. */
-  private hostCall(what: string): { deferred: QuickJSDeferredPromise | null; promise: QuickJSHandle; refuse: (message: string) => QuickJSHandle } {
+  /** A promise for a host call; one call more than the run's pendingCalls limit ends the run. */
+  private hostCall(run: ApiRun): { deferred: QuickJSDeferredPromise; promise: QuickJSHandle; refuse: (message: string) => QuickJSHandle } | { error: QuickJSHandle } {
+    const max = run.input.limits.pendingCalls;
+    if (this.pending.size >= max) {
+      const verdict = pendingCallsVerdict(max);
+      return this.stop(verdict, verdict.message);
+    }
     const ctx = this.ctx;
     const deferred = ctx.newPromise();
     const promise = deferred.handle.dup();
@@ -256,11 +318,6 @@ export class ContextApi {
       deferred.dispose();
       return promise;
     };
-    const max = this.env.http.maxPendingCalls;
-    if (this.pending.size >= max) {
-      refuse(`Too many ${what} at once (at most ${max}): await some before starting more.`);
-      return { deferred: null, promise, refuse };
-    }
     return { deferred, promise, refuse };
   }
 
@@ -292,7 +349,7 @@ export class ContextApi {
       (made.error ?? made.value).dispose();
     }
     deferred.dispose();
-    this.onHostSettled();
+    this.run?.onHostSettled();
   }
 
   private typeOf(value: QuickJSHandle): string {

@@ -1,3 +1,4 @@
 export { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
-export { DEFAULT_LIMITS, type HttpOptions, type QuickJsRuntimeOptions } from './sandbox-options';
+export { DEFAULT_RUN_LIMITS } from './sandbox-environment';
+export type { HttpOptions, QuickJsRuntimeOptions } from './sandbox-options';
 export type { ConnectorHttpRequest, ConnectorHttpResponse } from './connector-http';

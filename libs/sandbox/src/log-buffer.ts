@@ -1,30 +1,30 @@
 import type { LogLine } from '@gi/domain';
-import { formatBytes } from './sandbox-options';
 
 /** The log lines of one run, capped in bytes so a chatty connector cannot fill the store. */
 export class LogBuffer {
   private readonly lines: LogLine[] = [];
   private bytes = 0;
-  private truncated = false;
+  private full = false;
 
   constructor(
     private readonly maxBytes: number,
     private readonly now: () => number = Date.now,
   ) {}
 
-  add(level: LogLine['level'], message: string): void {
-    if (this.truncated) return;
+  /** Adds a line of the connector's; false when it does not fit, in which case the part that fits is kept. */
+  add(level: LogLine['level'], message: string): boolean {
+    if (this.full) return false;
     const size = Buffer.byteLength(message);
     if (this.bytes + size <= this.maxBytes) {
       this.bytes += size;
       this.lines.push({ at: this.now(), level, message });
-      return;
+      return true;
     }
     const room = this.maxBytes - this.bytes;
     if (room > 0) this.lines.push({ at: this.now(), level, message: cutToBytes(message, room) });
     this.bytes = this.maxBytes;
-    this.truncated = true;
-    this.lines.push({ at: this.now(), level: 'error', message: `Log truncated: the connector logged more than ${formatBytes(this.maxBytes)}.` });
+    this.full = true;
+    return false;
   }
 
   /** Lines the host itself adds (errors, limits); not counted against the connector's budget. */

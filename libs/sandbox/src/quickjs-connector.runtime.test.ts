@@ -21,7 +21,7 @@ describe.each([
 ])('QuickJS connector runtime (%s)', (_name, workers) => {
   let runtime: QuickJsConnectorRuntime;
   beforeAll(async () => {
-    runtime = await createQuickJsRuntime({ maxLogBytes: 200, maxResponseBytes: 1000, workers });
+    runtime = await createQuickJsRuntime({ limits: { logBytes: 200, responseBodyBytes: 1000 }, workers });
     expect(runtime.isolation).toBe(workers ? 'worker-threads' : 'in-process');
   });
   afterAll(() => runtime.close());
@@ -117,12 +117,13 @@ describe.each([
       expect(typeof result.logs[0].at).toBe('number');
     });
 
-    it('caps the log volume with a final "log truncated" line', async () => {
-      const result = await run(`for (let i = 0; i < 100; i++) Context.Log('line ' + i + ' ' + 'x'.repeat(20));`);
-      expect(result.kind).toBe('ok');
+    it('ends the run when the log passes its limit, keeping the lines up to it', async () => {
+      const result = await run(`for (let i = 0; i < 100; i++) try { Context.Log('line ' + i + ' ' + 'x'.repeat(20)); } catch (e) {}`);
+      expect(result).toMatchObject({ kind: 'failed', reason: 'limit', message: expect.stringMatching(/log limit of 200 bytes/) });
       const total = result.logs.slice(0, -1).reduce((n, l) => n + Buffer.byteLength(l.message), 0);
-      expect(total).toBeLessThanOrEqual(200);
-      expect(result.logs[result.logs.length - 1].message).toMatch(/Log truncated/);
+      expect(total).toBe(200);
+      expect(result.logs[0].message).toBe('line 0 xxxxxxxxxxxxxxxxxxxx');
+      expect(result.logs[result.logs.length - 1]).toMatchObject({ level: 'error', message: expect.stringMatching(/log limit/) });
     });
 
     it('reports progress through onProgress', async () => {
@@ -217,6 +218,82 @@ describe.each([
       const result = await run(`const o = {}; o.self = o; Context.SetResponseEntity({ ResponseBody: o });`);
       expect(result).toMatchObject({ kind: 'failed', reason: 'threw' });
       expect(result.kind === 'failed' && result.message).toMatch(/^The ResponseBody cannot be sent: TypeError/);
+    });
+  });
+
+  describe('limits of the run', () => {
+    const waitingReader = (ms: number) => () => new Promise<Uint8Array>((resolve) => setTimeout(() => resolve(new TextEncoder().encode('{}')), ms));
+
+    it('ends the run at its own memory limit, and the next run has its own', async () => {
+      const bomb = 'const a = []; while (true) a.push({ i: a.length, s: "x" + a.length });';
+      const small = await run(bomb, { timeoutMs: 20_000, limits: { memoryBytes: 8 * 1024 * 1024 } });
+      expect(small).toMatchObject({ kind: 'failed', reason: 'limit', message: expect.stringMatching(/memory limit of 8 MiB \(limits.memoryMiB\)/) });
+      const sized = 'const a = new Uint8Array(16 * 1024 * 1024); Context.SetResponseEntity({ ResponseBody: a.length });';
+      expect(await run(sized, { limits: { memoryBytes: 8 * 1024 * 1024 } })).toMatchObject({ kind: 'failed', reason: 'limit' });
+      expect(await run(sized)).toMatchObject({ kind: 'ok', responseBody: 16 * 1024 * 1024 });
+    });
+
+    it('ends a busy connector at its CPU time limit, long before its wall time', async () => {
+      const started = Date.now();
+      const result = await run('for (;;) { try { while (true) {} } catch (e) {} }', { timeoutMs: 60_000, limits: { cpuMs: 200 } });
+      expect(result).toMatchObject({ kind: 'failed', reason: 'limit', message: expect.stringMatching(/CPU time limit of 200 ms \(limits.cpuSeconds\)/) });
+      expect(Date.now() - started).toBeLessThan(5000);
+    });
+
+    it('does not count waiting on the host as CPU time', async () => {
+      const code = `for (let i = 0; i < 3; i++) await Context.ReadFile('f1'); Context.SetResponseEntity({ ResponseBody: 'read' });`;
+      expect(await run(code, { limits: { cpuMs: 100 }, readFile: waitingReader(100) })).toMatchObject({ kind: 'ok', responseBody: 'read' });
+    });
+
+    it('ends the run at its own ResponseBody and log limits', async () => {
+      const body = await run(`Context.SetResponseEntity({ ResponseBody: 'x'.repeat(20) });`, { limits: { responseBodyBytes: 10 } });
+      expect(body).toMatchObject({ kind: 'failed', reason: 'limit', message: expect.stringMatching(/larger than the limit of 10 bytes \(limits.responseBodyKiB\)/) });
+      const log = await run(`Context.Log('0123456789'); Context.Log('more'); Context.SetResponseEntity({ ResponseBody: 'not reached' });`, { limits: { logBytes: 12 } });
+      expect(log).toMatchObject({ kind: 'failed', reason: 'limit', message: expect.stringMatching(/log limit of 12 bytes/) });
+      expect(log.logs.map((l) => l.message).slice(0, 2)).toEqual(['0123456789', 'mo']);
+    });
+
+    it('ends the run at one host call more than its pendingCalls limit, even when the connector catches it', async () => {
+      const code = `
+        try { await Promise.all([Context.ReadFile('f1'), Context.ReadFile('f1'), Context.ReadFile('f1')]); } catch (e) {}
+        Context.SetResponseEntity({ ResponseBody: 'not reached' });`;
+      const result = await run(code, { limits: { pendingCalls: 2 }, readFile: waitingReader(10) });
+      expect(result).toMatchObject({ kind: 'failed', reason: 'limit', message: expect.stringMatching(/more than 2 HTTP requests and file reads at once \(limits.pendingCalls\)/) });
+      const fits = `await Promise.all([Context.ReadFile('f1'), Context.ReadFile('f1')]); Context.SetResponseEntity({ ResponseBody: 'both' });`;
+      expect(await run(fits, { limits: { pendingCalls: 2 }, readFile: waitingReader(10) })).toMatchObject({ kind: 'ok', responseBody: 'both' });
+    });
+
+    it('refuses limits that are not positive or exceed what a worker can hold', async () => {
+      await expect(run('1', { limits: { cpuMs: 0 } })).rejects.toThrow(/cpuMs must be a positive number/);
+      await expect(run('1', { limits: { memoryBytes: 4 * 1024 ** 3 } })).rejects.toThrow(/memoryBytes must be at most 1536 MiB/);
+    });
+  });
+
+  describe('compiled code per version', () => {
+    it('compiles a connector ahead, and still runs each call in a fresh sandbox', async () => {
+      const code = `
+        globalThis.count = (globalThis.count ?? 0) + 1;
+        Object.prototype.polluted = (Object.prototype.polluted ?? 0) + 1;
+        Context.SetResponseEntity({ ResponseBody: [count, ({}).polluted] });`;
+      for (let i = 0; i < 5; i++) {
+        expect(await run(code, { cacheKey: 'bot/counter@1' })).toMatchObject({ kind: 'ok', responseBody: [1, 1] });
+      }
+    });
+
+    it('runs the new code when a key comes back with other code', async () => {
+      for (const n of [1, 1, 2, 2]) {
+        expect(await run(`Context.SetResponseEntity({ ResponseBody: ${n} });`, { cacheKey: 'bot/edited@1' })).toMatchObject({ kind: 'ok', responseBody: n });
+      }
+    });
+
+    it('runs statements after an early-closed function body within the run only, with Context, every time', async () => {
+      const code = `}, (globalThis.early = (globalThis.early ?? 0) + 1), Context.Log('outside the body'), async function () {
+        Context.SetResponseEntity({ ResponseBody: globalThis.early });`;
+      for (let i = 0; i < 3; i++) {
+        const result = await run(code, { cacheKey: 'bot/early@1' });
+        expect(result).toMatchObject({ kind: 'ok', responseBody: 1 });
+        expect(result.logs.map((l) => l.message)).toEqual(['outside the body']);
+      }
     });
   });
 

@@ -1,10 +1,11 @@
 import type { CompileResult, ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime } from '@gi/domain';
 import { availableParallelism } from 'node:os';
 import { ConnectorCompiler } from './compile-connector';
-import { loadQuickJs } from './quickjs-module';
 import { SandboxEngine } from './sandbox-engine';
 import { cancellationOf } from './run-cancellation';
-import { resolveEnvironment, type QuickJsRuntimeOptions } from './sandbox-options';
+import type { RunInput } from './run-input';
+import { resolveEnvironment, resolveRunLimits } from './sandbox-environment';
+import type { QuickJsRuntimeOptions, SandboxEnvironment } from './sandbox-options';
 import { WorkerPool } from './worker-pool';
 import { locateWorkerScript } from './worker-script';
 
@@ -19,8 +20,9 @@ export interface QuickJsConnectorRuntime extends ConnectorRuntime {
 }
 
 /**
- * The Custom Code runtime: every run gets a fresh QuickJS runtime and context with its own memory,
- * stack and time limits, on a pool of worker threads. The WebAssembly module is loaded once per thread.
+ * The Custom Code runtime: every run gets a fresh QuickJS runtime and context, on an engine instance
+ * capped at its memory limit, with its own stack, time and CPU limits, on a pool of worker threads.
+ * The WebAssembly code is compiled once per thread.
  */
 export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}): Promise<QuickJsConnectorRuntime> {
   const workers = options.workers ?? Math.min(4, Math.max(1, availableParallelism()));
@@ -29,21 +31,24 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
   const ensureOpen = () => {
     if (closed) throw new Error('The connector runtime is closed.');
   };
-  const check = (request: ConnectorRunRequest) => {
+  const check = (request: ConnectorRunRequest, env: SandboxEnvironment): RunInput => {
     ensureOpen();
     if (!(request.timeoutMs > 0)) throw new RangeError(`A connector run needs a positive timeoutMs, not ${request.timeoutMs}.`);
-    const { code, entity, timeoutMs, allowedHosts, onProgress, readFile } = request;
-    return { code, entity, timeoutMs, allowedHosts, onProgress, readFile };
+    const { cacheKey, code, entity, timeoutMs, allowedHosts, onProgress, readFile } = request;
+    return { cacheKey, code, entity, timeoutMs, limits: resolveRunLimits(env.defaults, request.limits), allowedHosts, onProgress, readFile };
   };
+
+  // Deploys are checked on the calling thread, on an engine instance of the compiler's own.
+  const inProcess = resolveEnvironment(options, false);
+  const compiler = await ConnectorCompiler.create(inProcess);
 
   if (script) {
     const env = resolveEnvironment(options, true);
-    const compiler = new ConnectorCompiler(await loadQuickJs(), resolveEnvironment(options, false).limits);
     const pool = new WorkerPool({ size: workers, runsPerWorker: RUNS_PER_WORKER, env, script, killGraceMs: KILL_GRACE_MS });
     return {
       isolation: 'worker-threads',
       compile: (code: string): CompileResult => (ensureOpen(), compiler.compile(code)),
-      run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => pool.run(check(request), request.signal),
+      run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => pool.run(check(request, env), request.signal),
       async close() {
         if (closed) return;
         closed = true;
@@ -53,16 +58,17 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
     };
   }
 
-  const engine = await SandboxEngine.create(resolveEnvironment(options, false));
+  const engine = await SandboxEngine.create(inProcess);
   return {
     isolation: 'in-process',
-    compile: (code: string): CompileResult => (ensureOpen(), engine.compile(code)),
+    compile: (code: string): CompileResult => (ensureOpen(), compiler.compile(code)),
     run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> =>
-      engine.run({ ...check(request), cancel: request.signal ? cancellationOf(request.signal) : undefined }),
+      engine.run({ ...check(request, inProcess), cancel: request.signal ? cancellationOf(request.signal) : undefined }),
     async close() {
       if (closed) return;
       closed = true;
       engine.dispose();
+      compiler.dispose();
     },
   };
 }

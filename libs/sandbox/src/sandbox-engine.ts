@@ -1,106 +1,78 @@
-import type { CompileResult, ConnectorRunResult } from '@gi/domain';
-import type { QuickJSWASMModule } from 'quickjs-emscripten';
-import { ConnectorCompiler } from './compile-connector';
-import { PreparedSandbox } from './prepared-sandbox';
-import { loadQuickJs, reloadQuickJs } from './quickjs-module';
+import type { ConnectorRunResult } from '@gi/domain';
+import type { PreparedSandbox } from './prepared-sandbox';
 import { runConnector, type RunInput } from './run-connector';
 import type { SandboxEnvironment } from './sandbox-options';
+import { SandboxPool } from './sandbox-pool';
 
 /**
- * Runs connectors on the current thread: one QuickJS module, a fresh sandbox per run, and one spare
- * sandbox made ready after each run so the next one does not wait for a context to be built.
+ * Runs connectors on the current thread: a fresh sandbox per run, taken from the thread's pool of
+ * engine instances. After a run the pool makes a sandbox ready again, with the connectors that
+ * ran last already compiled, so the next run waits neither for a context nor for its compiler.
  */
 export class SandboxEngine {
-  private spare: PreparedSandbox | null = null;
-  private compiler: ConnectorCompiler | null = null;
-  private recovering: Promise<void> | null = null;
-  private readonly releases: Array<() => boolean> = [];
+  private readonly finished: Array<{ sandbox: PreparedSandbox; input: RunInput; release: () => boolean }> = [];
 
-  private constructor(
-    private module: QuickJSWASMModule,
-    private readonly env: SandboxEnvironment,
-  ) {}
+  private constructor(private readonly pool: SandboxPool) {}
 
   static async create(env: SandboxEnvironment): Promise<SandboxEngine> {
-    const engine = new SandboxEngine(await loadQuickJs(), env);
-    engine.prepareSpare();
-    return engine;
-  }
-
-  compile(code: string): CompileResult {
-    this.compiler ??= new ConnectorCompiler(this.module, this.env.limits);
-    return this.compiler.compile(code);
+    const pool = new SandboxPool(env);
+    await pool.warm();
+    return new SandboxEngine(pool);
   }
 
   async run(input: RunInput): Promise<ConnectorRunResult> {
-    if (this.recovering) await this.recovering;
     const started = performance.now();
-    const sandbox = this.takeSandbox();
+    const failed = (message: string): ConnectorRunResult => ({
+      kind: 'failed',
+      reason: 'threw',
+      message,
+      logs: [{ at: Date.now(), level: 'error', message }],
+      durationMs: performance.now() - started,
+    });
+    let sandbox;
     try {
-      const outcome = await runConnector(sandbox, this.env, input);
-      this.deferRelease(outcome.release);
+      sandbox = await this.sandboxFor(input);
+    } catch (error) {
+      return failed(`The sandbox could not be prepared: ${(error as Error).message}`);
+    }
+    try {
+      const outcome = await runConnector(sandbox, input);
+      this.afterRun(sandbox, input, outcome.release);
       return outcome.result;
     } catch (error) {
-      // A fault of the engine itself, not of the connector: start again from a fresh module.
-      void this.recover();
-      const message = `The sandbox failed while running the connector: ${(error as Error).message}`;
-      return { kind: 'failed', reason: 'threw', message, logs: [{ at: Date.now(), level: 'error', message }], durationMs: performance.now() - started };
+      // A fault of the engine instance itself, not of the connector: the instance is dropped.
+      return failed(`The sandbox failed while running the connector: ${(error as Error).message}`);
     }
   }
 
   dispose(): void {
-    try {
-      this.spare?.dispose();
-      this.compiler?.dispose();
-    } catch {
-      // A damaged module cannot free anything; it is dropped with the engine.
-    }
-    this.spare = null;
-    this.compiler = null;
+    this.pool.dispose();
   }
 
   /**
-   * Reply first; free the engine and build the next spare once the caller has its result. Runs
-   * that follow each other without a turn of the event loop free the earlier ones themselves, so
-   * used sandboxes never pile up.
+   * An idle instance's sandbox. With none idle, as when runs follow each other without a pause, the
+   * oldest finished run hands its instance on; a new instance is made only when no run has one.
    */
-  private deferRelease(release: () => boolean): void {
-    this.releases.push(release);
-    if (this.releases.length > 2) this.cleanUp();
-    else if (this.releases.length === 1) setImmediate(() => this.cleanUp());
-  }
-
-  private cleanUp(): void {
-    const releases = this.releases.splice(0);
-    const damaged = releases.map((release) => release()).includes(false);
-    if (damaged) void this.recover();
-    else this.prepareSpare();
-  }
-
-  private takeSandbox(): PreparedSandbox {
-    const sandbox = this.spare ?? new PreparedSandbox(this.module, this.env.limits);
-    this.spare = null;
-    return sandbox;
-  }
-
-  private prepareSpare(): void {
-    if (this.spare || this.recovering) return;
-    try {
-      this.spare = new PreparedSandbox(this.module, this.env.limits);
-    } catch {
-      void this.recover();
+  private sandboxFor(input: RunInput): PreparedSandbox | Promise<PreparedSandbox> {
+    let sandbox = this.pool.takeIdle(input);
+    if (!sandbox && this.finished.length > 0) {
+      this.cleanUp(1);
+      sandbox = this.pool.takeIdle(input);
     }
+    return sandbox ?? this.pool.takeNew(input);
   }
 
-  private recover(): Promise<void> {
-    this.recovering ??= (async () => {
-      // Whatever the old module held is unusable: drop it without freeing.
-      this.spare = null;
-      this.compiler = null;
-      this.module = await reloadQuickJs();
-      this.recovering = null;
-      this.prepareSpare();
-    })();
-    return this.recovering;
+  /**
+   * Reply first; free the run's sandbox and make its instance ready again once the caller has its
+   * result, when the thread is idle (or when the next run needs the instance).
+   */
+  private afterRun(sandbox: PreparedSandbox, input: RunInput, release: () => boolean): void {
+    this.finished.push({ sandbox, input, release });
+    if (this.finished.length === 1) setImmediate(() => this.cleanUp());
+  }
+
+  /** Frees the sandboxes of the oldest `count` finished runs and gives their instances back. */
+  private cleanUp(count = Infinity): void {
+    for (const { sandbox, input, release } of this.finished.splice(0, count)) this.pool.recycle(sandbox.instance, input, release());
   }
 }

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createQuickJsRuntime } from './quickjs-connector.runtime';
-import { resolveEnvironment } from './sandbox-options';
+import { DEFAULT_RUN_LIMITS, resolveEnvironment } from './sandbox-environment';
+import { MiB, WORKER_MEMORY_BUDGET_BYTES } from './sandbox-options';
 import { WorkerPool } from './worker-pool';
 
-const run = { code: '', entity: null, timeoutMs: 200, allowedHosts: [] };
+const run = { cacheKey: 'pool', code: '', entity: null, timeoutMs: 200, limits: DEFAULT_RUN_LIMITS, allowedHosts: [] };
 
 describe('worker thread pool', () => {
   it('keeps the main event loop running while a connector spins', async () => {
@@ -87,6 +88,22 @@ describe('worker thread pool', () => {
         expect(Date.now() - started).toBeLessThan(3000);
         // The replacement worker takes runs again (and is stopped the same way).
         expect(await pool.run({ ...run, timeoutMs: 50 })).toMatchObject({ kind: 'failed', reason: 'timeout' });
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it('gives a worker no more runs than their memory limits allow together', async () => {
+      const env = resolveEnvironment({}, true);
+      const pool = new WorkerPool({ size: 1, runsPerWorker: 16, env, script: { kind: 'file', filename: join(dir, 'stuck.js') }, killGraceMs: 100 });
+      try {
+        const big = { ...run, timeoutMs: 100, limits: { ...DEFAULT_RUN_LIMITS, memoryBytes: WORKER_MEMORY_BUDGET_BYTES / 2 + MiB } };
+        const [first, second] = await Promise.all([pool.run(big), pool.run(big)]);
+        // Side by side, the second would have failed with its worker ("restarted"); it waited and ran on the replacement.
+        for (const result of [first, second]) {
+          expect(result).toMatchObject({ kind: 'failed', reason: 'timeout' });
+          expect(result.logs.map((l) => l.message)).toContain('The run was stopped by force.');
+        }
       } finally {
         await pool.close();
       }

@@ -4,7 +4,7 @@ import type { RunInput } from './run-connector';
 import { Outbox } from './outbox';
 import { SharedCancellation } from './run-cancellation';
 import { cancelledVerdict, timeoutVerdict, withRunFacts } from './run-verdict';
-import { WORKER_STACK_MB, type SandboxEnvironment } from './sandbox-options';
+import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, type SandboxEnvironment } from './sandbox-options';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
 import type { WorkerScript } from './worker-script';
 
@@ -38,6 +38,8 @@ interface Slot {
   outbox: Outbox<ToWorker>;
   ready: boolean;
   runs: Map<number, PendingRun>;
+  /** The memory limits of its runs, added up. */
+  memoryBytes: number;
 }
 
 /** Consecutive workers that die before they are ready, after which the pool stops trying. */
@@ -93,7 +95,7 @@ export class WorkerPool {
     const outbox = new Outbox<ToWorker>((messages) => {
       if (this.slots.has(slot)) worker.postMessage(messages);
     });
-    const slot: Slot = { worker, outbox, ready: false, runs: new Map() };
+    const slot: Slot = { worker, outbox, ready: false, runs: new Map(), memoryBytes: 0 };
     this.slots.add(slot);
     worker.unref();
     worker.on('message', (messages: FromWorker[]) => {
@@ -130,20 +132,27 @@ export class WorkerPool {
     }
   }
 
-  /** Sends queued runs to the least busy ready workers with room. */
+  /** Sends queued runs, in order, to the least busy ready workers with room for them. */
   private dispatch(): void {
     while (this.queue.length > 0) {
+      const next = this.queue[0];
       let best: Slot | null = null;
       for (const slot of this.slots) {
-        if (slot.ready && slot.runs.size < this.options.runsPerWorker && (!best || slot.runs.size < best.runs.size)) best = slot;
+        if (this.hasRoom(slot, next) && (!best || slot.runs.size < best.runs.size)) best = slot;
       }
       if (!best) return;
       this.start(best, this.queue.shift() as PendingRun);
     }
   }
 
+  /** Room for one more run, and for its memory limit within the worker's budget. */
+  private hasRoom(slot: Slot, run: PendingRun): boolean {
+    return slot.ready && slot.runs.size < this.options.runsPerWorker && slot.memoryBytes + run.input.limits.memoryBytes <= WORKER_MEMORY_BUDGET_BYTES;
+  }
+
   private start(slot: Slot, run: PendingRun): void {
     slot.runs.set(run.id, run);
+    slot.memoryBytes += run.input.limits.memoryBytes;
     if (slot.runs.size === 1) slot.worker.ref();
     const { onProgress: _onProgress, readFile, cancel: _cancel, ...input } = run.input;
     const message: ToWorker = { kind: 'run', id: run.id, input, readsFiles: readFile !== undefined, cancelFlag: run.cancelFlag };
@@ -192,7 +201,7 @@ export class WorkerPool {
   private finish(slot: Slot, run: PendingRun, result: ConnectorRunResult): void {
     run.forget?.();
     clearTimeout(run.timer);
-    slot.runs.delete(run.id);
+    if (slot.runs.delete(run.id)) slot.memoryBytes -= run.input.limits.memoryBytes;
     if (slot.runs.size === 0) slot.worker.unref();
     run.resolve(result);
   }

@@ -50,7 +50,11 @@ export function locateWorkerScript(here: string = __dirname): WorkerScript | nul
   const entry = findSource(here);
   if (!entry) return null;
   try {
-    const swcCore = createRequire(entry).resolve('@swc/core');
+    const fromEntry = createRequire(entry);
+    const swcCore = fromEntry.resolve('@swc/core');
+    // Loaded here first: a native addon first loaded by a worker thread is torn down with it, and
+    // terminating a worker that runs a connector would then crash the process.
+    fromEntry(swcCore);
     return { kind: 'typescript', bootstrap: TYPESCRIPT_BOOTSTRAP, swcCore, entry };
   } catch {
     return null;

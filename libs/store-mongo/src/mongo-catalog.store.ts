@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { WEBHOOK_FIELDS } from '@gi/domain';
+import { WEBHOOK_FIELDS, withDefaultLimits } from '@gi/domain';
 import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, Quotas, SigningSecret } from '@gi/domain';
 import type { EntityDocument, IntegrationDocument, QuotaDocument, SigningSecretDocument, TokenDocument } from './mongo-documents';
 import { isDuplicateKey } from './mongo-errors';
@@ -18,6 +18,7 @@ const toIntegration = (doc: IntegrationDocument): IntegrationDefinition => ({
   pool: doc.pool,
   timeoutSeconds: doc.timeoutSeconds,
   allowedHosts: doc.allowedHosts,
+  limits: withDefaultLimits(doc.limits),
   callbackUrl: doc.callbackUrl ?? null,
   deployedAt: doc.deployedAt,
 });
@@ -66,7 +67,7 @@ export class MongoCatalogStore implements CatalogStore {
       const definition: IntegrationDefinition = { botId, integrationId, version, deployedAt: now, ...settings };
       try {
         // A copy: the driver adds _id to the document it inserts.
-        await this.integrations.insertOne({ ...definition, allowedHosts: [...settings.allowedHosts] });
+        await this.integrations.insertOne({ ...definition, allowedHosts: [...settings.allowedHosts], limits: { ...settings.limits } });
         return definition;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;

@@ -1,4 +1,4 @@
-import type { CallbackState, Endpoint, InvocationMode, InvocationStatus, LogLine, Progress } from '@gi/domain';
+import type { CallbackState, ConnectorLimits, Endpoint, InvocationMode, InvocationStatus, LogLine, Progress } from '@gi/domain';
 
 /** Collection names of one deployment's database. */
 export const COLLECTIONS = {
@@ -78,6 +78,8 @@ export interface IntegrationDocument {
   pool: string;
   timeoutSeconds: number;
   allowedHosts: string[];
+  /** Absent on versions deployed before limits existed: the defaults apply. */
+  limits?: ConnectorLimits;
   /** Absent on integrations deployed before callbacks existed. */
   callbackUrl?: string | null;
   deployedAt: number;

@@ -79,6 +79,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expire_at);
   CREATE INDEX invocations_recent_runs ON invocations (bot_id, integration_id, finished_at DESC);
   `,
+  // Resource limits per integration version, as JSON; null for versions deployed before (the defaults apply).
+  `
+  ALTER TABLE integrations ADD COLUMN limits TEXT;
+  `,
   // Quotas: the token each invocation came with, the quotas of bots and tokens, and the live service
   // instances that share a limit between them.
   `

@@ -1,4 +1,4 @@
-import { WEBHOOK_FIELDS } from '@gi/domain';
+import { WEBHOOK_FIELDS, withDefaultLimits } from '@gi/domain';
 import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, Quotas, SigningSecret } from '@gi/domain';
 import type { SqliteDatabase } from './sqlite-database';
 
@@ -11,6 +11,7 @@ interface IntegrationRow {
   pool: string;
   timeout_seconds: number;
   allowed_hosts: string;
+  limits: string | null;
   deployed_at: number;
   callback_url: string | null;
 }
@@ -24,6 +25,7 @@ const toIntegration = (row: IntegrationRow): IntegrationDefinition => ({
   pool: row.pool,
   timeoutSeconds: row.timeout_seconds,
   allowedHosts: JSON.parse(row.allowed_hosts),
+  limits: withDefaultLimits(row.limits === null ? null : JSON.parse(row.limits)),
   callbackUrl: row.callback_url,
   deployedAt: row.deployed_at,
 });
@@ -85,8 +87,8 @@ export class SqliteCatalogStore implements CatalogStore {
         .get(botId, integrationId) as { latest: number };
       const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...settings };
       this.db
-        .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, callback_url, deployed_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, limits, callback_url, deployed_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
         .run(
           botId,
           integrationId,
@@ -96,6 +98,7 @@ export class SqliteCatalogStore implements CatalogStore {
           settings.pool,
           settings.timeoutSeconds,
           JSON.stringify(settings.allowedHosts),
+          JSON.stringify(settings.limits),
           settings.callbackUrl,
           now,
         );

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createTokenService } from '@gi/auth';
 import { LocalJobBus } from '@gi/bus-local';
-import { CompletionWaiter, systemClock } from '@gi/domain';
+import { CompletionWaiter, DEFAULT_CONNECTOR_LIMITS, systemClock } from '@gi/domain';
 import { gatewayRouter } from '@gi/gateway';
 import { createHttpApp, createMetrics } from '@gi/http';
 import { createSqliteStore } from '@gi/store-sqlite';
@@ -22,7 +22,7 @@ describe('gateway under broker back-pressure', () => {
     const logger = pino({ level: 'silent' });
     const tokens = createTokenService({ secret: 's'.repeat(40), tokens: store.tokens, clock: systemClock });
     await store.catalog.putEntity('acme', 'Order', [], Date.now());
-    await store.catalog.deployIntegration('acme', 'ack', { entityName: 'Order', code: 'x', pool: 'default', timeoutSeconds: 5, allowedHosts: [], callbackUrl: null }, Date.now());
+    await store.catalog.deployIntegration('acme', 'ack', { entityName: 'Order', code: 'x', pool: 'default', timeoutSeconds: 5, allowedHosts: [], limits: DEFAULT_CONNECTOR_LIMITS, callbackUrl: null }, Date.now());
     const { token } = await tokens.mint('acme', {});
     const router = gatewayRouter({
       store,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { LocalJobBus } from '@gi/bus-local';
-import { cancelInvocation } from '@gi/domain';
+import { cancelInvocation, DEFAULT_CONNECTOR_LIMITS } from '@gi/domain';
 import type { CompletionEvent, ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store } from '@gi/domain';
 import { IntegrationVersions, recoverInvocations, runInvocation, startExecutor } from '@gi/executor';
 import type { ExecutorDeps } from '@gi/executor';
@@ -52,8 +52,8 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     await bus.onCompletion((e) => events.push(e));
     deps = { store, bus, runtime, clock, logger: pino({ level: 'silent' }), metrics: createMetrics(), ownerId: 'w1', leaseMs: 30_000, maxAttempts: 3, versions: new IntegrationVersions(store.catalog) };
     await store.catalog.putEntity('bot-a', 'Order', [], clock.now());
-    await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: ['x.example'], callbackUrl: null }, clock.now());
-    await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v2', pool: 'default', timeoutSeconds: 5, allowedHosts: [], callbackUrl: null }, clock.now());
+    await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: ['x.example'], limits: { ...DEFAULT_CONNECTOR_LIMITS, memoryMiB: 16, cpuSeconds: 2 }, callbackUrl: null }, clock.now());
+    await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v2', pool: 'default', timeoutSeconds: 5, allowedHosts: [], limits: DEFAULT_CONNECTOR_LIMITS, callbackUrl: null }, clock.now());
   });
   afterEach(async () => {
     await bus.close();
@@ -69,6 +69,7 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     expect(await runInvocation(deps, job(inv.id))).toBe('ack');
     expect(runtime.runs).toHaveLength(1);
     expect(runtime.runs[0]).toMatchObject({ code: 'v1', timeoutMs: 5000, allowedHosts: ['x.example'], entity: inv.entity, cacheKey: 'bot-a/ack@1' });
+    expect(runtime.runs[0].limits).toEqual({ memoryBytes: 16 * 1024 * 1024, cpuMs: 2000, responseBodyBytes: 10 * 1024 * 1024, logBytes: 64 * 1024, pendingCalls: 8 });
     expect((await store.invocations.get(inv))?.outcome).toEqual({ status: 'Completed', responseBody: { ok: true } });
     await flush();
     expect(events).toEqual([{ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Completed' }]);
@@ -191,7 +192,7 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     const poisoned = newInvocation({ createdAt: clock.now() });
     const healthy = newInvocation({ createdAt: clock.now() });
     await fileStore.catalog.putEntity('bot-a', 'Order', [], clock.now());
-    await fileStore.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: [], callbackUrl: null }, clock.now());
+    await fileStore.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: [], limits: DEFAULT_CONNECTOR_LIMITS, callbackUrl: null }, clock.now());
     await fileStore.invocations.create(poisoned);
     await fileStore.invocations.create(healthy);
     // A corrupt record: reading it always throws.

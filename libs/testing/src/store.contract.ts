@@ -373,7 +373,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
 
       it('versions integrations per deploy and reads any version', async () => {
         const { store, clock } = subject;
-        const settings = { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 60, allowedHosts: ['api.example.com'], callbackUrl: null };
+        const limits = { memoryMiB: 16, cpuSeconds: 5, responseBodyKiB: 100, logKiB: 8, pendingCalls: 2 };
+        const settings = { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 60, allowedHosts: ['api.example.com'], limits, callbackUrl: null };
         const withCallback = await store.catalog.deployIntegration('bot-a', 'hooked', { ...settings, callbackUrl: 'https://hooks.example.com/x' }, clock.now());
         expect(await store.catalog.getIntegration('bot-a', 'hooked')).toEqual(withCallback);
         const v1 = await store.catalog.deployIntegration('bot-a', 'ack', settings, clock.now());
@@ -382,6 +383,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect([v1.version, v2.version]).toEqual([1, 2]);
         expect((await store.catalog.getIntegration('bot-a', 'ack'))?.code).toBe('return 2');
         expect(await store.catalog.getIntegration('bot-a', 'ack', 1)).toEqual(v1);
+        expect((await store.catalog.getIntegration('bot-a', 'ack', 1))?.limits).toEqual(limits);
         expect(await store.catalog.getIntegration('bot-b', 'ack')).toBeNull();
         expect((await store.catalog.listIntegrations('bot-a')).map((i) => [i.integrationId, i.version])).toEqual([['ack', 2], ['hooked', 1], ['other', 1]]);
         expect((await store.catalog.listIntegrationVersions('bot-a', 'ack')).map((v) => v.version)).toEqual([2, 1]);

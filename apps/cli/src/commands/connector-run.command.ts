@@ -1,4 +1,13 @@
-import { DEFAULT_TIMEOUT_SECONDS, formatRequestHeaders, GiError, MAX_TIMEOUT_SECONDS, parseRequestBody, renderResponseBody } from '@gi/domain';
+import {
+  DEFAULT_CONNECTOR_LIMITS,
+  DEFAULT_TIMEOUT_SECONDS,
+  formatRequestHeaders,
+  GiError,
+  MAX_TIMEOUT_SECONDS,
+  parseRequestBody,
+  renderResponseBody,
+  runLimitsOf,
+} from '@gi/domain';
 import type { ConnectorRunResult } from '@gi/domain';
 import { CliError } from '../cli-errors';
 import { writeLine } from '../cli-io';
@@ -6,6 +15,7 @@ import type { CommandSpec } from '../command';
 import { formatDuration, json } from '../format';
 import { parseHeaderItems, parseQueryItems, readBody } from '../invoke/invoke-request';
 import { readSource } from './connector.commands';
+import { limitOptions, readLimits } from './limit-options';
 
 /**
  * `gi connector run`: runs a connector file locally, in the same sandbox as the service, against a
@@ -24,6 +34,7 @@ export const connectorRun: CommandSpec = {
     'response-content-type': { type: 'string', value: 'T', description: 'Render ResponseBody as this media type (default application/json)' },
     timeout: { type: 'string', value: 'SECONDS', description: `Wall-time limit (default ${DEFAULT_TIMEOUT_SECONDS})` },
     'allowed-host': { type: 'string', multiple: true, value: 'H', description: 'A host the connector may call through Context.Http; repeat for several' },
+    ...limitOptions,
   },
   details: [
     'The reply body goes to stdout; logs, duration and errors to stderr. Exits 1 when the run raises, throws or breaks a limit.',
@@ -36,6 +47,7 @@ export const connectorRun: CommandSpec = {
     const query = parseQueryItems(input.list('query'));
     const headers = parseHeaderItems(input.list('header'));
     const timeoutSeconds = input.int('timeout', 1, MAX_TIMEOUT_SECONDS) ?? DEFAULT_TIMEOUT_SECONDS;
+    const limits = runLimitsOf({ ...DEFAULT_CONNECTOR_LIMITS, ...readLimits(input) });
     const mediaType = input.string('response-content-type') ?? 'application/json';
 
     let entity;
@@ -64,6 +76,7 @@ export const connectorRun: CommandSpec = {
         code,
         entity,
         timeoutMs: timeoutSeconds * 1000,
+        limits,
         allowedHosts: input.list('allowed-host'),
         onProgress: (p) => writeLine(ctx.io.err, `progress ${p.percent}%${p.message ? ` ${p.message}` : ''}`),
       });

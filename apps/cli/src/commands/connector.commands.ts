@@ -5,6 +5,7 @@ import { writeLine } from '../cli-io';
 import type { CommandSpec } from '../command';
 import { fields, formatTime, json, table } from '../format';
 import { ApiError } from '../problem';
+import { describeLimits, limitOptions, readLimits } from './limit-options';
 import { botOption, integrationOption } from './shared-options';
 
 export const connectorDeploy: CommandSpec = {
@@ -18,9 +19,10 @@ export const connectorDeploy: CommandSpec = {
     pool: { type: 'string', value: 'P', description: `Executor pool that runs it (default "${DEFAULT_POOL}")` },
     timeout: { type: 'string', value: 'SECONDS', description: 'Wall-time limit of one run' },
     'allowed-host': { type: 'string', multiple: true, value: 'H', description: 'A host the connector may call through Context.Http; repeat for several' },
+    ...limitOptions,
     'callback-url': { type: 'string', value: 'URL', description: "Where every invocation's outcome is POSTed (signed), unless a call names its own" },
   },
-  details: 'The new version takes effect at once. Code that does not compile is refused and reported as file:line:column.',
+  details: 'The new version takes effect at once. Code that does not compile is refused and reported as file:line:column. Limits left out take their defaults.',
   async run(ctx, input) {
     const file = input.arg('file');
     const botId = input.requiredName('bot');
@@ -30,6 +32,7 @@ export const connectorDeploy: CommandSpec = {
     if (pool !== undefined) input.name('--pool', pool);
     const timeoutSeconds = input.int('timeout', 1, MAX_TIMEOUT_SECONDS);
     const allowedHosts = input.list('allowed-host');
+    const limits = readLimits(input);
     const callbackUrl = input.string('callback-url');
     const code = await readSource(file);
 
@@ -41,6 +44,7 @@ export const connectorDeploy: CommandSpec = {
         ...(pool !== undefined && { pool }),
         ...(timeoutSeconds !== undefined && { timeoutSeconds }),
         ...(allowedHosts.length > 0 && { allowedHosts }),
+        ...(Object.keys(limits).length > 0 && { limits }),
         ...(callbackUrl !== undefined && { callbackUrl }),
       });
     } catch (error) {
@@ -96,6 +100,7 @@ export const connectorShow: CommandSpec = {
           ['pool', detail.pool],
           ['timeout', `${detail.timeoutSeconds}s`],
           ['allowed hosts', detail.allowedHosts.length > 0 ? detail.allowedHosts.join(', ') : 'none'],
+          ...(detail.limits ? [['limits', describeLimits(detail.limits)] as [string, string]] : []),
           ['versions', versions || String(detail.version)],
         ]),
         '',
