@@ -191,21 +191,27 @@ describe('QuotaGate', () => {
     });
   });
 
-  it('reads quotas once per five seconds: a change applies within that time', async () => {
+  it('applies a change of the quotas within five seconds, reading them in the background while the bot is busy', async () => {
     const { quotaGate, store, clock } = gate();
     await quotaGate.admit('acme', 't1');
     store.state.quotas.bot = { ratePerSecond: 1, burst: 1, maxInFlight: null };
-    clock.t += QUOTA_CACHE_MS - 1;
+    clock.t += QUOTA_CACHE_MS / 2 - 1;
     await quotaGate.admit('acme', 't1');
     await quotaGate.admit('acme', 't1');
     expect(store.state.quotaReads).toBe(1);
     clock.t += 1;
-    // The stale value answers this call while the new one is read.
+    // Half the time passed: this call still goes by the old quotas while the new ones are read.
     await quotaGate.admit('acme', 't1');
     await flush();
+    expect(store.state.quotaReads).toBe(2);
     await quotaGate.admit('acme', 't1');
     await refusal(quotaGate.admit('acme', 't1'));
-    expect(store.state.quotaReads).toBe(2);
+
+    // An idle bot: its first call after five seconds waits for the quotas of now.
+    store.state.quotas.bot = { ratePerSecond: 100, burst: 100, maxInFlight: null };
+    clock.t += QUOTA_CACHE_MS;
+    await quotaGate.admit('acme', 't1');
+    expect(store.state.quotaReads).toBe(3);
   });
 
   it('answers 503 when the store cannot tell the quotas', async () => {

@@ -236,9 +236,10 @@ export class QuotaGate {
       this.quotas.set(botId, entry);
     }
     entry.usedAt = now;
-    if (entry.value === null) return this.readQuotas(botId, entry);
-    // Stale: answer with what is known and read again in the background.
-    if (now - entry.readAt >= QUOTA_CACHE_MS) void this.readQuotas(botId, entry).catch(() => undefined);
+    const age = now - entry.readAt;
+    // Never older than QUOTA_CACHE_MS; a busy bot's quotas are read again in the background before that.
+    if (entry.value === null || age >= QUOTA_CACHE_MS) return this.readQuotas(botId, entry);
+    if (age >= QUOTA_CACHE_MS / 2) void this.readQuotas(botId, entry).catch(() => undefined);
     return entry.value;
   }
 
