@@ -23,9 +23,10 @@ export function describeWithMongo(title: string, what: string, suite: (mongo: ()
   if (source === 'none') {
     describe(title, () => {
       process.stdout.write(`SKIPPED ${what}: no MONGO_URL and no Docker engine\n`);
-      // Why: no MongoDB server can run here. When: whenever MONGO_URL names a replica set or a Docker
-      // engine answers (testcontainers starts one).
-      it.skip('runs against MongoDB (set MONGO_URL to a replica set, or start a Docker engine)', () => undefined);
+      it.skip(
+        `${what}: skipped because no MongoDB server answers here (no MONGO_URL, no Docker engine); runs whenever MONGO_URL names a replica set or a Docker engine answers (testcontainers starts one)`,
+        () => undefined,
+      );
     });
     return;
   }
