@@ -21,6 +21,13 @@ describe('parseServiceConfig', () => {
     for (const value of ['0', '1.5', 'a day']) expect(() => parseServiceConfig({ IDEMPOTENCY_KEY_TTL_SECONDS: value })).toThrow(/IDEMPOTENCY_KEY_TTL_SECONDS/);
   });
 
+  it('reads the sandbox worker threads between 1 and 64, unset by default', () => {
+    expect(parseServiceConfig({}).SANDBOX_WORKERS).toBeUndefined();
+    expect(parseServiceConfig({ SANDBOX_WORKERS: '1' }).SANDBOX_WORKERS).toBe(1);
+    expect(parseServiceConfig({ SANDBOX_WORKERS: '64' }).SANDBOX_WORKERS).toBe(64);
+    for (const value of ['0', '65', '1.5', 'two']) expect(() => parseServiceConfig({ SANDBOX_WORKERS: value })).toThrow(/SANDBOX_WORKERS/);
+  });
+
   it('lists every problem at once', () => {
     try {
       parseServiceConfig({ PORT: 'eighty', PLATFORM_VERSION: 'nine', TOKEN_SECRET: 'short', MAX_BODY_SIZE: 'huge' });

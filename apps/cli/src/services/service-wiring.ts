@@ -100,7 +100,8 @@ export async function sweepExpired(base: ServiceBase): Promise<void> {
 
 /** The Custom Code runtime of a service that runs connectors. */
 export function openConnectorRuntime(base: ServiceBase) {
-  return createQuickJsRuntime({ http: { trustedAddresses: base.config.CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
+  const { SANDBOX_WORKERS, CONNECTOR_TRUSTED_ADDRESSES } = base.config;
+  return createQuickJsRuntime({ workers: SANDBOX_WORKERS, http: { trustedAddresses: CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
 }
 
 /**
