@@ -1,75 +1,237 @@
 // `npm run bench`: starts the services itself, warms up, runs each scenario with autocannon, prints one
-// table and writes docs/benchmarks.md. Needs `npm run build` first (npm run bench does it) and, for the
-// distributed scenarios, RabbitMQ at AMQP_URL (skipped with a note when it does not answer).
+// table with the targets of the benchmark issue and writes docs/benchmarks.md. Needs `npm run build`
+// first (npm run bench does it) and, for the distributed scenarios, RabbitMQ at AMQP_URL (skipped with
+// a note when it does not answer). BENCH_SECONDS sets the length of each measured run.
 import autocannon from 'autocannon';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { brokerPid, brokerVersion, deleteTopology, queueDepth } from './broker.mjs';
+import { describeMachine } from './machine.mjs';
+import { canPin, cpuMicros, cpuReading, cpuSince, machineBusyMicros, ownCpuMicros, rssMb, startNode, stop, stopAll } from './processes.mjs';
+import { markdown, table, targets } from './report.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/apps/cli/main.js');
 const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 6);
+const WARM_UP_SECONDS = 2;
+const CORES = availableParallelism();
 const BODY = JSON.stringify({ orderId: 42, customer: { id: 7, name: 'Ada' }, lines: [{ sku: 'A-1', qty: 2 }] });
 const ACK = readFileSync(join(ROOT, 'examples/connectors/ack.js'), 'utf8');
 const SLEEPY = `const end = Date.now() + 20; while (Date.now() < end) {}\n${ACK}`;
+const EXECUTOR_CONCURRENCY = 16;
+const POLL_SAMPLES = 100;
+/** How often the outcome counters are read while a backlog drains; the drain's timing is this coarse. */
+const SAMPLE_MS = 100;
+/** A backlog whose completions stop growing for this long is reported as stalled. */
+const STALL_MS = 30_000;
+/** Work outside the benchmark above this many cores during a row is called out: that row's figures are low. */
+const OUTSIDE_LOAD_NOTICE = 0.25;
 
 const rows = [];
 const notes = [];
+const failures = [];
+const dataDirs = [];
+const topologies = [];
 
-/** Starts `gi <command>` on a free port; resolves when it logs `listening`. */
-const startService = (command, args, env) => startProcess([CLI, command, ...args], env);
+// ---------------------------------------------------------------------------------------------------
+// Load and measurement
 
-/** Starts a Node script that logs `listening` with its port (a service, or the ceiling). */
-function startProcess(argv, env) {
-  const command = argv.slice(0, 2).join(' ');
-  const child = spawn(process.execPath, argv, {
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${command} did not start`)), 20_000);
-    const onLine = (line) => {
-      try {
-        const entry = JSON.parse(line);
-        if (entry.msg === 'listening') {
-          clearTimeout(timer);
-          resolvePort({ child, url: `http://127.0.0.1:${entry.port}`, pid: child.pid });
-        }
-      } catch {
-        // not a log line
-      }
-    };
-    // Every line is read, so a busy service never blocks on a full pipe.
-    createInterface({ input: child.stdout }).on('line', onLine);
-    createInterface({ input: child.stderr }).on('line', onLine);
-    child.once('exit', (code) => reject(new Error(`${command} exited with ${code}`)));
+function cannon(url, { connections, token, duration = DURATION, amount }) {
+  return autocannon({
+    url,
+    method: 'POST',
+    connections,
+    duration,
+    amount,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: BODY,
   });
 }
 
-const stop = (service) => new Promise((done) => (service.child.exitCode !== null ? done() : (service.child.once('exit', done), service.child.kill('SIGTERM'))));
-/** CPU time (user + system) a process has used so far, in microseconds, all its threads included. */
-const cpuMicros = (pid) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
-  } catch {
-    return NaN;
+/** Per request, in whole microseconds. */
+const perRequest = (micros, requests) => (requests > 0 ? Math.round(micros / requests) : null);
+const totalRss = (services) => Math.round(services.reduce((sum, s) => sum + rssMb(s.pid), 0));
+
+/**
+ * The start of a measured window: CPU so far of the processes that do the work (`runners`), the other
+ * service processes, the broker, the benchmark itself (the load generator) and the whole machine.
+ */
+function openWindow({ runners, others = [], broker = null }) {
+  const pids = { runners: runners.map((s) => s.pid), others: others.map((s) => s.pid) };
+  return {
+    pids,
+    broker,
+    at: performance.now(),
+    runners: cpuReading(pids.runners),
+    others: cpuReading(pids.others),
+    brokerCpu: cpuMicros(broker),
+    own: ownCpuMicros(),
+    machine: machineBusyMicros(),
+  };
+}
+
+/**
+ * CPU microseconds each part used since the window opened. `outside` is in cores: what the machine
+ * was busy with beyond this run's processes (other users' work, time the hypervisor took).
+ */
+function closeWindow(window) {
+  const seconds = (performance.now() - window.at) / 1000;
+  const runners = window.pids.runners.map((pid, i) => cpuMicros(pid) - window.runners[i]);
+  const others = cpuSince(window.pids.others, window.others);
+  const broker = cpuMicros(window.broker) - window.brokerCpu;
+  const own = ownCpuMicros() - window.own;
+  const ours = runners.reduce((a, b) => a + b, 0) + others + (Number.isFinite(broker) ? broker : 0) + own;
+  const outside = Math.max(0, machineBusyMicros() - window.machine - ours) / 1e6 / seconds;
+  return { seconds, runners, others, broker, own, outside };
+}
+
+const sum = (values) => values.reduce((a, b) => a + b, 0);
+
+/** A warm-up, then the measured autocannon run with what each part of the machine used meanwhile. */
+async function loadRun(url, options, services, broker = null) {
+  await cannon(url, { ...options, duration: WARM_UP_SECONDS });
+  const window = openWindow({ runners: services, broker });
+  const result = await cannon(url, options);
+  return { result, usage: closeWindow(window) };
+}
+
+function httpRow(id, name, against, { result, usage }, services) {
+  const requests = result.requests.total;
+  return record({
+    id,
+    name,
+    against,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+    cpu: perRequest(sum(usage.runners) + usage.others, requests),
+    brokerCpu: perRequest(usage.broker, requests),
+    outside: usage.outside,
+    rss: totalRss(services),
+  });
+}
+
+function record(row) {
+  rows.push(row);
+  const figures = [
+    row.rps !== null && `${row.rps} req/s`,
+    row.p50 !== null && `p50 ${row.p50} ms`,
+    row.p99 !== null && `p99 ${row.p99} ms`,
+    `errors ${row.errors}`,
+    row.cpu !== null && `${row.cpu} µs CPU per request`,
+    Number.isFinite(row.brokerCpu) && `broker ${row.brokerCpu} µs`,
+    Number.isFinite(row.outside) && `outside load ${row.outside.toFixed(2)} cores`,
+  ].filter(Boolean);
+  console.log(`${row.name}: ${figures.join(', ')}`);
+  return row;
+}
+
+async function measureHttp(id, name, url, { connections, token, services, broker }) {
+  const run = await loadRun(url, { connections, token }, services, broker);
+  return httpRow(id, name, `c=${connections}`, run, services);
+}
+
+/** Recorded outcomes of a service, from its Prometheus counter: all of them, and the failed ones. */
+async function outcomes(service) {
+  const response = await fetch(`${service.url}/metrics`).catch((error) => {
+    throw new Error(`${service.name} (pid ${service.pid}) did not answer /metrics: ${error.cause?.message ?? error.message}`);
+  });
+  const text = await response.text();
+  let total = 0;
+  let failed = 0;
+  for (const [, labels, value] of text.matchAll(/^gi_invocation_outcomes_total\{([^}]*)\} (\S+)$/gm)) {
+    total += Number(value);
+    if (!labels.includes('status="Completed"')) failed += Number(value);
   }
-};
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-const rssMb = (pid) => {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-  } catch {
-    return NaN;
+  return { total, failed };
+}
+
+/**
+ * Watches the outcome counters of the processes that run jobs until `expected` more than `baseline`
+ * have been recorded. The drain is timed from the first sample where every runner has completed a
+ * job (so no runner's start-up is counted) to the sample that sees the last; CPU over the same window.
+ * `expect(n)` may come later than the start (embedded: once the accept run tells how many there are).
+ */
+function watchDrain(runners, { others = [], broker = null, baseline = 0 }) {
+  let expected = Infinity;
+  const done = (async () => {
+    let start = null;
+    let progress = { total: baseline, at: performance.now() };
+    for (;;) {
+      await sleep(SAMPLE_MS);
+      const counts = await Promise.all(runners.map(outcomes));
+      const total = sum(counts.map((c) => c.total));
+      if (!start && counts.every((c) => c.total > 0) && total > baseline) start = { total, window: openWindow({ runners, others, broker }) };
+      if (start && total - baseline >= expected) {
+        const usage = closeWindow(start.window);
+        const completed = total - start.total;
+        if (!(usage.seconds > 0 && completed > 0)) throw new Error(`the backlog (${expected} jobs) drained too fast to time; raise BENCH_SECONDS`);
+        return { completed, failed: sum(counts.map((c) => c.failed)), usage };
+      }
+      const at = performance.now();
+      if (total > progress.total) progress = { total, at };
+      else if (at - progress.at > STALL_MS) throw new Error(`completions stalled at ${total - baseline} of ${expected}`);
+    }
+  })();
+  done.catch(() => {}); // awaited by the caller; this keeps an early failure from being unhandled meanwhile
+  return { expect: (n) => (expected = n), done };
+}
+
+function drainRow(id, name, { completed, failed, usage }, services) {
+  const cores = (micros) => micros / 1e6 / usage.seconds;
+  return record({
+    id,
+    name,
+    against: 'c=50',
+    rps: Math.round(completed / usage.seconds),
+    p50: null,
+    p99: null,
+    errors: failed,
+    cpu: perRequest(sum(usage.runners) + usage.others, completed),
+    brokerCpu: perRequest(usage.broker, completed),
+    outside: usage.outside,
+    rss: totalRss(services),
+    cores: {
+      runners: cores(sum(usage.runners)),
+      perRunner: usage.runners.map(cores),
+      others: cores(usage.others),
+      broker: cores(usage.broker),
+      outside: usage.outside,
+      total: CORES,
+    },
+    seconds: usage.seconds,
+    completed,
+  });
+}
+
+/** Waits until a service has recorded `target` outcomes in all. */
+async function outcomesReach(service, target) {
+  const deadline = performance.now() + STALL_MS;
+  while ((await outcomes(service)).total < target) {
+    if (performance.now() > deadline) throw new Error(`the warm-up's jobs did not finish in ${STALL_MS / 1000} s`);
+    await sleep(SAMPLE_MS);
   }
-};
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Services
+
+function startService(command, args, env, options) {
+  return startNode([CLI, command, ...args], { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ...env }, options);
+}
+
+function newDataDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'gi-bench-'));
+  dataDirs.push(dir);
+  return dir;
+}
 
 async function admin(base, method, path, body) {
   const response = await fetch(`${base}/admin${path}`, {
@@ -88,196 +250,328 @@ async function setUp(base) {
   return (await admin(base, 'POST', '/bots/bench/tokens', { label: 'bench' })).token;
 }
 
-function cannon(url, { connections, token, duration = DURATION, method = 'POST' }) {
-  return autocannon({
-    url,
-    method,
-    connections,
-    duration,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: method === 'POST' ? BODY : undefined,
-  });
-}
+const webhook = (base, integration, async = false) =>
+  `${base}/api/Platform/bench/Order/${integration}/GenericIntegration${async ? '?asyncResponse=true' : ''}`;
 
-/** Runs a warm-up then the measured autocannon run; records a row. */
-async function scenario(name, url, options, pids = []) {
-  await cannon(url, { ...options, duration: 2 });
-  const cpuBefore = pids.map(cpuMicros);
-  const result = await cannon(url, options);
-  const cpuUsed = pids.map(cpuMicros).reduce((sum, after, i) => sum + after - cpuBefore[i], 0);
-  const errors = result.errors + result.timeouts + result.non2xx;
-  const row = {
-    name,
-    rps: Math.round(result.requests.average),
-    cpu: pids.length ? Math.round(cpuUsed / result.requests.total) : null,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors,
-    rss: pids.length ? Math.round(pids.map(rssMb).reduce((a, b) => a + b, 0)) : null,
-  };
-  rows.push(row);
-  console.log(`${name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${errors}, ${row.cpu} µs CPU per request`);
-  return row;
-}
+// ---------------------------------------------------------------------------------------------------
+// Scenarios
 
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
-
-/** Async: accepts per second for a while, then how long until every accepted job completed. */
-async function asyncScenario(name, base, token, { pollBase = base, pids = [] } = {}) {
-  const url = `${base}/api/Platform/bench/Order/ack/GenericIntegration?asyncResponse=true`;
-  const accept = await scenario(`${name}: async accept (202/s)`, url, { connections: 50, token }, pids);
-  const started = Date.now();
-  const accepted = accept.rps * DURATION;
-  // Completion throughput: wait until nothing is Queued or Running.
-  for (;;) {
-    const [queued, running] = await Promise.all(
-      ['Queued', 'Running'].map((status) => admin(pollBase, 'GET', `/bots/bench/invocations?status=${status}&limit=1`)),
-    );
-    if (queued.invocations.length + running.invocations.length === 0) break;
-    if (Date.now() - started > 300_000) throw new Error('async backlog did not drain in 5 minutes');
-    await new Promise((r) => setTimeout(r, 200));
+async function ceilingScenario() {
+  const ceiling = await startNode([join(ROOT, 'tools/bench/ceiling.mjs')], { PATH: process.env.PATH });
+  for (const connections of [1, 50]) {
+    const run = await loadRun(ceiling.url, { connections }, [ceiling]);
+    httpRow(`ceiling-c=${connections}`, `ceiling: bare Koa, same transform, c=${connections}`, null, run, [ceiling]).isCeiling = true;
   }
-  const drainSeconds = (Date.now() - started) / 1000;
-  const completionRate = Math.round(accepted / (DURATION + drainSeconds));
-  rows.push({ name: `${name}: async completions/s`, rps: completionRate, p50: null, p99: null, errors: 0, rss: null, cpu: null });
-  console.log(`${name}: about ${completionRate} completions/s (backlog drained ${drainSeconds.toFixed(1)} s after the load)`);
-  return completionRate;
 }
 
-/** Poll wake latency: from a job's recorded finish to the waiting poll's answer. */
-async function pollWake(base, token, samples = 100) {
+async function embeddedScenario() {
+  const service = await startService('up', [], { DATA_DIR: newDataDir() });
+  const token = await setUp(service.url);
+  const services = [service];
+  for (const connections of [1, 50]) {
+    await measureHttp(`embedded-sync-c${connections}`, `embedded sync, ack connector, c=${connections}`, webhook(service.url, 'ack'), { connections, token, services });
+  }
+  await embeddedAsync(service, token);
+  await pollWake(service, token);
+}
+
+/**
+ * Accepts (202s per second) while the same process runs the jobs, then the completion rate from the
+ * first completion to the drain of that backlog. The warm-up's jobs finish before either is measured.
+ */
+async function embeddedAsync(service, token) {
+  const url = webhook(service.url, 'ack', true);
+  const before = (await outcomes(service)).total;
+  const warm = await cannon(url, { connections: 50, token, duration: WARM_UP_SECONDS });
+  await outcomesReach(service, before + warm['2xx']);
+
+  const watch = watchDrain([service], { baseline: (await outcomes(service)).total });
+  const window = openWindow({ runners: [service] });
+  const result = await cannon(url, { connections: 50, token });
+  httpRow('embedded-accept', 'embedded async accept (202/s), c=50, jobs run meanwhile', 'c=50', { result, usage: closeWindow(window) }, [service]);
+  watch.expect(result['2xx']);
+  const drain = await watch.done;
+  drainRow('embedded-drain', 'embedded async completions/s (first completion -> backlog drained)', drain, [service]);
+}
+
+/** From a job's recorded finish to the answer of a poll that was already waiting for it. */
+async function pollWake(service, token) {
   const latencies = [];
-  for (let i = 0; i < samples; i++) {
-    const started = await fetch(`${base}/api/Platform/bench/Order/sleepy/GenericIntegration?asyncResponse=true`, {
+  let notWaiting = 0;
+  let errors = 0;
+  for (let i = 0; i < POLL_SAMPLES; i++) {
+    const accepted = await fetch(webhook(service.url, 'sleepy', true), {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: BODY,
     }).then((r) => r.json());
-    const polled = await fetch(`${base}/api/Platform/bench/GetGenericIntegrationResponse?invocationId=${started.invocationId}&waitSeconds=30`, {
+    const polledAt = Date.now();
+    const poll = await fetch(`${service.url}/api/Platform/bench/GetGenericIntegrationResponse?invocationId=${accepted.invocationId}&waitSeconds=30`, {
       headers: { authorization: `Bearer ${token}` },
     });
     const answeredAt = Date.now();
-    await polled.text();
-    const detail = await admin(base, 'GET', `/bots/bench/invocations/${started.invocationId}`);
-    latencies.push(answeredAt - Date.parse(detail.finishedAt));
+    await poll.text();
+    if (poll.status !== 200) {
+      errors++;
+      continue;
+    }
+    const finishedAt = Date.parse((await admin(service.url, 'GET', `/bots/bench/invocations/${accepted.invocationId}`)).finishedAt);
+    if (finishedAt <= polledAt) notWaiting++;
+    else latencies.push(answeredAt - finishedAt);
   }
-  const row = { name: 'poll wake latency (finish -> poll answer)', rps: null, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors: 0, rss: null, cpu: null };
-  rows.push(row);
-  console.log(`poll wake latency: p50 ${row.p50} ms, p99 ${row.p99} ms`);
+  if (latencies.length === 0) throw new Error('no poll was waiting when its job finished');
+  record({
+    id: 'poll-wake',
+    name: `poll wake latency, embedded (job finished -> waiting poll answered; ${latencies.length} polls)`,
+    rps: null,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+    cpu: null,
+    brokerCpu: null,
+    rss: null,
+  });
+  if (notWaiting > 0) notes.push(`Poll wake latency: ${notWaiting} of ${POLL_SAMPLES} jobs finished before their poll arrived and were left out.`);
 }
 
-async function brokerAnswers() {
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** Executors pinned one per core (1 executor: core 1; 2: cores 0 and 1) when taskset can do it. */
+function executorCores() {
+  const pinned = CORES >= 2 && canPin('0') && canPin('1');
+  return { pinned, coresOf: (count) => (pinned ? (count === 1 ? ['1'] : ['0', '1']) : Array(count).fill(undefined)) };
+}
+
+/**
+ * Distributed: control and gateway, then the accept rate with no executor running (gateway, broker and
+ * store have the cores); then that backlog drained by 1 executor, sync at c=50 with it; then a backlog of
+ * the same size drained by 2 executors, sync at c=50 with them.
+ */
+async function distributedScenario(broker, pinning) {
+  const prefix = `gi-bench-${randomBytes(4).toString('hex')}`;
+  topologies.push(prefix);
+  const queue = `${prefix}.jobs.default`;
+  const env = {
+    DATA_DIR: newDataDir(),
+    AMQP_URL,
+    BUS_PREFIX: prefix,
+    TOKEN_SECRET: randomBytes(32).toString('hex'),
+    EXECUTOR_CONCURRENCY: String(EXECUTOR_CONCURRENCY),
+    SANDBOX_WORKERS: '1',
+    // A backlog waits in the queue on purpose; the sweeper must not republish it meanwhile.
+    REPUBLISH_AFTER_SECONDS: '3600',
+  };
+  const control = await startService('control', [], env);
+  const gateway = await startService('gateway', [], env);
+  const token = await setUp(control.url);
+  const front = [gateway, control];
+
+  const accept = await loadRun(webhook(gateway.url, 'ack', true), { connections: 50, token }, front, broker);
+  httpRow('distributed-accept', 'distributed async accept (202/s), c=50, no executor running', 'c=50', accept, front);
+  const backlog = await queueDepth(AMQP_URL, queue);
+  if (backlog === 0) throw new Error('the accept run left no jobs in the queue');
+
   try {
-    const { connect } = await import('amqplib');
-    const connection = await connect(AMQP_URL);
-    await connection.close();
-    return true;
-  } catch {
-    return false;
+    for (const count of [1, 2]) await drainAndSync(count, { env, queue, backlog, gateway, front, token, broker, pinning });
+  } finally {
+    if (rows.some((r) => r.id.startsWith('distributed-drain-'))) notes.push(drainNote());
   }
+}
+
+/**
+ * Fills the queue to `backlog` jobs with no executor running (the accept run already did for the first),
+ * drains it with `count` executors, then measures sync calls with them.
+ */
+async function drainAndSync(count, { env, queue, backlog, gateway, front, token, broker, pinning }) {
+  if (count === 2) await cannon(webhook(gateway.url, 'ack', true), { connections: 50, token, amount: backlog });
+  const jobs = await queueDepth(AMQP_URL, queue);
+  const cores = pinning.coresOf(count);
+  const executors = await Promise.all(cores.map((cpus) => startService('executor', ['--pools', 'default'], env, { cpus })));
+  const label = `${count} executor${count > 1 ? 's' : ''}${pinning.pinned ? ` (core${count > 1 ? 's' : ''} ${cores.join(', ')})` : ''}`;
+  const watch = watchDrain(executors, { others: front, broker });
+  watch.expect(jobs);
+  const drain = await watch.done;
+  drainRow(`distributed-drain-${count}`, `distributed async completions/s, ${label}, draining ${jobs} queued jobs`, drain, [...front, ...executors]);
+  await measureHttp(`distributed-sync-${count}`, `distributed sync, ${label}, c=50`, webhook(gateway.url, 'ack'), {
+    connections: 50,
+    token,
+    services: [...front, ...executors],
+    broker,
+  });
+  await Promise.all(executors.map(stop));
+}
+
+/** What the cores did during each distributed drain, to tell whether the broker was the limit. */
+function drainNote() {
+  const lines = [1, 2]
+    .map((count) => rows.find((r) => r.id === `distributed-drain-${count}`))
+    .filter(Boolean)
+    .map(({ name, completed, seconds, cores }) => {
+      const each = cores.perRunner.length > 1 ? ` (${cores.perRunner.map((c) => c.toFixed(2)).join(' + ')})` : '';
+      return (
+        `${name.replace(/^distributed async completions\/s, /, '')}: ${completed} jobs in ${seconds.toFixed(1)} s; ` +
+        `executors ${cores.runners.toFixed(2)} cores${each}, RabbitMQ ${cores.broker.toFixed(2)}, gateway and control ${cores.others.toFixed(2)}, ` +
+        `work outside the benchmark ${cores.outside.toFixed(2)} (of ${cores.total}).`
+      );
+    });
+  return `Distributed drains, in cores (CPU seconds per second of the drain):\n\n${lines.map((l) => `- ${l}`).join('\n')}`;
+}
+
+async function sandboxOverhead() {
+  execFileSync(join(ROOT, 'node_modules/.bin/esbuild'), ['libs/sandbox/bench/overhead.ts', '--bundle', '--platform=node', '--packages=external', '--outfile=dist/bench/overhead.js', '--log-level=warning'], { cwd: ROOT });
+  const overhead = execFileSync(process.execPath, ['dist/bench/overhead.js', '3000'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  notes.push(`Sandbox overhead per run (the runtime's own micro-benchmark, libs/sandbox/bench/overhead.ts, 3,000 runs):\n\n\`\`\`\n${overhead.trim()}\n\`\`\``);
+  console.log(overhead.trim());
+}
+
+/** Runs one group of scenarios; a failure is reported and the next group still runs. */
+async function attempt(label, scenario) {
+  if (interrupted) return;
+  try {
+    await scenario();
+  } catch (error) {
+    const cause = error.cause?.message ? ` (${error.cause.message})` : '';
+    const why = `${label} failed: ${firstLines(error.message)}${cause}`;
+    failures.push(why);
+    console.error(why);
+  } finally {
+    await stopAll();
+  }
+}
+
+function outsideLoadNote(disturbed) {
+  const worst = Math.max(...disturbed.map((r) => r.outside));
+  return (
+    `Work outside the benchmark kept more than ${OUTSIDE_LOAD_NOTICE} cores busy during ${disturbed.length} of the ${rows.length} rows ` +
+    `(up to ${worst.toFixed(2)} of ${CORES}; see the outside load column). Those rows' figures are lower than this machine ` +
+    'does when otherwise idle; run again when it is.'
+  );
+}
+
+/** A failure as a note: its first line, and the rest of its message as a block. */
+function failureNote(failure) {
+  const [first, ...rest] = failure.split('\n');
+  return rest.length ? `Failed: ${first}\n\n\`\`\`\n${rest.join('\n')}\n\`\`\`` : `Failed: ${first}`;
+}
+
+/** A failed child's message carries its whole output; the first lines say why. */
+const firstLines = (text, count = 6) => text.split('\n').filter((line) => line.trim()).slice(0, count).join('\n');
+
+// ---------------------------------------------------------------------------------------------------
+// Run
+
+let cleaning = null;
+/** Stops every process, deletes the broker objects and the temporary directories; once, however often asked. */
+function cleanUp() {
+  cleaning ??= (async () => {
+    await stopAll();
+    for (const prefix of topologies) {
+      await deleteTopology(AMQP_URL, prefix).catch((error) => console.error(`could not delete the broker objects of ${prefix}: ${error.message}`));
+    }
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`${signal}: stopping the services and removing what the run created; docs/benchmarks.md is left as it was`);
+    cleanUp().finally(() => process.exit(130));
+  });
 }
 
 async function main() {
-  const dataDirs = [];
-  const newDataDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gi-bench-'));
-    dataDirs.push(dir);
-    return dir;
-  };
+  if (!(DURATION > 0)) throw new Error(`BENCH_SECONDS must be a positive number of seconds, not ${process.env.BENCH_SECONDS}`);
+  const broker = await brokerVersion(AMQP_URL);
+  const brokerProcess = broker ? brokerPid() : null;
+  const pinning = executorCores();
+  const pinningText = pinning.pinned
+    ? 'Distributed executors are pinned with taskset (1 executor on core 1; 2 on cores 0 and 1), one sandbox thread each; everything else floats.'
+    : 'taskset is missing or cannot pin to cores 0 and 1 here, so the distributed executors were not pinned (each still has one sandbox thread).';
+  if (!pinning.pinned) console.log(`Note: ${pinningText}`);
+  const machine = describeMachine({ broker, brokerLocal: brokerProcess !== null, pinning: pinningText });
+  for (const [label, value] of machine) console.log(`${label}: ${value}`);
+
   try {
-    // 1. Ceiling: a bare Koa route doing the same transform, in its own process.
-    const ceiling = await startProcess([join(ROOT, 'tools/bench/ceiling.mjs')], {});
-    const ceilingRow = await scenario('ceiling: bare Koa, same transform, c=50', ceiling.url, { connections: 50 }, [ceiling.pid]);
-    await stop(ceiling);
-
-    // 2-4. Embedded.
-    const embedded = await startService('up', [], { DATA_DIR: newDataDir() });
-    const token = await setUp(embedded.url);
-    const syncUrl = `${embedded.url}/api/Platform/bench/Order/ack/GenericIntegration`;
-    await scenario('embedded sync, ack connector, c=1', syncUrl, { connections: 1, token }, [embedded.pid]);
-    const embeddedSync = await scenario('embedded sync, ack connector, c=50', syncUrl, { connections: 50, token }, [embedded.pid]);
-    await asyncScenario('embedded', embedded.url, token, { pids: [embedded.pid] });
-    await pollWake(embedded.url, token);
-    await stop(embedded);
-    notes.push(`Embedded sync at c=50 reached ${((embeddedSync.rps / ceilingRow.rps) * 100).toFixed(0)}% of the ceiling's req/s.`);
-
-    // 5. Distributed over RabbitMQ with 1 and 2 executors.
-    if (!(await brokerAnswers())) {
-      notes.push(`Distributed scenarios skipped: no RabbitMQ at ${AMQP_URL.replace(/\/\/[^@]*@/, '//')}.`);
-    } else {
-      for (const executorCount of [1, 2]) {
-        const prefix = `gi-bench-${randomBytes(4).toString('hex')}`;
-        const env = { DATA_DIR: newDataDir(), AMQP_URL, BUS_PREFIX: prefix, TOKEN_SECRET: randomBytes(32).toString('hex'), EXECUTOR_CONCURRENCY: '16' };
-        const control = await startService('control', [], env);
-        const gateway = await startService('gateway', [], env);
-        const executors = await Promise.all(Array.from({ length: executorCount }, () => startService('executor', ['--pools', 'default'], env)));
-        const distToken = await setUp(control.url);
-        const label = `distributed, ${executorCount} executor${executorCount > 1 ? 's' : ''}`;
-        const pids = [gateway.pid, ...executors.map((e) => e.pid)];
-        await scenario(`${label}: sync c=50`, `${gateway.url}/api/Platform/bench/Order/ack/GenericIntegration`, { connections: 50, token: distToken }, pids);
-        // The accept rate is the gateway's: its CPU per request is counted alone.
-        await asyncScenario(label, gateway.url, distToken, { pollBase: control.url, pids: [gateway.pid] });
-        await Promise.all([gateway, control, ...executors].map(stop));
-        execFileSync(process.execPath, ['-e', DELETE_TOPOLOGY, AMQP_URL, prefix], { cwd: ROOT });
-      }
-      const [one, two] = ['1 executor', '2 executors'].map((n) => rows.find((r) => r.name === `distributed, ${n}: async completions/s`).rps);
-      notes.push(`Two executors completed ${(two / one).toFixed(2)}x the jobs per second of one (same 2 cores, broker included).`);
+    await attempt('ceiling', ceilingScenario);
+    await attempt('embedded', embeddedScenario);
+    if (!broker) notes.push(`Distributed scenarios skipped: no RabbitMQ at ${AMQP_URL.replace(/\/\/[^@]*@/, '//')}.`);
+    else {
+      if (brokerProcess === null) notes.push('RabbitMQ runs elsewhere or its process is not visible here: its CPU is not counted.');
+      await attempt('distributed', () => distributedScenario(brokerProcess, pinning));
     }
-
-    // 6. Sandbox overhead per run (the runtime's own micro-benchmark).
-    execFileSync('npx', ['esbuild', 'libs/sandbox/bench/overhead.ts', '--bundle', '--platform=node', '--packages=external', '--outfile=dist/bench/overhead.js', '--log-level=warning'], { cwd: ROOT });
-    const overhead = execFileSync(process.execPath, ['dist/bench/overhead.js', '3000'], { cwd: ROOT, encoding: 'utf8' });
-    notes.push(`Sandbox overhead (libs/sandbox/bench/overhead.ts, 3,000 runs):\n\n\`\`\`\n${overhead.trim()}\n\`\`\``);
+    await attempt('sandbox overhead', sandboxOverhead);
   } finally {
-    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+    await cleanUp();
   }
-  report();
+  if (interrupted) return;
+  const disturbed = rows.filter((r) => r.outside > OUTSIDE_LOAD_NOTICE);
+  if (disturbed.length) notes.unshift(outsideLoadNote(disturbed));
+  notes.unshift(...failures.map(failureNote));
+
+  console.log(`\n${table(rows)}\n\n${targets(rows)}\n\n${notes.join('\n\n')}`);
+  writeFileSync(join(ROOT, 'docs/benchmarks.md'), markdown({ method: method(), machine, rows, notes, reproduce: REPRODUCE }));
+  console.log('\nWrote docs/benchmarks.md');
+  if (failures.length) process.exitCode = 1;
 }
 
-const DELETE_TOPOLOGY = `
-const { connect } = require('amqplib');
-const [url, prefix] = process.argv.slice(1);
-(async () => {
-  const c = await connect(url);
-  const ch = await c.createChannel();
-  for (const q of [prefix + '.jobs.default', prefix + '.dead-letters']) await ch.deleteQueue(q).catch(() => {});
-  for (const e of [prefix + '.jobs', prefix + '.dead-letter', prefix + '.completions', prefix + '.cancellations']) await ch.deleteExchange(e).catch(() => {});
-  await c.close();
-})();
-`;
+function method() {
+  return `Every HTTP row: autocannon (one keep-alive connection per concurrent caller, in the benchmark's own
+process) for ${DURATION} s after a ${WARM_UP_SECONDS} s warm-up, POSTing \`${BODY}\` to the
+\`examples/connectors/ack.js\` connector. Columns:
 
-function report() {
-  const cell = (v, unit = '') => (v === null || v === undefined || Number.isNaN(v) ? '' : `${v}${unit}`);
-  const table = [
-    '| Scenario | req/s | p50 | p99 | errors | CPU per request | RSS |',
-    '|---|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.name} | ${cell(r.rps)} | ${cell(r.p50, ' ms')} | ${cell(r.p99, ' ms')} | ${r.errors} | ${cell(r.cpu, ' µs')} | ${cell(r.rss, ' MB')} |`),
-  ].join('\n');
-  const machine = `${cpus().length} cores (${cpus()[0].model.trim()}), ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
-  console.log(`\n${table}\n\n${notes.join('\n\n')}`);
-  writeFileSync(
-    join(ROOT, 'docs/benchmarks.md'),
-    `# Benchmarks
+- **req/s**: the mean over the run; for completion rows, jobs completed per second.
+- **vs ceiling**: req/s as a share of the ceiling's at the same concurrency (c=1 rows against the c=1
+  ceiling, every other row against c=50).
+- **p50, p99**: autocannon's latencies. **errors**: connection errors and timeouts plus non-2xx answers; for
+  completion rows, jobs that ended Failed.
+- **CPU per request**: CPU time (user + system, every thread, from /proc) of the service processes during
+  the row's window, divided by the requests answered or jobs completed in it. On cores shared with the load
+  generator it bounds req/s better than the clock. **broker CPU per request**: the same for RabbitMQ's
+  Erlang VM (beam.smp).
+- **RSS**: the service processes' resident memory at the end of the row.
+- **outside load**: cores the machine was busy with beyond this run's processes (the services, the broker,
+  the load generator) during the row, from /proc/stat: other users' work and time the hypervisor took.
+  Above ${OUTSIDE_LOAD_NOTICE} the row's figures are low and a note says so.
 
-Written by \`npm run bench\` (tools/bench/run.mjs); do not edit by hand. Each scenario: autocannon for
-${DURATION} s after a 2 s warm-up, load generator on the same machine as the services. CPU per request:
-the CPU time (user + system, every thread) the server processes used during the run, divided by the
-requests answered; on 2 cores shared with the load generator it bounds req/s better than the clock. Request body:
-\`${BODY}\`; connector: \`examples/connectors/ack.js\`.
+Rows:
 
-Machine: ${machine}.
-
-${table}
-
-${notes.join('\n\n')}
-
-Reproduce: \`npm run bench\` (needs RabbitMQ at AMQP_URL for the distributed rows; BENCH_SECONDS sets the
-duration of each run).
-`,
-  );
+- **ceiling**: a bare Koa route in its own process doing the ack connector's transform
+  (tools/bench/ceiling.mjs): no store, no sandbox, no auth.
+- **embedded sync**: \`gi up\` (SQLite store in a temporary directory, in-process bus, the QuickJS sandbox
+  with its default worker threads), sync calls.
+- **embedded async accept**: 202s per second at c=50; the same process runs the jobs meanwhile, so its CPU
+  per request includes running them. **embedded async completions/s**: the jobs accepted in that run,
+  completed per second from the first completion to the last, counted by the service's
+  \`gi_invocation_outcomes_total\` (read every ${SAMPLE_MS} ms). The warm-up's jobs finish before either is
+  measured.
+- **poll wake latency**: a job that runs about 20 ms, polled with \`waitSeconds=30\` right after its 202: the
+  time from the finish the executor recorded to the poll's answer, ${POLL_SAMPLES} in sequence (polls that
+  arrived after the finish are left out).
+- **distributed**: \`gi control\`, \`gi gateway\` and \`gi executor\` processes over RabbitMQ (one quorum queue,
+  publisher confirms) sharing one SQLite file; executors with EXECUTOR_CONCURRENCY=${EXECUTOR_CONCURRENCY} and
+  SANDBOX_WORKERS=1, pinned one per core. **async accept**: no executor runs, so the gateway, the broker and
+  the store have the cores; the jobs (warm-up included) wait in the queue. **completions/s**: that backlog
+  drained by 1 executor started afterwards, then a backlog of the same size (accepted again with no
+  executor running) drained by 2; timed from the moment every executor has completed a job to the last
+  completion, CPU per request counting the executors, gateway and control. **sync c=50**: with those
+  executors running.
+- **sandbox overhead**: the runtime's own micro-benchmark (libs/sandbox/bench/overhead.ts), in the notes.`;
 }
+
+const REPRODUCE = `\`\`\`sh
+npm ci
+npm run bench                      # builds, runs every scenario, rewrites this file (about 3 minutes)
+BENCH_SECONDS=2 npm run bench      # shorter measured runs (default 8 s each)
+AMQP_URL=amqp://user:pass@host:5672 npm run bench   # another broker (default amqp://guest:guest@127.0.0.1:5672)
+\`\`\`
+
+The distributed rows need RabbitMQ (skipped with a note otherwise); the executors are pinned with
+\`taskset\` (util-linux) where it exists.`;
 
 await main();

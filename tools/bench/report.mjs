@@ -1,0 +1,100 @@
+// Turns a run's rows into the printed table, the targets of the issue with met / not met, and
+// docs/benchmarks.md.
+
+const cell = (value, unit = '') => (value === null || value === undefined || Number.isNaN(value) ? '' : `${value}${unit}`);
+const percent = (ratio) => `${Math.round(ratio * 100)}%`;
+
+/** The row's req/s as a share of the ceiling's at the concurrency it is compared with. */
+function ratioCell(row, rowsById) {
+  if (row.isCeiling) return 'ceiling';
+  const ceiling = row.against && rowsById.get(`ceiling-${row.against}`);
+  if (!ceiling?.rps || !row.rps) return '';
+  return `${percent(row.rps / ceiling.rps)} of ${row.against}`;
+}
+
+export function table(rows) {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return [
+    '| Scenario | req/s | vs ceiling | p50 | p99 | errors | CPU per request | broker CPU per request | RSS | outside load |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${cell(r.rps)} | ${ratioCell(r, byId)} | ${cell(r.p50, ' ms')} | ${cell(r.p99, ' ms')} | ${cell(r.errors)} | ` +
+        `${cell(r.cpu, ' µs')} | ${cell(r.brokerCpu, ' µs')} | ${cell(r.rss, ' MB')} | ${cell(r.outside?.toFixed(2), ' cores')} |`,
+    ),
+  ].join('\n');
+}
+
+/** Each target of the issue with the figure this run measured and whether it was met. */
+export function targets(rows) {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const sync = byId.get('embedded-sync-c50');
+  const ceiling = byId.get('ceiling-c=50');
+  const wake = byId.get('poll-wake');
+  const accept = byId.get('distributed-accept');
+  const [one, two] = [byId.get('distributed-drain-1'), byId.get('distributed-drain-2')];
+  const verdict = (measured, ok) => (measured === null ? ['not measured', 'not measured'] : [measured, ok ? 'met' : 'not met']);
+  const list = [
+    ['Embedded sync, c=50: >= 40% of the ceiling\'s req/s', ...verdict(sync?.rps && ceiling?.rps ? percent(sync.rps / ceiling.rps) : null, sync?.rps / ceiling?.rps >= 0.4)],
+    ['Embedded sync, c=50: p99 <= 25 ms', ...verdict(sync ? `${sync.p99} ms` : null, sync?.p99 <= 25)],
+    ['Poll wake latency: p99 <= 20 ms', ...verdict(wake ? `${wake.p99} ms` : null, wake?.p99 <= 20)],
+    ['Distributed async accept (publisher confirms): >= 3,000 req/s', ...verdict(accept ? `${accept.rps} req/s` : null, accept?.rps >= 3000)],
+    ['2 executors >= 1.7x one on completion throughput (broker not the limit)', ...scalingVerdict(one, two)],
+  ];
+  return ['| Target | Measured | Verdict |', '|---|---:|---|', ...list.map(([target, measured, result]) => `| ${target} | ${measured} | ${result} |`)].join('\n');
+}
+
+/**
+ * Two executors pinned to the two cores can at most use what RabbitMQ and everything else leave them.
+ * When what RabbitMQ alone took leaves less than 1.7 times what the lone executor used, the target's
+ * condition (the broker is not the limit) does not hold.
+ */
+function scalingVerdict(one, two) {
+  if (!one?.rps || !two?.rps) return ['not measured', 'not measured'];
+  const factor = two.rps / one.rps;
+  const measured = `${factor.toFixed(2)}x`;
+  if (factor >= 1.7) return [measured, 'met'];
+  const { total, broker, others, outside, runners } = two.cores;
+  const room = (taken) => ((total - taken) / one.cores.runners).toFixed(2);
+  if (room(broker) < 1.7) return [measured, `not met; broker-bound: RabbitMQ took ${broker.toFixed(2)} of the ${total} cores, leaving room for ${room(broker)}x`];
+  const busy = runners + broker + others + outside;
+  if (room(broker + others + outside) < 1.7) {
+    return [
+      measured,
+      `not met; the cores were the limit: RabbitMQ took ${broker.toFixed(2)}, gateway and control ${others.toFixed(2)}, ` +
+        `work outside the benchmark ${outside.toFixed(2)} of the ${total}, leaving room for ${room(broker + others + outside)}x`,
+    ];
+  }
+  return [measured, `not met; not CPU-bound: ${busy.toFixed(2)} of ${total} cores busy, RabbitMQ ${broker.toFixed(2)}, the executors ${runners.toFixed(2)}`];
+}
+
+export function markdown({ method, machine, rows, notes, reproduce }) {
+  return `# Benchmarks
+
+Written by \`npm run bench\` (tools/bench/run.mjs); do not edit by hand.
+
+## Machine
+
+${machine.map(([label, value]) => `- ${label}: ${value}`).join('\n')}
+
+## Method
+
+${method}
+
+## Results
+
+${table(rows)}
+
+## Targets
+
+${targets(rows)}
+
+## Notes
+
+${notes.join('\n\n')}
+
+## Reproduce
+
+${reproduce}
+`;
+}
