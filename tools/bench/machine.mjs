@@ -25,9 +25,9 @@ export function describeMachine({ broker, brokerLocal, pinning }) {
     ['Broker', broker ?? 'none answered (distributed rows skipped)'],
     [
       'Sharing the cores',
-      `all of them: the load generator (autocannon, in the benchmark's own process), ${brokerLocal ? 'RabbitMQ (same host), ' : ''}` +
-        `and every service process. ${pinning} Nothing else on the machine is stopped for the run; ` +
-        `load average before it started: ${loadavg().map((n) => n.toFixed(2)).join(', ')} (1, 5, 15 min).`,
+      `the load generator (autocannon, in the benchmark's own process), ${brokerLocal ? 'RabbitMQ (same host) ' : ''}` +
+        `and every service process all run on these ${usable} cores. ${pinning} Nothing else on the machine is stopped for the ` +
+        `run; load average before it started: ${loadavg().map((n) => n.toFixed(2)).join(', ')} (1, 5, 15 min).`,
     ],
   ];
 }
