@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brokerPid, brokerVersion, deleteTopology, queueDepth } from './broker.mjs';
@@ -488,10 +488,13 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+const isLocalHost = (host) => ['localhost', '127.0.0.1', '[::1]', hostname()].includes(host);
+
 async function main() {
   if (!(DURATION > 0)) throw new Error(`BENCH_SECONDS must be a positive number of seconds, not ${process.env.BENCH_SECONDS}`);
   const broker = await brokerVersion(AMQP_URL);
-  const brokerProcess = broker ? brokerPid() : null;
+  // Its CPU is read from /proc only when the URL names this host: a local broker process may be another one.
+  const brokerProcess = broker && isLocalHost(new URL(AMQP_URL).hostname) ? brokerPid() : null;
   const pinning = executorCores();
   const pinningText = pinning.pinned
     ? 'Distributed executors are pinned with taskset (1 executor on core 1; 2 on cores 0 and 1), one sandbox thread each; everything else floats.'
