@@ -69,4 +69,23 @@ describe('GroupCommit', () => {
     expect(keysSeenByOtherConnection()).toEqual(['a']);
     await expect(pending).resolves.toBe(1);
   });
+
+  it('defers commits while held: writes queue and commit together at release', async () => {
+    const release = writes.hold(60_000);
+    const first = writes.write(insert('a'));
+    await new Promise((done) => setTimeout(done, 20));
+    const second = writes.write(insert('b'));
+    await new Promise((done) => setImmediate(done));
+    expect(keysSeenByOtherConnection()).toEqual([]);
+
+    release();
+    await expect(Promise.all([first, second])).resolves.toEqual([1, 1]);
+    expect(keysSeenByOtherConnection()).toEqual(['a', 'b']);
+  });
+
+  it('ends a hold by itself after its limit', async () => {
+    writes.hold(30);
+    await expect(writes.write(insert('a'))).resolves.toBe(1);
+    expect(keysSeenByOtherConnection()).toEqual(['a']);
+  });
 });

@@ -16,10 +16,14 @@ interface PendingWrite {
  * caller, as SQLite undoes only that statement. If the transaction itself cannot start or commit (the
  * file is locked by another process past busy_timeout, the disk is full), every caller is rejected
  * and nothing of the batch is kept.
+ *
+ * A hold (see `hold`) defers the commits for a moment, without blocking anything: writes keep queueing
+ * and commit together once it ends.
  */
 export class GroupCommit {
   private pending: PendingWrite[] = [];
   private scheduled = false;
+  private holds = 0;
 
   constructor(private readonly db: SqliteDatabase) {}
 
@@ -27,16 +31,40 @@ export class GroupCommit {
   write<T>(apply: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ apply, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.schedule();
     });
   }
 
-  /** Commits whatever is pending now (also used before the database closes). */
+  /**
+   * Defers commits until the returned release is called, or at most `limitMs`: the WAL checkpointer
+   * restarts the WAL while no write of this connection is under way, instead of making one wait.
+   */
+  hold(limitMs: number): () => void {
+    this.holds++;
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      clearTimeout(limit);
+      this.holds--;
+      this.schedule();
+    };
+    // Not unref'd: writes waiting for the release are work in progress.
+    const limit = setTimeout(release, limitMs);
+    return release;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.holds > 0 || this.pending.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.holds === 0) this.flush();
+    });
+  }
+
+  /** Commits whatever is pending now, held or not (also used before the database closes). */
   flush(): void {
-    this.scheduled = false;
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];

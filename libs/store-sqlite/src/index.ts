@@ -1,1 +1,2 @@
 export { createSqliteStore } from './sqlite-store';
+export type { SqliteStoreOptions } from './sqlite-store';

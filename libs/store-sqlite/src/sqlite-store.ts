@@ -6,11 +6,20 @@ import { openSqliteDatabase } from './sqlite-database';
 import { SqliteInstanceRegistry } from './sqlite-instance.registry';
 import { SqliteInvocationStore } from './sqlite-invocation.store';
 import { SqliteTokenStore } from './sqlite-token.store';
+import { DEFAULT_WAL_CHECKPOINTS, WalCheckpointer } from './wal-checkpointer';
+import type { WalCheckpointOptions } from './wal-checkpointer';
+
+export interface SqliteStoreOptions {
+  /** When the WAL is checkpointed (off the serving thread); the defaults suit production. */
+  walCheckpoints?: WalCheckpointOptions;
+}
 
 /** The embedded store: one SQLite file (or ':memory:') holding invocations, the catalog, the token registry and live instances. */
-export function createSqliteStore(path: string, clock: Clock = systemClock): Store {
+export function createSqliteStore(path: string, clock: Clock = systemClock, options: SqliteStoreOptions = {}): Store {
   const db = openSqliteDatabase(path);
   const writes = new GroupCommit(db);
+  const checkpointer = path === ':memory:' ? null : WalCheckpointer.start(db, writes, path, options.walCheckpoints ?? DEFAULT_WAL_CHECKPOINTS);
+  let closed: Promise<void> | undefined;
   return {
     invocations: new SqliteInvocationStore(db, clock, writes),
     catalog: new SqliteCatalogStore(db),
@@ -19,10 +28,15 @@ export function createSqliteStore(path: string, clock: Clock = systemClock): Sto
     async ping() {
       return db.prepare('SELECT 1 AS ok').get() !== undefined;
     },
-    async close() {
-      if (!db.open) return;
-      writes.flush();
-      db.close();
+    close() {
+      closed ??= (async () => {
+        writes.flush();
+        db.close();
+        // The checkpointer's connection closes last when no other process has the file open: it
+        // then copies what is left of the WAL and removes it, off the serving thread.
+        await checkpointer?.stop();
+      })();
+      return closed;
     },
   };
 }
