@@ -127,4 +127,18 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (bot_id, secret)
   );
   `,
+  // Fewer index writes per invocation: each index keyed on the status moved an entry at the claim and
+  // again at the completion. Now only Queued and Running invocations are in the in-flight index (the
+  // sweeps, quota counts and in-flight listings), a run enters the finished-runs index once, and only
+  // failures enter theirs (listings by status). A successful life writes 4 index entries at its insert,
+  // moves 1 at its claim and writes 2 at its completion, where it wrote 7, moved 3 and moved 4.
+  `
+  DROP INDEX invocations_by_status;
+  DROP INDEX invocations_unpublished;
+  DROP INDEX invocations_active;
+  DROP INDEX invocations_recent_runs;
+  CREATE INDEX invocations_in_flight ON invocations (status, bot_id, token_id, published_at) WHERE status IN ('Queued', 'Running');
+  CREATE INDEX invocations_finished_runs ON invocations (bot_id, integration_id, finished_at DESC) WHERE finished_at IS NOT NULL;
+  CREATE INDEX invocations_failures ON invocations (bot_id, created_at DESC) WHERE status IN ('Failed', 'Cancelled');
+  `,
 ];

@@ -8,6 +8,7 @@ import type {
   InvocationError,
   InvocationListFilter,
   InvocationRef,
+  InvocationStatus,
   InvocationStore,
   InvocationSummary,
   InvocationTiming,
@@ -51,6 +52,25 @@ interface InvocationRow {
   callback_delivered_at: number | null;
 }
 
+/**
+ * The conditions of the partial indexes (schema.ts), stated in the queries that use them: SQLite uses a
+ * partial index only when the query names its condition, and does not infer it from `status = 'Running'`.
+ */
+const IN_FLIGHT = "status IN ('Queued', 'Running')";
+const FAILURES = "status IN ('Failed', 'Cancelled')";
+
+/**
+ * A listing by status reads the partial index holding that status, so a bot's long history of completed
+ * runs is never scanned for its few running or failed ones; completed ones are most rows, found at once
+ * newest first. Named outright: without statistics SQLite would pick the index that gives the order.
+ */
+const STATUS_LISTINGS: Partial<Record<InvocationStatus, { index: string; condition: string }>> = {
+  Queued: { index: 'invocations_in_flight', condition: IN_FLIGHT },
+  Running: { index: 'invocations_in_flight', condition: IN_FLIGHT },
+  Failed: { index: 'invocations_failures', condition: FAILURES },
+  Cancelled: { index: 'invocations_failures', condition: FAILURES },
+};
+
 const SUMMARY_COLUMNS =
   'id, bot_id, entity_name, integration_id, integration_version, mode, status, attempt, created_at, started_at, finished_at, outcome';
 
@@ -91,10 +111,10 @@ export class SqliteInvocationStore implements InvocationStore {
         WHERE id = @id AND bot_id = @botId AND status IN ('Queued', 'Running') AND expire_at > @now`),
       // A requeued invocation counts as never published, so the next sweep publishes it.
       requeue: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL, published_at = 0
-        WHERE status = 'Running' AND lease_until < ? RETURNING id, bot_id`),
+        WHERE ${IN_FLIGHT} AND status = 'Running' AND lease_until < ? RETURNING id, bot_id`),
       takeUnpublished: db.prepare(`UPDATE invocations SET published_at = @now
         WHERE id IN (SELECT id FROM invocations
-          WHERE status = 'Queued' AND published_at < @before AND expire_at > @now ORDER BY created_at LIMIT @limit)
+          WHERE ${IN_FLIGHT} AND status = 'Queued' AND published_at < @before AND expire_at > @now ORDER BY created_at LIMIT @limit)
         RETURNING id, bot_id, pool`),
       // A pending callback is due once its invocation finished and its time came.
       takeDueCallbacks: db.prepare(`UPDATE invocations SET callback_due_at = @leaseUntil
@@ -108,7 +128,7 @@ export class SqliteInvocationStore implements InvocationStore {
             callback_delivered_at = CASE WHEN @error IS NULL THEN @at END
         WHERE id = @id AND bot_id = @botId AND callback_state = 'pending'`),
       countActive: db.prepare(`SELECT token_id, COUNT(*) AS n FROM invocations
-        WHERE bot_id = ? AND status IN ('Queued', 'Running') AND expire_at > ? GROUP BY token_id`),
+        WHERE bot_id = ? AND ${IN_FLIGHT} AND expire_at > ? GROUP BY token_id`),
       timings: db.prepare(`SELECT integration_id, status, created_at, started_at, finished_at FROM invocations
         WHERE bot_id = @botId AND created_at >= @since AND expire_at > @now ORDER BY created_at DESC LIMIT @limit`),
       deleteExpired: db.prepare('DELETE FROM invocations WHERE expire_at <= ?'),
@@ -198,10 +218,13 @@ export class SqliteInvocationStore implements InvocationStore {
 
   async list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]> {
     const where = ['bot_id = @botId', 'expire_at > @now'];
+    const byStatus = filter.status ? STATUS_LISTINGS[filter.status] : undefined;
+    if (byStatus) where.push(byStatus.condition);
     if (filter.status) where.push('status = @status');
     if (filter.integrationId) where.push('integration_id = @integrationId');
+    const source = byStatus ? `invocations INDEXED BY ${byStatus.index}` : 'invocations';
     const rows = this.db
-      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM invocations WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id LIMIT @limit`)
+      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM ${source} WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id LIMIT @limit`)
       .all({ botId, now: this.clock.now(), status: filter.status, integrationId: filter.integrationId, limit: filter.limit }) as InvocationRow[];
     return rows.map(toSummary);
   }

@@ -14,6 +14,8 @@ import { WalCheckpointer } from './wal-checkpointer';
 const PAGE = 4096;
 /** Small bounds, so a second of writes crosses them many times over. */
 const walCheckpoints = { intervalMs: 10, restartPages: 64 };
+/** How many invocation lives the sustained writes are. */
+const LIVES = 4000;
 
 const invocation = (createdAt: number): NewInvocation => ({
   id: randomUUID(),
@@ -84,31 +86,34 @@ describe('WAL checkpoints off the serving thread', () => {
 
   const walBytes = () => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
 
-  /** How far the WAL grows under `lives` invocation lives with nothing checkpointing it. */
-  async function uncheckedWalBytes(lives: number): Promise<number> {
-    const unchecked = openSqliteDatabase(join(dir, 'unchecked.db'));
-    unchecked.pragma('wal_autocheckpoint = 0');
-    await runMany(new SqliteInvocationStore(unchecked, systemClock, new GroupCommit(unchecked)), lives, () => undefined);
-    const bytes = statSync(join(dir, 'unchecked.db-wal')).size;
-    unchecked.close();
-    return bytes;
-  }
+  /** How far the WAL grows under LIVES invocation lives with nothing checkpointing it. */
+  let uncheckedBytes: number;
+  beforeAll(async () => {
+    const uncheckedDir = mkdtempSync(join(tmpdir(), 'gi-wal-unchecked-'));
+    const unchecked = openSqliteDatabase(join(uncheckedDir, 'store.db'));
+    try {
+      unchecked.pragma('wal_autocheckpoint = 0');
+      await runMany(new SqliteInvocationStore(unchecked, systemClock, new GroupCommit(unchecked)), LIVES, () => undefined);
+      uncheckedBytes = statSync(join(uncheckedDir, 'store.db-wal')).size;
+    } finally {
+      unchecked.close();
+      rmSync(uncheckedDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('keeps the WAL bounded under sustained writes, with the serving connection never checkpointing', async () => {
-    const lives = 4000;
-    const uncheckedBytes = await uncheckedWalBytes(lives);
     const serving = await openServing(path);
     try {
       let largest = 0;
-      await runMany(serving.invocations, lives, () => (largest = Math.max(largest, walBytes())));
+      await runMany(serving.invocations, LIVES, () => (largest = Math.max(largest, walBytes())));
       // Bounded: a fraction of what the writes appended, which is many times the restart length.
       expect(uncheckedBytes).toBeGreaterThan(64 * walCheckpoints.restartPages * PAGE);
       expect(largest).toBeLessThan(uncheckedBytes / 8);
-      expect(await serving.invocations.list('bot-a', { limit: lives + 1 })).toHaveLength(lives);
+      expect(await serving.invocations.list('bot-a', { limit: LIVES + 1 })).toHaveLength(LIVES);
     } finally {
       await serving.close();
     }
-  });
+  }, 60_000);
 
   it('keeps every write across close and reopen; the last connection to close removes the WAL', async () => {
     const first = createSqliteStore(path, undefined, { walCheckpoints });
@@ -125,13 +130,12 @@ describe('WAL checkpoints off the serving thread', () => {
   });
 
   it('keeps the WAL bounded for connections sharing one file, each with its checkpointer (as processes do)', async () => {
-    const uncheckedBytes = await uncheckedWalBytes(2000);
     const one = await openServing(path);
     const other = await openServing(path);
     try {
       let largest = 0;
       const ids: string[] = [];
-      for (let round = 0; round < 500; round++) {
+      for (let round = 0; round < LIVES / 4; round++) {
         ids.push(...(await Promise.all([one, other, one, other].map((serving) => runOne(serving.invocations, Date.now())))));
         largest = Math.max(largest, walBytes());
       }
@@ -141,7 +145,7 @@ describe('WAL checkpoints off the serving thread', () => {
       await one.close();
       await other.close();
     }
-  });
+  }, 60_000);
 
   it('stops its thread on close: nothing is left running', async () => {
     const threads = () => readdirSync('/proc/self/task').length;
