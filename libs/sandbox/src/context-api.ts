@@ -22,55 +22,87 @@ export interface ApiRun {
   onHostSettled: () => void;
 }
 
+/** What the API holds for the run it serves; dropped whole when the sandbox is reset. */
+class RunState {
+  /** Why the run must end now (RaiseError, or a limit passed); the interrupt handler then stops the code. */
+  stopped: Verdict | null = null;
+  entity: QuickJSHandle | null = null;
+  entityLoaded = false;
+  response: QuickJSHandle | null = null;
+  ended = false;
+  readonly pending = new Set<QuickJSDeferredPromise>();
+  /** Made for the first host request only: creating and aborting a controller is not free. */
+  cancel: AbortController | null = null;
+
+  constructor(readonly run: ApiRun) {}
+}
+
 /**
  * The `Context` API (and `console`) of one sandbox, built from host functions: nothing is compiled,
  * and no host object ever becomes reachable from connector code. Values cross the boundary as JSON
  * text, converted by the sandbox's own `JSON`, captured before any connector code exists.
  *
- * It is installed while the sandbox is prepared and serves exactly one run, bound when that run
- * starts; until then every function throws, so code that runs early can reach nothing.
+ * It is installed while the sandbox is prepared, before its memory image is taken, and serves one
+ * run at a time: bound when a run starts, dropped with everything it made for the run when the
+ * sandbox is reset. Until a run is bound every function throws, so code that runs early can reach
+ * nothing.
  */
 export class ContextApi {
-  /** Why the run must end now (RaiseError, or a limit passed); the interrupt handler then stops the code. */
-  stopped: Verdict | null = null;
-  private run: ApiRun | null = null;
-  private readonly owned: QuickJSHandle[] = [];
-  private readonly pending = new Set<QuickJSDeferredPromise>();
-  /** Made for the first host request only: creating and aborting a controller is not free. */
-  private cancel: AbortController | null = null;
+  private state: RunState | null = null;
   private readonly stringify: QuickJSHandle;
   private readonly parse: QuickJSHandle;
   private readonly toStringTag: QuickJSHandle;
   private readonly toText: QuickJSHandle;
   private readonly functionSource: QuickJSHandle;
-  private entity: QuickJSHandle | null = null;
-  private entityLoaded = false;
-  private response: QuickJSHandle | null = null;
-  private ended = false;
 
   constructor(
     private readonly ctx: QuickJSContext,
     private readonly env: SandboxEnvironment,
   ) {
-    const json = this.own(ctx.getProp(ctx.global, 'JSON'));
-    this.stringify = this.own(ctx.getProp(json, 'stringify'));
-    this.parse = this.own(ctx.getProp(json, 'parse'));
-    const object = this.own(ctx.getProp(ctx.global, 'Object'));
-    this.toStringTag = this.own(ctx.getProp(this.own(ctx.getProp(object, 'prototype')), 'toString'));
-    this.toText = this.own(ctx.getProp(ctx.global, 'String'));
-    const fn = this.own(ctx.getProp(ctx.global, 'Function'));
-    this.functionSource = this.own(ctx.getProp(this.own(ctx.getProp(fn, 'prototype')), 'toString'));
-    this.install(this.own(ctx.getProp(object, 'freeze')));
+    const json = ctx.getProp(ctx.global, 'JSON');
+    this.stringify = ctx.getProp(json, 'stringify');
+    this.parse = ctx.getProp(json, 'parse');
+    const object = ctx.getProp(ctx.global, 'Object');
+    const prototype = ctx.getProp(object, 'prototype');
+    this.toStringTag = ctx.getProp(prototype, 'toString');
+    this.toText = ctx.getProp(ctx.global, 'String');
+    const fn = ctx.getProp(ctx.global, 'Function');
+    const fnPrototype = ctx.getProp(fn, 'prototype');
+    this.functionSource = ctx.getProp(fnPrototype, 'toString');
+    const freeze = ctx.getProp(object, 'freeze');
+    this.install(freeze);
+    for (const handle of [json, object, prototype, fn, fnPrototype, freeze]) handle.dispose();
+  }
+
+  /** Why the bound run must end now, if it must. */
+  get stopped(): Verdict | null {
+    return this.state?.stopped ?? null;
   }
 
   get pendingCalls(): number {
-    return this.pending.size;
+    return this.state?.pending.size ?? 0;
   }
 
-  /** Starts serving `run`; a sandbox serves one run only. */
+  /** Starts serving `run`. */
   bind(run: ApiRun): void {
-    if (this.run) throw new Error('A sandbox serves one run only.');
-    this.run = run;
+    if (this.state) throw new Error('The sandbox is serving another run.');
+    this.state = new RunState(run);
+  }
+
+  /** Stops host work: requests in flight are cancelled and their answers ignored. */
+  end(): void {
+    if (!this.state) return;
+    this.state.ended = true;
+    this.state.cancel?.abort();
+  }
+
+  /**
+   * Forgets the run, once the sandbox's memory is put back: its handles point into memory that no
+   * longer holds them, so they are dropped, never freed.
+   */
+  reset(): void {
+    this.end();
+    this.state = null;
   }
 
   /** The source text of a function, read with the original `Function.prototype.toString`; null for anything else. */
@@ -89,30 +121,35 @@ export class ContextApi {
   /** Defines the globals `Context` and `console`, frozen. */
   private install(freeze: QuickJSHandle): void {
     const ctx = this.ctx;
-    const context = this.own(ctx.newObject());
-    this.define(context, 'GetRequestEntity', (run) => this.getRequestEntity(run));
-    this.define(context, 'SetResponseEntity', (_run, value) => this.setResponseEntity(value));
-    this.define(context, 'RaiseError', (_run, title, message) => this.raiseError(title, message));
-    const log = this.define(context, 'Log', (run, ...args) => this.log(run, 'info', args));
-    this.define(context, 'SetProgress', (run, percent, message) => this.setProgress(run, percent, message));
-    this.define(context, 'ReadFile', (run, id, options) => this.readFile(run, id, options));
-    const http = this.own(ctx.newObject());
-    this.define(http, 'Request', (run, request) => this.request(run, request));
+    const context = ctx.newObject();
+    this.define(context, 'GetRequestEntity', (state) => this.getRequestEntity(state));
+    this.define(context, 'SetResponseEntity', (state, value) => this.setResponseEntity(state, value));
+    this.define(context, 'RaiseError', (state, title, message) => this.raiseError(state, title, message));
+    this.define(context, 'Log', (state, ...args) => this.log(state, 'info', args));
+    this.define(context, 'SetProgress', (state, percent, message) => this.setProgress(state, percent, message));
+    this.define(context, 'ReadFile', (state, id, options) => this.readFile(state, id, options));
+    const http = ctx.newObject();
+    this.define(http, 'Request', (state, request) => this.request(state, request));
     ctx.setProp(context, 'Http', http);
-    const console = this.own(ctx.newObject());
+    const console = ctx.newObject();
+    const log = ctx.getProp(context, 'Log');
     for (const name of ['log', 'info', 'debug', 'warn']) ctx.setProp(console, name, log);
-    this.define(console, 'error', (run, ...args) => this.log(run, 'error', args));
-    for (const target of [http, context, console]) this.own(ctx.unwrapResult(ctx.callFunction(freeze, ctx.undefined, target)));
+    log.dispose();
+    this.define(console, 'error', (state, ...args) => this.log(state, 'error', args));
+    for (const target of [http, context, console]) ctx.unwrapResult(ctx.callFunction(freeze, ctx.undefined, target)).dispose();
     ctx.setProp(ctx.global, 'Context', context);
     ctx.setProp(ctx.global, 'console', console);
+    for (const handle of [http, context, console]) handle.dispose();
   }
 
   /** `{"body": ResponseBody}` as JSON, or undefined when the connector never touched an entity. */
   collect(maxBytes: number): string | undefined {
-    const source = this.response ?? (this.entityLoaded ? this.entity : undefined);
+    const state = this.state;
+    const source = state?.response ?? (state?.entityLoaded ? state.entity : undefined);
     if (source === undefined) return undefined;
     const ctx = this.ctx;
-    const wrapper = this.own(ctx.newObject());
+    // Handles made here live until the sandbox is reset, which drops them with the rest of the run.
+    const wrapper = ctx.newObject();
     if (source !== null) {
       const body = ctx.getProp(source, 'ResponseBody'); // may run a getter: the interrupt handler still guards it
       ctx.setProp(wrapper, 'body', body);
@@ -120,13 +157,13 @@ export class ContextApi {
     }
     const result = ctx.callFunction(this.stringify, ctx.undefined, wrapper);
     if (result.error) {
-      const { message } = this.describe(this.own(result.error));
+      const { message } = this.describe(result.error);
       throw new CollectError(message);
     }
-    const text = this.own(result.value);
+    const text = result.value;
     if (ctx.typeof(text) !== 'string') throw new CollectError('it is not JSON data.');
     // Checked before the text is copied out: a UTF-8 byte is at least one UTF-16 unit.
-    if (ctx.getNumber(this.own(ctx.getProp(text, 'length'))) > maxBytes) throw new ResponseTooLarge();
+    if (ctx.getNumber(ctx.getProp(text, 'length')) > maxBytes) throw new ResponseTooLarge();
     return ctx.getString(text);
   }
 
@@ -140,63 +177,41 @@ export class ContextApi {
     return { message: `Uncaught ${this.show(error)}`.slice(0, 2000), stack: '' };
   }
 
-  /** Stops host work: requests in flight are cancelled and their answers ignored. */
-  end(): void {
-    this.ended = true;
-    this.cancel?.abort();
-  }
-
-  /** Frees every handle this API holds. */
-  dispose(): void {
-    this.end();
-    for (const deferred of this.pending) deferred.dispose();
-    this.pending.clear();
-    for (const handle of [this.entity, this.response]) if (handle?.alive) handle.dispose();
-    for (const handle of this.owned.reverse()) if (handle.alive) handle.dispose();
-    this.owned.length = 0;
-  }
-
-  private own(handle: QuickJSHandle): QuickJSHandle {
-    this.owned.push(handle);
-    return handle;
-  }
-
   /** A host function that serves the bound run; before it is bound, and once the run must end, it throws. */
-  private define(target: QuickJSHandle, name: string, fn: (run: ApiRun, ...args: QuickJSHandle[]) => HostResult): QuickJSHandle {
-    const handle = this.own(
-      this.ctx.newFunction(name, (...args) => {
-        if (this.stopped) return { error: this.ctx.newError('The run is ending.') };
-        if (!this.run) return { error: this.ctx.newError('Context is not available before the connector runs.') };
-        return fn(this.run, ...args);
-      }),
-    );
+  private define(target: QuickJSHandle, name: string, fn: (state: RunState, ...args: QuickJSHandle[]) => HostResult): void {
+    const handle = this.ctx.newFunction(name, (...args) => {
+      const state = this.state;
+      if (state?.stopped) return { error: this.ctx.newError('The run is ending.') };
+      if (!state) return { error: this.ctx.newError('Context is not available before the connector runs.') };
+      return fn(state, ...args);
+    });
     this.ctx.setProp(target, name, handle);
-    return handle;
+    handle.dispose();
   }
 
   /** Ends the run with `verdict`: the code is stopped at its next check, whatever it catches. */
-  private stop(verdict: Verdict, thrown: string): { error: QuickJSHandle } {
-    this.stopped ??= verdict;
+  private stop(state: RunState, verdict: Verdict, thrown: string): { error: QuickJSHandle } {
+    state.stopped ??= verdict;
     return { error: this.ctx.newError(thrown) };
   }
 
-  private getRequestEntity(run: ApiRun): HostResult {
+  private getRequestEntity(state: RunState): HostResult {
     const ctx = this.ctx;
-    if (!this.entityLoaded) {
-      const entity = run.input.entity;
+    if (!state.entityLoaded) {
+      const entity = state.run.input.entity;
       if (entity !== null && entity !== undefined) {
         const text = ctx.newString(JSON.stringify(entity));
         const parsed = ctx.callFunction(this.parse, ctx.undefined, text);
         text.dispose();
         if (parsed.error) return parsed;
-        this.entity = parsed.value;
+        state.entity = parsed.value;
       }
-      this.entityLoaded = true;
+      state.entityLoaded = true;
     }
-    return this.entity ? this.entity.dup() : ctx.null;
+    return state.entity ? state.entity.dup() : ctx.null;
   }
 
-  private setResponseEntity(value: QuickJSHandle | undefined): HostResult {
+  private setResponseEntity(state: RunState, value: QuickJSHandle | undefined): HostResult {
     const ctx = this.ctx;
     const kind = value === undefined ? 'undefined' : ctx.typeof(value);
     const tag = value && kind === 'object' ? this.tag(value) : null;
@@ -204,31 +219,31 @@ export class ContextApi {
       const got = tag === '[object Null]' ? 'null' : tag === '[object Array]' ? 'an array' : kind;
       return { error: ctx.newError({ name: 'TypeError', message: `Context.SetResponseEntity expects the entity object, not ${got}.` }) };
     }
-    this.response?.dispose();
-    this.response = value.dup();
+    state.response?.dispose();
+    state.response = value.dup();
   }
 
-  private raiseError(title: QuickJSHandle | undefined, message: QuickJSHandle | undefined): HostResult {
+  private raiseError(state: RunState, title: QuickJSHandle | undefined, message: QuickJSHandle | undefined): HostResult {
     const raised = { title: title ? this.show(title) : '', message: message ? this.show(message) : '' };
     // Thrown to stop the statements that follow; the interrupt handler then ends the run even if
     // the connector catches this.
-    return this.stop({ kind: 'raised', ...raised }, `Context.RaiseError: ${raised.title}`);
+    return this.stop(state, { kind: 'raised', ...raised }, `Context.RaiseError: ${raised.title}`);
   }
 
-  private log(run: ApiRun, level: 'info' | 'error', args: QuickJSHandle[]): HostResult {
-    const max = run.input.limits.logBytes;
+  private log(state: RunState, level: 'info' | 'error', args: QuickJSHandle[]): HostResult {
+    const max = state.run.input.limits.logBytes;
     let text = '';
     for (const arg of args) {
       text += (text ? ' ' : '') + this.show(arg);
       if (text.length > max) break;
     }
-    if (!run.logs.add(level, text.length > max ? text.slice(0, max + 1) : text)) {
+    if (!state.run.logs.add(level, text.length > max ? text.slice(0, max + 1) : text)) {
       const verdict = logLimitVerdict(max);
-      return this.stop(verdict, verdict.message);
+      return this.stop(state, verdict, verdict.message);
     }
   }
 
-  private setProgress(run: ApiRun, percent: QuickJSHandle | undefined, message: QuickJSHandle | undefined): HostResult {
+  private setProgress(state: RunState, percent: QuickJSHandle | undefined, message: QuickJSHandle | undefined): HostResult {
     const ctx = this.ctx;
     const value = percent === undefined ? NaN : ctx.getNumber(percent);
     if (!Number.isFinite(value)) {
@@ -237,23 +252,23 @@ export class ContextApi {
     const progress: Progress = { percent: Math.min(100, Math.max(0, value)) };
     if (message !== undefined && !['undefined', 'null'].includes(this.typeOf(message))) progress.message = this.show(message).slice(0, 1000);
     try {
-      run.input.onProgress?.(progress);
+      state.run.input.onProgress?.(progress);
     } catch {
       // A failing progress listener is the host's problem, never the connector's.
     }
   }
 
   /** `Context.Http.Request(request)`: a promise settled when the host request ends. */
-  private request(run: ApiRun, request: QuickJSHandle | undefined): HostResult {
-    const call = this.hostCall(run);
+  private request(state: RunState, request: QuickJSHandle | undefined): HostResult {
+    const call = this.hostCall(state);
     if ('error' in call) return call;
     const { deferred, promise, refuse } = call;
     const json = request === undefined ? undefined : this.json(request);
     if (json === undefined) return refuse('Context.Http.Request expects an object like { method, url, headers, body }.');
-    this.pending.add(deferred);
-    performHttpRequest(JSON.parse(json), run.input.allowedHosts, this.env.http, (this.cancel ??= new AbortController()).signal).then(
-      (response) => this.settle(deferred, () => this.parseJson(JSON.stringify(response))),
-      (error: unknown) => this.settle(deferred, error instanceof ConnectorHttpError ? error.message : 'The HTTP request failed.'),
+    state.pending.add(deferred);
+    performHttpRequest(JSON.parse(json), state.run.input.allowedHosts, this.env.http, (state.cancel ??= new AbortController()).signal).then(
+      (response) => this.settle(state, deferred, () => this.parseJson(JSON.stringify(response))),
+      (error: unknown) => this.settle(state, deferred, error instanceof ConnectorHttpError ? error.message : 'The HTTP request failed.'),
     );
     return promise;
   }
@@ -263,9 +278,9 @@ export class ContextApi {
    * base64 text or an ArrayBuffer. Only files of this run's own request can be read, at most
    * `maxReadFileBytes` per call; larger files are read in ranges.
    */
-  private readFile(run: ApiRun, id: QuickJSHandle | undefined, options: QuickJSHandle | undefined): HostResult {
+  private readFile(state: RunState, id: QuickJSHandle | undefined, options: QuickJSHandle | undefined): HostResult {
     const ctx = this.ctx;
-    const call = this.hostCall(run);
+    const call = this.hostCall(state);
     if ('error' in call) return call;
     const { deferred, promise, refuse } = call;
     if (!id || ctx.typeof(id) !== 'string') return refuse('Context.ReadFile expects the Id of a file of RequestFiles.');
@@ -278,35 +293,35 @@ export class ContextApi {
     } catch (error) {
       return refuse(error instanceof ReadFileRefused ? error.message : 'Context.ReadFile options could not be read.');
     }
-    const reader = run.input.readFile;
+    const reader = state.run.input.readFile;
     if (!reader) return refuse(`No file with Id '${fileId.slice(0, 100)}' was uploaded with this request.`);
     const { offset, length, encoding } = parsed;
-    this.pending.add(deferred);
+    state.pending.add(deferred);
     // Without a length, one byte more than the cap tells a file that does not fit from one that does.
     reader(fileId, { offset, length: length ?? cap + 1 }).then(
       (bytes) => {
         if (length === undefined && bytes.byteLength > cap) {
-          return this.settle(deferred, `The file is larger than ${formatBytes(cap)} from offset ${offset}: read it in parts with { offset, length } (at most ${formatBytes(cap)} per call).`);
+          return this.settle(state, deferred, `The file is larger than ${formatBytes(cap)} from offset ${offset}: read it in parts with { offset, length } (at most ${formatBytes(cap)} per call).`);
         }
         const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-        this.settle(deferred, () => ({
+        this.settle(state, deferred, () => ({
           value:
             encoding === 'bytes'
               ? ctx.newArrayBuffer(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength))
               : ctx.newString(buffer.toString(encoding)),
         }));
       },
-      (error: unknown) => this.settle(deferred, error instanceof Error ? error.message : 'The file could not be read.'),
+      (error: unknown) => this.settle(state, deferred, error instanceof Error ? error.message : 'The file could not be read.'),
     );
     return promise;
   }
 
   /** A promise for a host call; one call more than the run's pendingCalls limit ends the run. */
-  private hostCall(run: ApiRun): { deferred: QuickJSDeferredPromise; promise: QuickJSHandle; refuse: (message: string) => QuickJSHandle } | { error: QuickJSHandle } {
-    const max = run.input.limits.pendingCalls;
-    if (this.pending.size >= max) {
+  private hostCall(state: RunState): { deferred: QuickJSDeferredPromise; promise: QuickJSHandle; refuse: (message: string) => QuickJSHandle } | { error: QuickJSHandle } {
+    const max = state.run.input.limits.pendingCalls;
+    if (state.pending.size >= max) {
       const verdict = pendingCallsVerdict(max);
-      return this.stop(verdict, verdict.message);
+      return this.stop(state, verdict, verdict.message);
     }
     const ctx = this.ctx;
     const deferred = ctx.newPromise();
@@ -328,9 +343,9 @@ export class ContextApi {
     return parsed;
   }
 
-  /** Settles a host call with the value `make` builds in the sandbox, or rejects it with a message. */
-  private settle(deferred: QuickJSDeferredPromise, outcome: (() => VmCallResult<QuickJSHandle>) | string): void {
-    if (this.ended || !this.pending.delete(deferred)) return;
+  /** Settles a host call with the value `make` builds in the sandbox, or rejects it with a message; nothing once its run ended. */
+  private settle(state: RunState, deferred: QuickJSDeferredPromise, outcome: (() => VmCallResult<QuickJSHandle>) | string): void {
+    if (state.ended || !state.pending.delete(deferred)) return;
     const ctx = this.ctx;
     if (typeof outcome === 'string') {
       const error = ctx.newError(outcome);
@@ -349,7 +364,7 @@ export class ContextApi {
       (made.error ?? made.value).dispose();
     }
     deferred.dispose();
-    this.run?.onHostSettled();
+    state.run.onHostSettled();
   }
 
   private typeOf(value: QuickJSHandle): string {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten';
+import { readEngineLayout, type EngineLayout } from './engine-layout';
 import { MiB } from './sandbox-options';
 
 /** Pages of the WebAssembly memory the engine declares it needs at least: 16 MiB. */
@@ -17,12 +18,17 @@ export const INITIAL_ENGINE_BYTES = INITIAL_PAGES * PAGE_BYTES;
 const fromQuickJs = createRequire(createRequire(__filename).resolve('quickjs-emscripten'));
 type EmscriptenLoader = (options?: object) => Promise<unknown>;
 
-let compiled: Promise<WebAssembly.Module> | undefined;
+interface CompiledEngine {
+  code: WebAssembly.Module;
+  layout: EngineLayout;
+}
 
-/** The engine's WebAssembly code, compiled once per thread and instantiated for every instance. */
-function compiledEngine(): Promise<WebAssembly.Module> {
+let compiled: Promise<CompiledEngine> | undefined;
+
+/** The engine's WebAssembly code, compiled once per thread and instantiated for every instance, and its memory layout. */
+function compiledEngine(): Promise<CompiledEngine> {
   compiled ??= readFile(fromQuickJs.resolve('@jitl/quickjs-wasmfile-release-sync/wasm'))
-    .then((bytes) => WebAssembly.compile(bytes))
+    .then(async (bytes) => ({ code: await WebAssembly.compile(bytes), layout: readEngineLayout(bytes) }))
     .catch((error: unknown) => {
       compiled = undefined; // let a later call try again
       throw error;
@@ -64,10 +70,11 @@ export class EngineInstance {
   private constructor(
     readonly module: QuickJSWASMModule,
     private readonly capped: CappedMemory,
+    readonly layout: EngineLayout,
   ) {}
 
   static async create(): Promise<EngineInstance> {
-    const engine = await compiledEngine();
+    const { code: engine, layout } = await compiledEngine();
     const capped = new CappedMemory();
     const load = fromQuickJs('@jitl/quickjs-wasmfile-release-sync/emscripten-module') as EmscriptenLoader;
     const variant: QuickJSSyncVariant = {
@@ -86,7 +93,12 @@ export class EngineInstance {
             printErr: () => {},
           })) as unknown as Awaited<ReturnType<QuickJSSyncVariant['importModuleLoader']>>,
     };
-    return new EngineInstance(await newQuickJSWASMModule(variant), capped);
+    return new EngineInstance(await newQuickJSWASMModule(variant), capped, layout);
+  }
+
+  /** The instance's memory: its whole state, kept and put back by memory images. */
+  get memory(): WebAssembly.Memory {
+    return this.capped.memory;
   }
 
   /** The memory the instance has grown to, in bytes. */

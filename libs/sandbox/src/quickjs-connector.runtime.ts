@@ -20,9 +20,10 @@ export interface QuickJsConnectorRuntime extends ConnectorRuntime {
 }
 
 /**
- * The Custom Code runtime: every run gets a fresh QuickJS runtime and context, on an engine instance
- * capped at its memory limit, with its own stack, time and CPU limits, on a pool of worker threads.
- * The WebAssembly code is compiled once per thread.
+ * The Custom Code runtime: every run starts from a QuickJS runtime and context as nobody used them
+ * (a sandbox reset to its memory image), on an engine instance capped at the run's memory limit,
+ * with its own stack, time and CPU limits, on a pool of worker threads. The WebAssembly code is
+ * compiled once per thread.
  */
 export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}): Promise<QuickJsConnectorRuntime> {
   const workers = options.workers ?? Math.min(4, Math.max(1, availableParallelism()));

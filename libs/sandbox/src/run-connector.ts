@@ -4,7 +4,7 @@ import sjson from 'secure-json-parse';
 import { CollectError, ResponseTooLarge, type ContextApi } from './context-api';
 import { CONNECTOR_FILENAME, wrapConnector } from './connector-source';
 import { LogBuffer } from './log-buffer';
-import type { PreparedSandbox } from './prepared-sandbox';
+import type { Sandbox } from './sandbox';
 import type { RunInput } from './run-input';
 import {
   cancelledVerdict,
@@ -21,56 +21,28 @@ import {
 
 export type { RunInput } from './run-input';
 
-export interface RunOutcome {
-  result: ConnectorRunResult;
-  /**
-   * Frees the run's engine; false when QuickJS could not free it cleanly (it can lose track of an
-   * object when interrupted at an unlucky point), and the module must then not be used again.
-   * Separate from the result so the caller can reply first and clean up after.
-   */
-  release(): boolean;
-}
-
 /** Jobs run between checks of the deadline and of the connector's promise. */
 const JOB_BATCH = 256;
 /** Longest stretch of connector code before pending HTTP responses get a chance to arrive. */
 const SLICE_MS = 20;
 
 type Ending = { kind: 'fulfilled' } | { kind: 'rejected'; message: string; stack: string } | { kind: 'stalled' };
+/** What a run waits for when it cannot go on: a turn of the event loop, or a host call to settle. */
+type Wait = 'turn' | 'host';
 
 /**
- * Runs one connector in a sandbox nobody used before, so nothing of one run is visible to the next.
- * Time and CPU limits are enforced inside the engine by the interrupt handler; values cross the
- * boundary only as JSON text.
+ * One run of a connector in a sandbox. `start` runs it as far as it goes without waiting on the
+ * host: most connectors end there, in the caller's turn. One that waits on an HTTP request or a
+ * file read goes on in `finish`. Time and CPU limits are enforced inside the engine by the interrupt
+ * handler; values cross the boundary only as JSON text. The caller resets the sandbox afterwards,
+ * so nothing of this run is visible to the next.
  */
-export async function runConnector(sandbox: PreparedSandbox, input: RunInput): Promise<RunOutcome> {
-  const started = performance.now();
-  const run = new ConnectorRun(sandbox, input);
-  let verdict: Verdict;
-  try {
-    verdict = await run.execute();
-  } finally {
-    run.end();
-    sandbox.api.end();
-  }
-  return {
-    result: withRunFacts(verdict, { logs: run.logs.toArray(), durationMs: performance.now() - started }),
-    release: () => {
-      try {
-        sandbox.dispose();
-        return true;
-      } catch {
-        return false;
-      }
-    },
-  };
-}
-
-class ConnectorRun {
-  readonly logs: LogBuffer;
+export class ConnectorRun {
+  private readonly logs: LogBuffer;
   private readonly runtime: QuickJSRuntime;
   private readonly context: QuickJSContext;
   private readonly api: ContextApi;
+  private readonly started = performance.now();
   private readonly deadline: number;
   private timedOut = false;
   private cpuSpent = false;
@@ -80,9 +52,13 @@ class ConnectorRun {
   private busyMs = 0;
   private busySince: number | null = null;
   private wake: (() => void) | null = null;
+  private promise: QuickJSHandle | null = null;
+  private slice = 0;
+  /** What the run waits for once `start` returned without a result. */
+  private waiting: Wait = 'host';
 
   constructor(
-    private readonly sandbox: PreparedSandbox,
+    private readonly sandbox: Sandbox,
     private readonly input: RunInput,
   ) {
     this.runtime = sandbox.runtime;
@@ -90,11 +66,11 @@ class ConnectorRun {
     this.api = sandbox.api;
     this.logs = new LogBuffer(input.limits.logBytes);
     this.deadline = Date.now() + input.timeoutMs;
-    this.runtime.setMemoryLimit(input.limits.memoryBytes);
+    sandbox.begin(input.limits.memoryBytes);
     this.api.bind({ input, logs: this.logs, onHostSettled: () => this.wake?.() });
     // Called by the engine every few thousand operations: true stops the code with an error that
     // no try/catch inside the sandbox can catch.
-    this.runtime.setInterruptHandler(() => this.mustStop());
+    sandbox.interrupt = () => this.mustStop();
     // A run waiting on host work wakes up to stop; ending the run then aborts that work.
     this.stopListening =
       input.cancel?.onRequest(() => {
@@ -103,18 +79,39 @@ class ConnectorRun {
       }) ?? (() => undefined);
   }
 
-  async execute(): Promise<Verdict> {
+  /** Calls the connector and runs it until it ends or waits on the host: its result, or null when it waits. */
+  start(): ConnectorRunResult | null {
     if (this.input.cancel?.requested) this.cancelled = true;
-    const ending: Ending = this.cancelled ? { kind: 'stalled' } : await this.start();
-    const verdict = this.verdictOf(ending);
-    if (verdict.kind === 'failed') this.logs.addSystem('error', verdict.message);
-    if (verdict.kind === 'raised') this.logs.addSystem('error', `RaiseError: ${verdict.title}: ${verdict.message}`);
-    return verdict;
+    if (this.cancelled) return this.result({ kind: 'stalled' });
+    this.busySince = performance.now();
+    this.slice = this.busySince;
+    const called = this.call();
+    if ('kind' in called) return this.result(called);
+    this.promise = called.promise;
+    const step = this.advance();
+    if (typeof step !== 'string') return this.result(step);
+    this.waiting = step;
+    return null;
   }
 
-  /** Stops listening for a cancellation. */
-  end(): void {
+  /** Goes on with a run that `start` left waiting, until it ends. */
+  async finish(): Promise<ConnectorRunResult> {
+    let step: Ending | Wait = this.waiting;
+    for (;;) {
+      if (typeof step !== 'string') return this.result(step);
+      await this.waitFor(step);
+      step = this.advance();
+    }
+  }
+
+  /** Stops listening for a cancellation and ends host work; the run's result is final. */
+  private result(ending: Ending): ConnectorRunResult {
     this.stopListening();
+    const verdict = this.verdictOf(ending);
+    this.api.end();
+    if (verdict.kind === 'failed') this.logs.addSystem('error', verdict.message);
+    if (verdict.kind === 'raised') this.logs.addSystem('error', `RaiseError: ${verdict.title}: ${verdict.message}`);
+    return withRunFacts(verdict, { logs: this.logs.toArray(), durationMs: performance.now() - this.started });
   }
 
   /**
@@ -130,7 +127,7 @@ class ConnectorRun {
   }
 
   /** Waits, not counted as CPU time: for a turn of the event loop, or until a host call settles or the deadline passes. */
-  private async waitFor(event: 'host' | 'turn'): Promise<void> {
+  private async waitFor(event: Wait): Promise<void> {
     if (this.busySince !== null) this.busyMs += performance.now() - this.busySince;
     this.busySince = null;
     if (event === 'turn') await new Promise((resolve) => setImmediate(resolve));
@@ -145,52 +142,46 @@ class ConnectorRun {
       });
     this.wake = null;
     this.busySince = performance.now();
+    this.slice = this.busySince;
   }
 
-  /** The connector function: compiled while the sandbox was prepared, or now. */
-  private connector(): { fn: QuickJSHandle } | Ending {
-    const preloaded = this.sandbox.preloadedFor(this.input.code);
-    if (preloaded) return { fn: preloaded };
-    const compiled = this.context.evalCode(wrapConnector(this.input.code), CONNECTOR_FILENAME);
-    if (compiled.error) return { kind: 'rejected', ...this.describe(this.sandbox.keep(compiled.error)) };
-    const fn = this.sandbox.keep(compiled.value);
-    if (this.context.typeof(fn) !== 'function') {
-      return { kind: 'rejected', message: 'SyntaxError: the connector code closes its function body early (an unmatched "}").', stack: '' };
-    }
-    return { fn };
-  }
-
-  /** Calls the connector, then runs its jobs until its promise settles or it cannot. */
-  private async start(): Promise<Ending> {
-    this.busySince = performance.now();
-    const connector = this.connector();
-    if (!('fn' in connector)) return connector;
+  /** Calls the connector function (compiled into the sandbox, or compiled now): the promise it returns. */
+  private call(): { promise: QuickJSHandle } | Ending {
     const ctx = this.context;
-    const called = ctx.callFunction(connector.fn, ctx.undefined);
-    if (called.error) return { kind: 'rejected', ...this.describe(this.sandbox.keep(called.error)) };
-    const promise = this.sandbox.keep(called.value);
-    let slice = performance.now();
+    let fn = this.sandbox.connector?.code === this.input.code ? this.sandbox.connector.fn : null;
+    if (!fn) {
+      const compiled = ctx.evalCode(wrapConnector(this.input.code), CONNECTOR_FILENAME);
+      if (compiled.error) return { kind: 'rejected', ...this.describe(compiled.error) };
+      fn = compiled.value;
+      if (ctx.typeof(fn) !== 'function') {
+        return { kind: 'rejected', message: 'SyntaxError: the connector code closes its function body early (an unmatched "}").', stack: '' };
+      }
+    }
+    const called = ctx.callFunction(fn, ctx.undefined);
+    if (called.error) return { kind: 'rejected', ...this.describe(called.error) };
+    return { promise: called.value };
+  }
+
+  /** Runs the connector's jobs until its promise settles, it must stop, or it waits on the host. */
+  private advance(): Ending | Wait {
+    const ctx = this.context;
+    const promise = this.promise as QuickJSHandle;
     for (;;) {
       const jobs = this.runtime.executePendingJobs(JOB_BATCH);
       // Only errors no code can catch escape a job: an interrupt (deadline, RaiseError) or the engine giving up.
-      if (jobs.error) return { kind: 'rejected', ...this.describe(this.sandbox.keep(jobs.error)) };
+      if (jobs.error) return { kind: 'rejected', ...this.describe(jobs.error) };
       const state = ctx.getPromiseState(promise);
       if (state.type === 'fulfilled') {
         if (!state.notAPromise) state.value.dispose();
         return { kind: 'fulfilled' };
       }
-      if (state.type === 'rejected') return { kind: 'rejected', ...this.describe(this.sandbox.keep(state.error)) };
+      if (state.type === 'rejected') return { kind: 'rejected', ...this.describe(state.error) };
       if (this.mustStop()) return { kind: 'stalled' };
       if (this.runtime.hasPendingJob()) {
-        if (this.api.pendingCalls > 0 && performance.now() - slice > SLICE_MS) {
-          await this.waitFor('turn');
-          slice = performance.now();
-        }
+        if (this.api.pendingCalls > 0 && performance.now() - this.slice > SLICE_MS) return 'turn';
         continue;
       }
-      if (this.api.pendingCalls === 0) return { kind: 'stalled' };
-      await this.waitFor('host');
-      slice = performance.now();
+      return this.api.pendingCalls === 0 ? { kind: 'stalled' } : 'host';
     }
   }
 

@@ -1,17 +1,15 @@
 import type { ConnectorRunResult } from '@gi/domain';
-import type { PreparedSandbox } from './prepared-sandbox';
-import { runConnector, type RunInput } from './run-connector';
+import { ConnectorRun, type RunInput } from './run-connector';
+import type { Sandbox } from './sandbox';
 import type { SandboxEnvironment } from './sandbox-options';
 import { SandboxPool } from './sandbox-pool';
 
 /**
- * Runs connectors on the current thread: a fresh sandbox per run, taken from the thread's pool of
- * engine instances. After a run the pool makes a sandbox ready again, with the connectors that
- * ran last already compiled, so the next run waits neither for a context nor for its compiler.
+ * Runs connectors on the current thread, each in a sandbox of the thread's pool that is reset to its
+ * memory image once the run ends. A connector that does not wait on the host runs start to end in
+ * the caller's turn, and its sandbox is ready again before the next run starts.
  */
 export class SandboxEngine {
-  private readonly finished: Array<{ sandbox: PreparedSandbox; input: RunInput; release: () => boolean }> = [];
-
   private constructor(private readonly pool: SandboxPool) {}
 
   static async create(env: SandboxEnvironment): Promise<SandboxEngine> {
@@ -20,29 +18,14 @@ export class SandboxEngine {
     return new SandboxEngine(pool);
   }
 
-  async run(input: RunInput): Promise<ConnectorRunResult> {
+  run(input: RunInput): Promise<ConnectorRunResult> {
     const started = performance.now();
-    const failed = (message: string): ConnectorRunResult => ({
-      kind: 'failed',
-      reason: 'threw',
-      message,
-      logs: [{ at: Date.now(), level: 'error', message }],
-      durationMs: performance.now() - started,
-    });
-    let sandbox;
-    try {
-      sandbox = await this.sandboxFor(input);
-    } catch (error) {
-      return failed(`The sandbox could not be prepared: ${(error as Error).message}`);
-    }
-    try {
-      const outcome = await runConnector(sandbox, input);
-      this.afterRun(sandbox, input, outcome.release);
-      return outcome.result;
-    } catch (error) {
-      // A fault of the engine instance itself, not of the connector: the instance is dropped.
-      return failed(`The sandbox failed while running the connector: ${(error as Error).message}`);
-    }
+    const sandbox = this.pool.take(input);
+    if (sandbox) return this.runIn(sandbox, input, started);
+    return this.pool.make(input).then(
+      (made) => this.runIn(made, input, started),
+      (error: unknown) => failed(`The sandbox could not be prepared: ${(error as Error).message}`, started),
+    );
   }
 
   dispose(): void {
@@ -50,29 +33,29 @@ export class SandboxEngine {
   }
 
   /**
-   * An idle instance's sandbox. With none idle, as when runs follow each other without a pause, the
-   * oldest finished run hands its instance on; a new instance is made only when no run has one.
+   * A fault of the engine instance itself, not of the connector (the engine aborted), fails the run,
+   * and the sandbox is not given back: its instance is dropped.
    */
-  private sandboxFor(input: RunInput): PreparedSandbox | Promise<PreparedSandbox> {
-    let sandbox = this.pool.takeIdle(input);
-    if (!sandbox && this.finished.length > 0) {
-      this.cleanUp(1);
-      sandbox = this.pool.takeIdle(input);
+  private runIn(sandbox: Sandbox, input: RunInput, started: number): Promise<ConnectorRunResult> {
+    const fault = (error: unknown) => failed(`The sandbox failed while running the connector: ${(error as Error).message}`, started);
+    let run: ConnectorRun;
+    try {
+      run = new ConnectorRun(sandbox, input);
+      const result = run.start();
+      if (result) {
+        this.pool.giveBack(sandbox, input);
+        return Promise.resolve(result);
+      }
+    } catch (error) {
+      return Promise.resolve(fault(error));
     }
-    return sandbox ?? this.pool.takeNew(input);
+    return run.finish().then((result) => {
+      this.pool.giveBack(sandbox, input);
+      return result;
+    }, fault);
   }
+}
 
-  /**
-   * Reply first; free the run's sandbox and make its instance ready again once the caller has its
-   * result, when the thread is idle (or when the next run needs the instance).
-   */
-  private afterRun(sandbox: PreparedSandbox, input: RunInput, release: () => boolean): void {
-    this.finished.push({ sandbox, input, release });
-    if (this.finished.length === 1) setImmediate(() => this.cleanUp());
-  }
-
-  /** Frees the sandboxes of the oldest `count` finished runs and gives their instances back. */
-  private cleanUp(count = Infinity): void {
-    for (const { sandbox, input, release } of this.finished.splice(0, count)) this.pool.recycle(sandbox.instance, input, release());
-  }
+function failed(message: string, started: number): ConnectorRunResult {
+  return { kind: 'failed', reason: 'threw', message, logs: [{ at: Date.now(), level: 'error', message }], durationMs: performance.now() - started };
 }

@@ -35,8 +35,9 @@ export const MiB = 1024 * 1024;
 export const KiB = 1024;
 
 /**
- * Every run on one thread shares one WebAssembly memory (at most 2 GiB). A worker takes runs only
- * while the memory limits of those it runs add up to this, so no run can starve another of memory.
+ * Each run's engine instance may grow its memory to the run's limit. A worker takes runs only while
+ * the memory limits of those it runs add up to this, so the runs sharing a thread cannot together
+ * take more memory than a worker is meant to hold.
  */
 export const WORKER_MEMORY_BUDGET_BYTES = 1536 * MiB;
 

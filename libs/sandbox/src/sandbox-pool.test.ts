@@ -1,5 +1,6 @@
 import { INITIAL_ENGINE_BYTES } from './engine-instance';
-import { runConnector, type RunInput } from './run-connector';
+import { ConnectorRun, type RunInput } from './run-connector';
+import type { Sandbox } from './sandbox';
 import { DEFAULT_RUN_LIMITS, resolveEnvironment } from './sandbox-environment';
 import { SandboxPool } from './sandbox-pool';
 
@@ -13,34 +14,46 @@ describe('sandbox pool', () => {
 
   const input = (cacheKey: string, code: string): RunInput => ({ cacheKey, code, entity: null, timeoutMs: 2000, limits: DEFAULT_RUN_LIMITS, allowedHosts: [] });
 
-  /** Runs `run` in the sandbox the pool gives it and hands the instance back; tells whether its code was compiled ahead. */
-  async function runOnce(run: RunInput): Promise<{ compiledAhead: boolean; kind: string; memoryBytes: number }> {
-    const sandbox = pool.takeIdle(run) ?? (await pool.takeNew(run));
-    const compiledAhead = sandbox.preloadedFor(run.code) !== null;
-    const outcome = await runConnector(sandbox, run);
+  /** Runs `run` in the sandbox the pool gives it and hands it back. */
+  async function runOnce(run: RunInput): Promise<{ sandbox: Sandbox; compiledAhead: boolean; kind: string; memoryBytes: number }> {
+    const sandbox = pool.take(run) ?? (await pool.make(run));
+    const compiledAhead = sandbox.connector?.code === run.code;
+    const connectorRun = new ConnectorRun(sandbox, run);
+    const result = connectorRun.start() ?? (await connectorRun.finish());
     const memoryBytes = sandbox.instance.memoryBytes;
-    pool.recycle(sandbox.instance, run, outcome.release());
-    return { compiledAhead, kind: outcome.result.kind, memoryBytes };
+    pool.giveBack(sandbox, run);
+    return { sandbox, compiledAhead, kind: result.kind, memoryBytes };
   }
 
-  it('compiles a connector ahead once it has run twice, per cache key and code', async () => {
+  it("compiles a connector into a sandbox on its first run, and runs it there again", async () => {
     const ack = input('bot/ack@1', 'Context.SetResponseEntity({ ResponseBody: 1 });');
-    expect((await runOnce(ack)).compiledAhead).toBe(false);
-    expect((await runOnce(ack)).compiledAhead).toBe(false);
-    expect(await runOnce(ack)).toMatchObject({ compiledAhead: true, kind: 'ok' });
-    expect(await runOnce(ack)).toMatchObject({ compiledAhead: true, kind: 'ok' });
-    // A new version is another key: compiled when it runs until it has run twice.
-    expect((await runOnce(input('bot/ack@2', ack.code))).compiledAhead).toBe(false);
+    const first = await runOnce(ack);
+    expect(first).toMatchObject({ compiledAhead: true, kind: 'ok' });
+    for (let i = 0; i < 3; i++) expect((await runOnce(ack)).sandbox).toBe(first.sandbox);
+    // A new version is another key, with a sandbox of its own.
+    const next = await runOnce(input('bot/ack@2', ack.code));
+    expect(next).toMatchObject({ compiledAhead: true, kind: 'ok' });
+    expect(next.sandbox).not.toBe(first.sandbox);
   });
 
-  it('keeps connectors that alternate compiled ahead, on instances of their own', async () => {
+  it('keeps connectors that alternate ready, each in a sandbox of its own', async () => {
     const runs = ['a', 'b', 'c'].map((name) => input(`bot/${name}@1`, `Context.SetResponseEntity({ ResponseBody: '${name}' });`));
-    const seen: boolean[] = [];
-    for (let round = 0; round < 5; round++) {
-      for (const run of runs) seen.push((await runOnce(run)).compiledAhead);
-      await new Promise((resolve) => setImmediate(resolve)); // the idle moment in which instances are added
+    const sandboxes = new Map<string, Set<Sandbox>>();
+    for (let round = 0; round < 4; round++) {
+      for (const run of runs) {
+        const { sandbox, compiledAhead } = await runOnce(run);
+        expect(compiledAhead).toBe(true);
+        sandboxes.set(run.cacheKey, (sandboxes.get(run.cacheKey) ?? new Set()).add(sandbox));
+      }
     }
-    expect(seen.slice(-3)).toEqual([true, true, true]);
+    expect([...sandboxes.values()].map((set) => set.size)).toEqual([1, 1, 1]);
+  });
+
+  it('gives a key that comes back with other code a sandbox for that code', async () => {
+    const first = await runOnce(input('bot/edited@1', 'Context.SetResponseEntity({ ResponseBody: 1 });'));
+    const edited = await runOnce(input('bot/edited@1', 'Context.SetResponseEntity({ ResponseBody: 2 });'));
+    expect(edited).toMatchObject({ compiledAhead: true, kind: 'ok' });
+    expect(edited.sandbox).not.toBe(first.sandbox);
   });
 
   it('never compiles ahead code that closes its function body early', async () => {
@@ -48,12 +61,21 @@ describe('sandbox pool', () => {
     for (let i = 0; i < 4; i++) expect(await runOnce(early)).toMatchObject({ compiledAhead: false, kind: 'ok' });
   });
 
-  it('drops an instance that grew large during its run, so its memory is freed', async () => {
+  it('drops a sandbox that grew large during its run, so its memory is freed', async () => {
     const big = input('bot/big@1', 'const a = new Uint8Array(40 * 1024 * 1024); Context.SetResponseEntity({ ResponseBody: a.length });');
-    expect(await runOnce(big)).toMatchObject({ kind: 'ok', memoryBytes: expect.any(Number) });
-    for (let i = 0; i < 3; i++) {
-      const small = await runOnce(input('bot/small@1', 'Context.SetResponseEntity({ ResponseBody: 1 });'));
-      expect(small.memoryBytes).toBe(INITIAL_ENGINE_BYTES);
-    }
+    const grown = await runOnce(big);
+    expect(grown.memoryBytes).toBeGreaterThan(40 * 1024 * 1024);
+    const again = await runOnce(big);
+    expect(again.sandbox).not.toBe(grown.sandbox);
+    expect((await runOnce(input('bot/small@1', 'Context.SetResponseEntity({ ResponseBody: 1 });'))).memoryBytes).toBe(INITIAL_ENGINE_BYTES);
+  });
+
+  it('keeps at most eight idle sandboxes, dropping those of the connectors that ran least recently', async () => {
+    const runs = Array.from({ length: 10 }, (_, i) => input(`bot/c${i}@1`, `Context.SetResponseEntity({ ResponseBody: ${i} });`));
+    const first = new Map<string, Sandbox>();
+    for (const run of runs) first.set(run.cacheKey, (await runOnce(run)).sandbox);
+    // The two that ran first lost their sandboxes; the eight after them kept theirs.
+    for (const run of runs.slice(2).reverse()) expect((await runOnce(run)).sandbox).toBe(first.get(run.cacheKey));
+    for (const run of runs.slice(0, 2)) expect((await runOnce(run)).sandbox).not.toBe(first.get(run.cacheKey));
   });
 });
