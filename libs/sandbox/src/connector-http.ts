@@ -53,7 +53,11 @@ export async function performHttpRequest(
 ): Promise<ConnectorHttpResponse> {
   const request = validate(input);
   const timeoutMs = Math.min(request.timeoutMs ?? limits.defaultTimeoutMs, limits.defaultTimeoutMs * 10);
-  const abort = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+  // A timer of our own rather than AbortSignal.timeout: Node holds that signal weakly, and a garbage
+  // collection during the request could take its timeout with it.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const abort = AbortSignal.any([signal, deadline.signal]);
   let url = new URL(request.url);
   let method = request.method;
   let body = request.body;
@@ -76,6 +80,8 @@ export async function performHttpRequest(
     if (abort.aborted && !signal.aborted) throw new ConnectorHttpError(`The request to ${url.host} timed out after ${timeoutMs} ms.`);
     if (signal.aborted) throw new ConnectorHttpError('The request was cancelled because the run ended.');
     throw new ConnectorHttpError(`The request to ${url.host} failed: ${(error as Error).message}`);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
