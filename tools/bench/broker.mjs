@@ -41,6 +41,17 @@ export async function queueDepth(url, queue) {
   }
 }
 
+/** Removes the messages ready in a queue. */
+export async function purgeQueue(url, queue) {
+  const connection = await amqplib.connect(url);
+  try {
+    const channel = await connection.createChannel();
+    await channel.purgeQueue(queue);
+  } finally {
+    await connection.close();
+  }
+}
+
 /**
  * Deletes the queues and exchanges of a bus prefix: the ones the bus declares (libs/bus-amqp
  * amqp-topology.ts) and any other the local rabbitmqctl lists under the prefix.

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { brokerPid, brokerVersion, deleteTopology, queueDepth } from './broker.mjs';
+import { brokerPid, brokerVersion, deleteTopology, purgeQueue, queueDepth } from './broker.mjs';
 import { describeMachine } from './machine.mjs';
 import { canPin, cpuMicros, cpuReading, cpuSince, machineBusyMicros, ownCpuMicros, rssMb, startNode, stop, stopAll } from './processes.mjs';
 import { markdown, table, targets } from './report.mjs';
@@ -28,6 +28,8 @@ const EXECUTOR_CONCURRENCY = 16;
 const POLL_SAMPLES = 100;
 /** How often the outcome counters are read while a backlog drains; the drain's timing is this coarse. */
 const SAMPLE_MS = 100;
+/** A distributed drain's window opens this long after every executor has completed a job. */
+const DRAIN_SETTLE_MS = 1000;
 /** A backlog whose completions stop growing for this long is reported as stalled. */
 const STALL_MS = 30_000;
 /** Work outside the benchmark above this many cores during a row is called out: that row's figures are low. */
@@ -154,34 +156,69 @@ async function outcomes(service) {
 }
 
 /**
- * Watches the outcome counters of the processes that run jobs until `expected` more than `baseline`
- * have been recorded. The drain is timed from the first sample where every runner has completed a
- * job (so no runner's start-up is counted) to the sample that sees the last; CPU over the same window.
- * `expect(n)` may come later than the start (embedded: once the accept run tells how many there are).
+ * The outcome counts of the processes that run jobs, read every SAMPLE_MS; fails when they stop
+ * growing for STALL_MS.
  */
-function watchDrain(runners, { others = [], broker = null, baseline = 0 }) {
+async function* outcomeSamples(runners) {
+  let progress = { total: -1, at: performance.now() };
+  for (;;) {
+    await sleep(SAMPLE_MS);
+    const counts = await Promise.all(runners.map(outcomes));
+    const sample = { counts, total: sum(counts.map((c) => c.total)), failed: sum(counts.map((c) => c.failed)), at: performance.now() };
+    if (sample.total > progress.total) progress = sample;
+    else if (sample.at - progress.at > STALL_MS) throw new Error(`completions stalled at ${sample.total}`);
+    yield sample;
+  }
+}
+
+/**
+ * Times a backlog from its first completion to its last: from the first sample above `baseline` to the
+ * one `expected` above it, CPU over the same window. `expect(n)` may come after the start (embedded:
+ * once the accept run tells how many jobs there are).
+ */
+function watchBacklog(runner, baseline) {
   let expected = Infinity;
   const done = (async () => {
     let start = null;
-    let progress = { total: baseline, at: performance.now() };
-    for (;;) {
-      await sleep(SAMPLE_MS);
-      const counts = await Promise.all(runners.map(outcomes));
-      const total = sum(counts.map((c) => c.total));
-      if (!start && counts.every((c) => c.total > 0) && total > baseline) start = { total, window: openWindow({ runners, others, broker }) };
-      if (start && total - baseline >= expected) {
+    for await (const sample of outcomeSamples([runner])) {
+      if (!start && sample.total > baseline) start = { sample, window: openWindow({ runners: [runner] }) };
+      if (start && sample.total - baseline >= expected) {
         const usage = closeWindow(start.window);
-        const completed = total - start.total;
-        if (!(usage.seconds > 0 && completed > 0)) throw new Error(`the backlog (${expected} jobs) drained too fast to time; raise BENCH_SECONDS`);
-        return { completed, failed: sum(counts.map((c) => c.failed)), usage };
+        const completed = sample.total - start.sample.total;
+        if (!(completed > 0)) throw new Error(`the backlog (${expected} jobs) drained too fast to time; raise BENCH_SECONDS`);
+        return { completed, failed: sample.failed - start.sample.failed, usage };
       }
-      const at = performance.now();
-      if (total > progress.total) progress = { total, at };
-      else if (at - progress.at > STALL_MS) throw new Error(`completions stalled at ${total - baseline} of ${expected}`);
     }
   })();
   done.catch(() => {}); // awaited by the caller; this keeps an early failure from being unhandled meanwhile
   return { expect: (n) => (expected = n), done };
+}
+
+/**
+ * Completions per second while a backlog drains: a window of `seconds` that opens DRAIN_SETTLE_MS after
+ * every runner has completed a job (so no runner's start-up or first runs are counted).
+ */
+async function completionWindow(runners, { others, broker, seconds }) {
+  let baselines = null;
+  let allBusySince = null;
+  let start = null;
+  for await (const sample of outcomeSamples(runners)) {
+    baselines ??= sample.counts.map((c) => c.total);
+    if (allBusySince === null && sample.counts.every((c, i) => c.total > baselines[i])) allBusySince = sample.at;
+    if (!start && allBusySince !== null && sample.at - allBusySince >= DRAIN_SETTLE_MS) start = { sample, window: openWindow({ runners, others, broker }) };
+    if (start && sample.at - start.sample.at >= seconds * 1000) {
+      return { completed: sample.total - start.sample.total, failed: sample.failed - start.sample.failed, usage: closeWindow(start.window) };
+    }
+  }
+}
+
+/** Waits until the runners' counts stop moving: what they had fetched before a purge is done. */
+async function runnersIdle(runners) {
+  let last = -1;
+  for await (const sample of outcomeSamples(runners)) {
+    if (sample.total === last) return;
+    last = sample.total;
+  }
 }
 
 function drainRow(id, name, { completed, failed, usage }, services) {
@@ -213,11 +250,7 @@ function drainRow(id, name, { completed, failed, usage }, services) {
 
 /** Waits until a service has recorded `target` outcomes in all. */
 async function outcomesReach(service, target) {
-  const deadline = performance.now() + STALL_MS;
-  while ((await outcomes(service)).total < target) {
-    if (performance.now() > deadline) throw new Error(`the warm-up's jobs did not finish in ${STALL_MS / 1000} s`);
-    await sleep(SAMPLE_MS);
-  }
+  for await (const sample of outcomeSamples([service])) if (sample.total >= target) return;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -285,7 +318,7 @@ async function embeddedAsync(service, token) {
   const warm = await cannon(url, { connections: 50, token, duration: WARM_UP_SECONDS });
   await outcomesReach(service, before + warm['2xx']);
 
-  const watch = watchDrain([service], { baseline: (await outcomes(service)).total });
+  const watch = watchBacklog(service, (await outcomes(service)).total);
   const window = openWindow({ runners: [service] });
   const result = await cannon(url, { connections: 50, token });
   httpRow('embedded-accept', 'embedded async accept (202/s), c=50, jobs run meanwhile', 'c=50', { result, usage: closeWindow(window) }, [service]);
@@ -342,16 +375,16 @@ function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-/** Executors pinned one per core (1 executor: core 1; 2: cores 0 and 1) when taskset can do it. */
+/** Where the executors run: the first alone on core 1, the second beside it on core 0, when taskset can pin them. */
 function executorCores() {
   const pinned = CORES >= 2 && canPin('0') && canPin('1');
-  return { pinned, coresOf: (count) => (pinned ? (count === 1 ? ['1'] : ['0', '1']) : Array(count).fill(undefined)) };
+  return pinned ? { pinned, first: '1', second: '0' } : { pinned };
 }
 
 /**
- * Distributed: control and gateway, then the accept rate with no executor running (gateway, broker and
- * store have the cores); then that backlog drained by 1 executor, sync at c=50 with it; then a backlog of
- * the same size drained by 2 executors, sync at c=50 with them.
+ * Distributed: control and gateway; the accept rate with no executor running (gateway, broker and store
+ * have the cores), which leaves a backlog; completions per second while it drains, with 1 executor and
+ * then with a second one beside it; the rest of the backlog purged; sync calls with 1 and with 2.
  */
 async function distributedScenario(broker, pinning) {
   const prefix = `gi-bench-${randomBytes(4).toString('hex')}`;
@@ -371,40 +404,44 @@ async function distributedScenario(broker, pinning) {
   const gateway = await startService('gateway', [], env);
   const token = await setUp(control.url);
   const front = [gateway, control];
+  const asyncUrl = webhook(gateway.url, 'ack', true);
+  const startExecutor = (cpus) => startService('executor', ['--pools', 'default'], env, { cpus });
+  const label = (count) => {
+    const cores = [pinning.first, pinning.second].slice(0, count).sort();
+    return `${count} executor${count > 1 ? 's' : ''}${pinning.pinned ? ` (core${count > 1 ? 's' : ''} ${cores.join(', ')})` : ''}`;
+  };
 
-  const accept = await loadRun(webhook(gateway.url, 'ack', true), { connections: 50, token }, front, broker);
+  const accept = await loadRun(asyncUrl, { connections: 50, token }, front, broker);
   httpRow('distributed-accept', 'distributed async accept (202/s), c=50, no executor running', 'c=50', accept, front);
-  const backlog = await queueDepth(AMQP_URL, queue);
-  if (backlog === 0) throw new Error('the accept run left no jobs in the queue');
 
   try {
-    for (const count of [1, 2]) await drainAndSync(count, { env, queue, backlog, gateway, front, token, broker, pinning });
+    const first = await startExecutor(pinning.first);
+    const one = await drain([first], `distributed async completions/s, ${label(1)}, while draining the backlog`, { front, broker, queue, id: 'distributed-drain-1' });
+    // The second executor needs a backlog that lasts its window too: topped up while none is measured.
+    const needed = Math.ceil(2 * one.rps * (DURATION + 5));
+    const left = await queueDepth(AMQP_URL, queue);
+    if (left < needed) await cannon(asyncUrl, { connections: 50, token, amount: needed - left });
+    const second = await startExecutor(pinning.second);
+    await drain([first, second], `distributed async completions/s, ${label(2)}, while draining the backlog`, { front, broker, queue, id: 'distributed-drain-2' });
+    await purgeQueue(AMQP_URL, queue);
+    await runnersIdle([first, second]);
+
+    const syncUrl = webhook(gateway.url, 'ack');
+    await stop(second);
+    await measureHttp('distributed-sync-1', `distributed sync, ${label(1)}, c=50`, syncUrl, { connections: 50, token, services: [...front, first], broker });
+    const again = await startExecutor(pinning.second);
+    await measureHttp('distributed-sync-2', `distributed sync, ${label(2)}, c=50`, syncUrl, { connections: 50, token, services: [...front, first, again], broker });
   } finally {
     if (rows.some((r) => r.id.startsWith('distributed-drain-'))) notes.push(drainNote());
   }
 }
 
-/**
- * Fills the queue to `backlog` jobs with no executor running (the accept run already did for the first),
- * drains it with `count` executors, then measures sync calls with them.
- */
-async function drainAndSync(count, { env, queue, backlog, gateway, front, token, broker, pinning }) {
-  if (count === 2) await cannon(webhook(gateway.url, 'ack', true), { connections: 50, token, amount: backlog });
-  const jobs = await queueDepth(AMQP_URL, queue);
-  const cores = pinning.coresOf(count);
-  const executors = await Promise.all(cores.map((cpus) => startService('executor', ['--pools', 'default'], env, { cpus })));
-  const label = `${count} executor${count > 1 ? 's' : ''}${pinning.pinned ? ` (core${count > 1 ? 's' : ''} ${cores.join(', ')})` : ''}`;
-  const watch = watchDrain(executors, { others: front, broker });
-  watch.expect(jobs);
-  const drain = await watch.done;
-  drainRow(`distributed-drain-${count}`, `distributed async completions/s, ${label}, draining ${jobs} queued jobs`, drain, [...front, ...executors]);
-  await measureHttp(`distributed-sync-${count}`, `distributed sync, ${label}, c=50`, webhook(gateway.url, 'ack'), {
-    connections: 50,
-    token,
-    services: [...front, ...executors],
-    broker,
-  });
-  await Promise.all(executors.map(stop));
+/** Completions per second of `executors` over a window of the run's duration; the queue must not run dry meanwhile. */
+async function drain(executors, name, { front, broker, queue, id }) {
+  const result = await completionWindow(executors, { others: front, broker, seconds: DURATION });
+  const left = await queueDepth(AMQP_URL, queue);
+  if (left === 0) throw new Error(`${name}: the backlog ran out before the window closed`);
+  return drainRow(id, name, result, [...front, ...executors]);
 }
 
 /** What the cores did during each distributed drain, to tell whether the broker was the limit. */
@@ -415,7 +452,7 @@ function drainNote() {
     .map(({ name, completed, seconds, cores }) => {
       const each = cores.perRunner.length > 1 ? ` (${cores.perRunner.map((c) => c.toFixed(2)).join(' + ')})` : '';
       return (
-        `${name.replace(/^distributed async completions\/s, /, '')}: ${completed} jobs in ${seconds.toFixed(1)} s; ` +
+        `${name.replace(/^distributed async completions\/s, /, '').replace(/, while draining the backlog$/, '')}: ${completed} jobs in ${seconds.toFixed(1)} s; ` +
         `executors ${cores.runners.toFixed(2)} cores${each}, RabbitMQ ${cores.broker.toFixed(2)}, gateway and control ${cores.others.toFixed(2)}, ` +
         `work outside the benchmark ${cores.outside.toFixed(2)} (of ${cores.total}).`
       );
@@ -561,12 +598,13 @@ Rows:
   arrived after the finish are left out).
 - **distributed**: \`gi control\`, \`gi gateway\` and \`gi executor\` processes over RabbitMQ (one quorum queue,
   publisher confirms) sharing one SQLite file; executors with EXECUTOR_CONCURRENCY=${EXECUTOR_CONCURRENCY} and
-  SANDBOX_WORKERS=1, pinned one per core. **async accept**: no executor runs, so the gateway, the broker and
-  the store have the cores; the jobs (warm-up included) wait in the queue. **completions/s**: that backlog
-  drained by 1 executor started afterwards, then a backlog of the same size (accepted again with no
-  executor running) drained by 2; timed from the moment every executor has completed a job to the last
-  completion, CPU per request counting the executors, gateway and control. **sync c=50**: with those
-  executors running.
+  SANDBOX_WORKERS=1, pinned one per core (the first on core 1, the second on core 0). **async accept**: no
+  executor runs, so the gateway, the broker and the store have the cores; the jobs (warm-up included) wait
+  in the queue. **completions/s**: that backlog drained by the first executor, then (topped up if it would
+  not last) by both; each over a ${DURATION} s window that opens ${DRAIN_SETTLE_MS / 1000} s after every
+  executor has completed a job, with jobs still queued when it closes, so start-up is not counted and no
+  executor waits for work. CPU per request counts the executors, gateway and control. What is left of the
+  backlog is then purged. **sync c=50**: with 1 executor, then with 2.
 - **sandbox overhead**: the runtime's own micro-benchmark (libs/sandbox/bench/overhead.ts), in the notes.`;
 }
 
