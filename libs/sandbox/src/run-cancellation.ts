@@ -23,27 +23,50 @@ export function cancellationOf(signal: AbortSignal): RunCancellation {
 }
 
 /**
- * The worker thread's side of a cancellation. A connector spinning in a loop keeps the worker's event
- * loop busy, so no message could reach it: the pool sets a flag in memory shared with the worker, which
- * the interrupt handler reads; the message that follows wakes a run waiting on host work.
+ * Cancellation flags a pool shares with one worker: one 32-bit cell per run the worker may hold at
+ * once, 0 until that run is cancelled. A connector spinning in a loop keeps the worker's event loop
+ * busy, so no message could reach it; the interrupt handler reads the run's cell instead. One shared
+ * memory per worker, made when it starts: a run only takes a free cell.
  */
+export class CancelCells {
+  readonly flags: Int32Array;
+  private readonly free: number[];
+
+  constructor(count: number) {
+    this.flags = new Int32Array(new SharedArrayBuffer(count * Int32Array.BYTES_PER_ELEMENT));
+    this.free = Array.from({ length: count }, (_, i) => count - 1 - i);
+  }
+
+  /** A cleared cell for a run starting on the worker; null when every cell is taken. */
+  take(): number | null {
+    const cell = this.free.pop();
+    if (cell === undefined) return null;
+    Atomics.store(this.flags, cell, 0);
+    return cell;
+  }
+
+  /** Sets a run's cell: its interrupt handler sees it at once. */
+  raise(cell: number): void {
+    Atomics.store(this.flags, cell, 1);
+  }
+
+  /** Gives back the cell of a run that ended. */
+  release(cell: number): void {
+    this.free.push(cell);
+  }
+}
+
+/** The worker thread's side of a cancellation: the run's cell, and the message that wakes a run waiting on host work. */
 export class SharedCancellation implements RunCancellation {
   private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly flag: Int32Array) {}
-
-  /** A flag the pool can share with a worker: one 32-bit cell, 0 until cancelled. */
-  static newFlag(): Int32Array {
-    return new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
-  }
-
-  /** The pool's side: set the flag (seen by the interrupt handler at once). */
-  static raise(flag: Int32Array): void {
-    Atomics.store(flag, 0, 1);
-  }
+  constructor(
+    private readonly flags: Int32Array,
+    private readonly cell: number,
+  ) {}
 
   get requested(): boolean {
-    return Atomics.load(this.flag, 0) === 1;
+    return Atomics.load(this.flags, this.cell) === 1;
   }
 
   onRequest(listener: () => void): () => void {

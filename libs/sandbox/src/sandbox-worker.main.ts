@@ -14,7 +14,7 @@ import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.p
 async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('The sandbox worker must run in a worker thread.');
-  const { env } = workerData as SandboxWorkerData;
+  const { env, cancelFlags } = workerData as SandboxWorkerData;
   const engine = await SandboxEngine.create(env);
   // Progress and file reads leave at once: the run that asks may keep this thread busy until it ends.
   const send = (message: FromWorker) => port.postMessage([message]);
@@ -31,8 +31,8 @@ async function main(): Promise<void> {
       else call?.reject(new Error(message.error ?? 'The file could not be read.'));
       return;
     }
-    const { id, input, readsFiles, cancelFlag } = message;
-    const cancel = cancelFlag ? new SharedCancellation(cancelFlag) : undefined;
+    const { id, input, readsFiles, cancelCell } = message;
+    const cancel = cancelCell === undefined ? undefined : new SharedCancellation(cancelFlags, cancelCell);
     if (cancel) cancellations.set(id, cancel);
     const readFile: RunInput['readFile'] = readsFiles
       ? (fileId, range) =>

@@ -7,8 +7,8 @@ import type { SandboxEnvironment } from './sandbox-options';
  * postMessage carries an array of them (see Outbox).
  */
 export type ToWorker =
-  /** `cancelFlag`: memory shared with the pool, set when the run must stop (see SharedCancellation). */
-  | { kind: 'run'; id: number; input: Omit<RunInput, 'onProgress' | 'readFile' | 'cancel'>; readsFiles: boolean; cancelFlag?: Int32Array }
+  /** `cancelCell`: the run's cell of the worker's cancellation flags, set when the run must stop (see CancelCells). */
+  | { kind: 'run'; id: number; input: Omit<RunInput, 'onProgress' | 'readFile' | 'cancel'>; readsFiles: boolean; cancelCell?: number }
   /** Wakes run `id` if it waits on host work; its cancel flag is already set. */
   | { kind: 'cancel'; id: number }
   /** The answer to a `read-file` call: the bytes, or the message the connector sees. */
@@ -23,6 +23,8 @@ export type FromWorker =
 
 export interface SandboxWorkerData {
   env: SandboxEnvironment;
+  /** Cancellation flags shared with the pool, one cell per run the worker may hold at once. */
+  cancelFlags: Int32Array;
   /** Set when the worker entry is TypeScript source, loaded through @swc/core. */
   typescript?: { swcCore: string; entry: string };
 }

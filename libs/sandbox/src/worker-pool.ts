@@ -2,7 +2,7 @@ import type { ConnectorRunResult } from '@gi/domain';
 import { Worker } from 'node:worker_threads';
 import type { RunInput } from './run-connector';
 import { Outbox } from './outbox';
-import { SharedCancellation } from './run-cancellation';
+import { CancelCells } from './run-cancellation';
 import { cancelledVerdict, timeoutVerdict, withRunFacts } from './run-verdict';
 import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, type SandboxEnvironment } from './sandbox-options';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
@@ -27,8 +27,10 @@ interface PendingRun {
   started: number;
   resolve: (result: ConnectorRunResult) => void;
   timer?: NodeJS.Timeout;
-  /** Shared with the worker once the run starts: set when the run is cancelled. */
-  cancelFlag?: Int32Array;
+  /** Whether the run can be cancelled (it came with a signal). */
+  cancellable: boolean;
+  /** Its cell of the worker's cancellation flags, once it runs there. */
+  cancelCell?: number;
   /** Removes the abort listener of the run's signal. */
   forget?: () => void;
 }
@@ -40,6 +42,7 @@ interface Slot {
   runs: Map<number, PendingRun>;
   /** The memory limits of its runs, added up. */
   memoryBytes: number;
+  cancelCells: CancelCells;
 }
 
 /** Consecutive workers that die before they are ready, after which the pool stops trying. */
@@ -62,14 +65,13 @@ export class WorkerPool {
   run(input: RunInput, signal?: AbortSignal): Promise<ConnectorRunResult> {
     if (this.closed) return Promise.reject(new Error('The connector runtime is closed.'));
     return new Promise((resolve) => {
-      const run: PendingRun = { id: this.nextId++, input, started: performance.now(), resolve };
+      const run: PendingRun = { id: this.nextId++, input, started: performance.now(), resolve, cancellable: signal !== undefined };
       if (this.broken) return resolve(this.failure(run, this.broken));
       if (signal?.aborted) return resolve(withRunFacts(cancelledVerdict, this.facts(run, cancelledVerdict.message)));
       if (signal) {
         const onAbort = () => this.cancel(run);
         signal.addEventListener('abort', onAbort, { once: true });
         run.forget = () => signal.removeEventListener('abort', onAbort);
-        run.cancelFlag = SharedCancellation.newFlag();
       }
       this.queue.push(run);
       this.dispatch();
@@ -85,7 +87,8 @@ export class WorkerPool {
 
   private spawn(): void {
     const { script, env } = this.options;
-    const workerData: SandboxWorkerData = { env };
+    const cancelCells = new CancelCells(this.options.runsPerWorker);
+    const workerData: SandboxWorkerData = { env, cancelFlags: cancelCells.flags };
     if (script.kind === 'typescript') workerData.typescript = { swcCore: script.swcCore, entry: script.entry };
     const worker = new Worker(script.kind === 'file' ? script.filename : script.bootstrap, {
       eval: script.kind === 'typescript',
@@ -95,7 +98,7 @@ export class WorkerPool {
     const outbox = new Outbox<ToWorker>((messages) => {
       if (this.slots.has(slot)) worker.postMessage(messages);
     });
-    const slot: Slot = { worker, outbox, ready: false, runs: new Map(), memoryBytes: 0 };
+    const slot: Slot = { worker, outbox, ready: false, runs: new Map(), memoryBytes: 0, cancelCells };
     this.slots.add(slot);
     worker.unref();
     worker.on('message', (messages: FromWorker[]) => {
@@ -155,7 +158,8 @@ export class WorkerPool {
     slot.memoryBytes += run.input.limits.memoryBytes;
     if (slot.runs.size === 1) slot.worker.ref();
     const { onProgress: _onProgress, readFile, cancel: _cancel, ...input } = run.input;
-    const message: ToWorker = { kind: 'run', id: run.id, input, readsFiles: readFile !== undefined, cancelFlag: run.cancelFlag };
+    if (run.cancellable) run.cancelCell = slot.cancelCells.take() ?? undefined;
+    const message: ToWorker = { kind: 'run', id: run.id, input, readsFiles: readFile !== undefined, cancelCell: run.cancelCell };
     run.timer = setTimeout(() => void this.kill(slot, run), run.input.timeoutMs + this.options.killGraceMs);
     slot.outbox.send(message);
   }
@@ -187,8 +191,8 @@ export class WorkerPool {
       return;
     }
     for (const slot of this.slots) {
-      if (slot.runs.get(run.id) !== run || !run.cancelFlag) continue;
-      SharedCancellation.raise(run.cancelFlag);
+      if (slot.runs.get(run.id) !== run || run.cancelCell === undefined) continue;
+      slot.cancelCells.raise(run.cancelCell);
       slot.outbox.send({ kind: 'cancel', id: run.id });
     }
   }
@@ -201,7 +205,10 @@ export class WorkerPool {
   private finish(slot: Slot, run: PendingRun, result: ConnectorRunResult): void {
     run.forget?.();
     clearTimeout(run.timer);
-    if (slot.runs.delete(run.id)) slot.memoryBytes -= run.input.limits.memoryBytes;
+    if (slot.runs.delete(run.id)) {
+      slot.memoryBytes -= run.input.limits.memoryBytes;
+      if (run.cancelCell !== undefined) slot.cancelCells.release(run.cancelCell);
+    }
     if (slot.runs.size === 0) slot.worker.unref();
     run.resolve(result);
   }
