@@ -1,7 +1,5 @@
 import type {
   ActiveCount,
-  CallbackDelivery,
-  CallbackState,
   Clock,
   IdempotencyRecord,
   Invocation,
@@ -17,40 +15,12 @@ import type {
   Outcome,
   Progress,
 } from '@gi/domain';
-import { outcomeError } from '@gi/domain';
 import type { GroupCommit } from './group-commit';
+import { CREATED_COLUMNS, SUMMARY_COLUMNS, toClaimed, toCreated, toInvocation, toRecord, toSummary } from './invocation-rows';
+import type { CreatedRow, InvocationRow, KeyRow } from './invocation-rows';
+import { RecentlyCreated } from './recently-created';
 import type { SqliteDatabase } from './sqlite-database';
 
-interface InvocationRow {
-  id: string;
-  bot_id: string;
-  token_id: string | null;
-  entity_name: string;
-  integration_id: string;
-  integration_version: number;
-  pool: string;
-  mode: string;
-  endpoint: string;
-  response_content_type: string;
-  entity: string;
-  status: string;
-  attempt: number;
-  lease_owner: string | null;
-  lease_until: number | null;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-  expire_at: number;
-  outcome: string | null;
-  logs: string;
-  progress: string | null;
-  callback_url: string | null;
-  callback_state: string | null;
-  callback_attempts: number;
-  callback_due_at: number | null;
-  callback_error: string | null;
-  callback_delivered_at: number | null;
-}
 
 /**
  * The conditions of the partial indexes (schema.ts), stated in the queries that use them: SQLite uses a
@@ -71,12 +41,16 @@ const STATUS_LISTINGS: Partial<Record<InvocationStatus, { index: string; conditi
   Cancelled: { index: 'invocations_failures', condition: FAILURES },
 };
 
-const SUMMARY_COLUMNS =
-  'id, bot_id, entity_name, integration_id, integration_version, mode, status, attempt, created_at, started_at, finished_at, outcome';
+
+const CLAIM = `UPDATE invocations
+  SET status = 'Running', attempt = attempt + 1, lease_owner = @owner, lease_until = @leaseUntil, started_at = @now, progress = NULL
+  WHERE id = @id AND bot_id = @botId AND expire_at > @now
+    AND (status = 'Queued' OR (status = 'Running' AND lease_until < @now))`;
 
 export class SqliteInvocationStore implements InvocationStore {
   private readonly statements;
   private readonly createWithKeyTransaction;
+  private readonly createdHere = new RecentlyCreated();
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -92,12 +66,9 @@ export class SqliteInvocationStore implements InvocationStore {
          @responseContentType, @entity, 'Queued', @createdAt, @createdAt, @expireAt, @callbackUrl,
          CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 'pending' END, CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 0 END)`),
       get: db.prepare('SELECT * FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?'),
-      claim: db.prepare(`UPDATE invocations
-        SET status = 'Running', attempt = attempt + 1, lease_owner = @owner, lease_until = @leaseUntil,
-            started_at = @now, progress = NULL
-        WHERE id = @id AND bot_id = @botId AND expire_at > @now
-          AND (status = 'Queued' OR (status = 'Running' AND lease_until < @now))
-        RETURNING *`),
+      // The claim of an invocation this store created lately needs only the attempt back; others what creation stored.
+      claimCreatedHere: db.prepare(`${CLAIM} RETURNING attempt`),
+      claim: db.prepare(`${CLAIM} RETURNING attempt, ${CREATED_COLUMNS}`),
       renew: db.prepare(`UPDATE invocations SET lease_until = @leaseUntil
         WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
       progress: db.prepare(`UPDATE invocations SET progress = @progress
@@ -146,25 +117,30 @@ export class SqliteInvocationStore implements InvocationStore {
     };
     // Key and invocation together or neither (a savepoint within the group commit's BEGIN IMMEDIATE
     // transaction, so processes sharing the file take the key one at a time).
-    this.createWithKeyTransaction = db.transaction((invocation: NewInvocation, record: IdempotencyRecord): IdempotencyRecord | null => {
+    this.createWithKeyTransaction = db.transaction((invocation: NewInvocation, entity: string, record: IdempotencyRecord): IdempotencyRecord | null => {
       if (this.statements.takeKey.run(record).changes === 0) {
         return toRecord(this.statements.getKey.get(record.botId, record.key) as KeyRow);
       }
-      this.insert(invocation);
+      this.insert(invocation, entity);
       return null;
     });
   }
 
-  private insert(invocation: NewInvocation): void {
-    this.statements.insert.run({ ...invocation, entity: JSON.stringify(invocation.entity) });
+  private insert(invocation: NewInvocation, entity: string): void {
+    this.statements.insert.run({ ...invocation, entity });
   }
 
   async create(invocation: NewInvocation): Promise<void> {
-    await this.writes.write(() => this.insert(invocation));
+    const entity = JSON.stringify(invocation.entity);
+    await this.writes.write(() => this.insert(invocation, entity));
+    this.createdHere.remember(invocation, entity.length);
   }
 
   async createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
-    return this.writes.write(() => this.createWithKeyTransaction(invocation, record));
+    const entity = JSON.stringify(invocation.entity);
+    const holder = await this.writes.write(() => this.createWithKeyTransaction(invocation, entity, record));
+    if (!holder) this.createdHere.remember(invocation, entity.length);
+    return holder;
   }
 
   async get(ref: InvocationRef): Promise<Invocation | null> {
@@ -173,9 +149,15 @@ export class SqliteInvocationStore implements InvocationStore {
   }
 
   async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null> {
-    const params = { ...ref, owner, leaseUntil: now + leaseMs, now };
-    const row = await this.writes.write(() => this.statements.claim.get(params) as InvocationRow | undefined);
-    return row ? toInvocation(row) : null;
+    const lease = { owner, leaseUntil: now + leaseMs, now };
+    const params = { id: ref.id, botId: ref.botId, ...lease };
+    const created = this.createdHere.take(ref);
+    if (created) {
+      const claimed = await this.writes.write(() => this.statements.claimCreatedHere.get(params) as { attempt: number } | undefined);
+      return claimed ? toClaimed(created, claimed.attempt, lease) : null;
+    }
+    const claimed = await this.writes.write(() => this.statements.claim.get(params) as (CreatedRow & { attempt: number }) | undefined);
+    return claimed ? toClaimed(toCreated(claimed), claimed.attempt, lease) : null;
   }
 
   async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {
@@ -268,71 +250,4 @@ export class SqliteInvocationStore implements InvocationStore {
     this.statements.deleteExpiredKeys.run(now);
     return this.statements.deleteExpired.run(now).changes;
   }
-}
-
-interface KeyRow {
-  bot_id: string;
-  key: string;
-  fingerprint: string;
-  invocation_id: string;
-  created_at: number;
-  expire_at: number;
-}
-
-const toRecord = (row: KeyRow): IdempotencyRecord => ({
-  botId: row.bot_id,
-  key: row.key,
-  fingerprint: row.fingerprint,
-  invocationId: row.invocation_id,
-  createdAt: row.created_at,
-  expireAt: row.expire_at,
-});
-
-function toSummary(row: Pick<InvocationRow, 'id' | 'bot_id' | 'entity_name' | 'integration_id' | 'integration_version' | 'mode' | 'status' | 'attempt' | 'created_at' | 'started_at' | 'finished_at' | 'outcome'>): InvocationSummary {
-  const outcome = row.outcome ? (JSON.parse(row.outcome) as Outcome) : null;
-  return {
-    id: row.id,
-    botId: row.bot_id,
-    entityName: row.entity_name,
-    integrationId: row.integration_id,
-    integrationVersion: row.integration_version,
-    mode: row.mode as Invocation['mode'],
-    status: row.status as Invocation['status'],
-    attempt: row.attempt,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    error: outcomeError(outcome),
-  };
-}
-
-function toInvocation(row: InvocationRow): Invocation {
-  const { error: _error, ...summary } = toSummary(row);
-  return {
-    ...summary,
-    tokenId: row.token_id,
-    pool: row.pool,
-    endpoint: row.endpoint as Invocation['endpoint'],
-    responseContentType: row.response_content_type,
-    entity: JSON.parse(row.entity),
-    leaseOwner: row.lease_owner,
-    leaseUntil: row.lease_until,
-    expireAt: row.expire_at,
-    outcome: row.outcome ? JSON.parse(row.outcome) : null,
-    logs: JSON.parse(row.logs),
-    progress: row.progress ? JSON.parse(row.progress) : null,
-    callback: row.callback_url === null ? null : callbackOf(row),
-  };
-}
-
-function callbackOf(row: InvocationRow): CallbackDelivery {
-  const state = row.callback_state as CallbackState;
-  return {
-    url: row.callback_url as string,
-    state,
-    attempts: row.callback_attempts,
-    nextAttemptAt: state === 'pending' && row.callback_due_at ? row.callback_due_at : null,
-    lastError: row.callback_error,
-    deliveredAt: row.callback_delivered_at,
-  };
 }

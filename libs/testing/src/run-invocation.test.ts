@@ -193,8 +193,11 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     const healthy = newInvocation({ createdAt: clock.now() });
     await fileStore.catalog.putEntity('bot-a', 'Order', [], clock.now());
     await fileStore.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: [], limits: DEFAULT_CONNECTOR_LIMITS, callbackUrl: null }, clock.now());
-    await fileStore.invocations.create(poisoned);
-    await fileStore.invocations.create(healthy);
+    // Created by another process (a store claims what it created itself without reading the row back).
+    const gateway = createSqliteStore(file, clock);
+    await gateway.invocations.create(poisoned);
+    await gateway.invocations.create(healthy);
+    await gateway.close();
     // A corrupt record: reading it always throws.
     const raw = new Database(file);
     raw.prepare('UPDATE invocations SET entity = ? WHERE id = ?').run('{not json', poisoned.id);

@@ -55,6 +55,20 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.claim({ botId: 'bot-b', id: inv.id }, 'w4', 30_000, clock.now() + 60_000)).toBeNull();
       });
 
+      it('hands the claimer the invocation as stored, running under its lease, on every attempt', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now(), tokenId: 't1', callbackUrl: 'https://hooks.example.com/gi' });
+        await store.invocations.create(inv);
+        const first = await store.invocations.claim(inv, 'w1', 10_000, clock.now());
+        expect(first).toEqual(await store.invocations.get(inv));
+        expect(first).toMatchObject({ entity: inv.entity, status: 'Running', attempt: 1, leaseOwner: 'w1', leaseUntil: clock.now() + 10_000, logs: [], outcome: null });
+        await store.invocations.setProgress(inv, 'w1', { percent: 50 });
+        clock.advance(10_001);
+        const second = await store.invocations.claim(inv, 'w2', 10_000, clock.now());
+        expect(second).toEqual(await store.invocations.get(inv));
+        expect(second).toMatchObject({ entity: inv.entity, attempt: 2, leaseOwner: 'w2', startedAt: clock.now(), progress: null });
+      });
+
       it('hands an expired lease to a new owner with the next attempt, and keeps a renewed one', async () => {
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now() });

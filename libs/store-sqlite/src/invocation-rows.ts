@@ -1,0 +1,165 @@
+import type { CallbackDelivery, CallbackState, IdempotencyRecord, Invocation, InvocationSummary, NewInvocation, Outcome } from '@gi/domain';
+import { outcomeError } from '@gi/domain';
+
+/** One row of `invocations`, as SQLite returns it. */
+export interface InvocationRow {
+  id: string;
+  bot_id: string;
+  token_id: string | null;
+  entity_name: string;
+  integration_id: string;
+  integration_version: number;
+  pool: string;
+  mode: string;
+  endpoint: string;
+  response_content_type: string;
+  entity: string;
+  status: string;
+  attempt: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  expire_at: number;
+  outcome: string | null;
+  logs: string;
+  progress: string | null;
+  callback_url: string | null;
+  callback_state: string | null;
+  callback_attempts: number;
+  callback_due_at: number | null;
+  callback_error: string | null;
+  callback_delivered_at: number | null;
+}
+
+export const SUMMARY_COLUMNS =
+  'id, bot_id, entity_name, integration_id, integration_version, mode, status, attempt, created_at, started_at, finished_at, outcome';
+
+/** What was stored at creation and never changes: what a claim reads back when it does not hold the invocation as created. */
+export const CREATED_COLUMNS =
+  'id, bot_id, token_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type, entity, created_at, expire_at, callback_url';
+
+export type CreatedRow = Pick<InvocationRow, 'id' | 'bot_id' | 'token_id' | 'entity_name' | 'integration_id' | 'integration_version' | 'pool' | 'mode' | 'endpoint' | 'response_content_type' | 'entity' | 'created_at' | 'expire_at' | 'callback_url'>;
+
+export function toCreated(row: CreatedRow): NewInvocation {
+  return {
+    id: row.id,
+    botId: row.bot_id,
+    tokenId: row.token_id,
+    entityName: row.entity_name,
+    integrationId: row.integration_id,
+    integrationVersion: row.integration_version,
+    pool: row.pool,
+    mode: row.mode as Invocation['mode'],
+    endpoint: row.endpoint as Invocation['endpoint'],
+    responseContentType: row.response_content_type,
+    entity: JSON.parse(row.entity),
+    createdAt: row.created_at,
+    expireAt: row.expire_at,
+    callbackUrl: row.callback_url,
+  };
+}
+
+/**
+ * The invocation a claim took, from what its creation stored and the claim itself. Only an unfinished
+ * invocation can be claimed, so it has no outcome, logs or finish time, the claim cleared its progress,
+ * and its callback is as created (attempts start once it finishes).
+ */
+export function toClaimed(created: NewInvocation, attempt: number, lease: { owner: string; leaseUntil: number; now: number }): Invocation {
+  return {
+    id: created.id,
+    botId: created.botId,
+    tokenId: created.tokenId,
+    entityName: created.entityName,
+    integrationId: created.integrationId,
+    integrationVersion: created.integrationVersion,
+    pool: created.pool,
+    mode: created.mode,
+    endpoint: created.endpoint,
+    responseContentType: created.responseContentType,
+    entity: created.entity,
+    createdAt: created.createdAt,
+    expireAt: created.expireAt,
+    status: 'Running',
+    attempt,
+    leaseOwner: lease.owner,
+    leaseUntil: lease.leaseUntil,
+    startedAt: lease.now,
+    finishedAt: null,
+    outcome: null,
+    logs: [],
+    progress: null,
+    callback:
+      created.callbackUrl === null
+        ? null
+        : { url: created.callbackUrl, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null },
+  };
+}
+
+export function toSummary(row: Pick<InvocationRow, 'id' | 'bot_id' | 'entity_name' | 'integration_id' | 'integration_version' | 'mode' | 'status' | 'attempt' | 'created_at' | 'started_at' | 'finished_at' | 'outcome'>): InvocationSummary {
+  const outcome = row.outcome ? (JSON.parse(row.outcome) as Outcome) : null;
+  return {
+    id: row.id,
+    botId: row.bot_id,
+    entityName: row.entity_name,
+    integrationId: row.integration_id,
+    integrationVersion: row.integration_version,
+    mode: row.mode as Invocation['mode'],
+    status: row.status as Invocation['status'],
+    attempt: row.attempt,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    error: outcomeError(outcome),
+  };
+}
+
+export function toInvocation(row: InvocationRow): Invocation {
+  const { error: _error, ...summary } = toSummary(row);
+  return {
+    ...summary,
+    tokenId: row.token_id,
+    pool: row.pool,
+    endpoint: row.endpoint as Invocation['endpoint'],
+    responseContentType: row.response_content_type,
+    entity: JSON.parse(row.entity),
+    leaseOwner: row.lease_owner,
+    leaseUntil: row.lease_until,
+    expireAt: row.expire_at,
+    outcome: row.outcome ? JSON.parse(row.outcome) : null,
+    logs: JSON.parse(row.logs),
+    progress: row.progress ? JSON.parse(row.progress) : null,
+    callback: row.callback_url === null ? null : callbackOf(row),
+  };
+}
+
+function callbackOf(row: InvocationRow): CallbackDelivery {
+  const state = row.callback_state as CallbackState;
+  return {
+    url: row.callback_url as string,
+    state,
+    attempts: row.callback_attempts,
+    nextAttemptAt: state === 'pending' && row.callback_due_at ? row.callback_due_at : null,
+    lastError: row.callback_error,
+    deliveredAt: row.callback_delivered_at,
+  };
+}
+
+export interface KeyRow {
+  bot_id: string;
+  key: string;
+  fingerprint: string;
+  invocation_id: string;
+  created_at: number;
+  expire_at: number;
+}
+
+export const toRecord = (row: KeyRow): IdempotencyRecord => ({
+  botId: row.bot_id,
+  key: row.key,
+  fingerprint: row.fingerprint,
+  invocationId: row.invocation_id,
+  createdAt: row.created_at,
+  expireAt: row.expire_at,
+});
