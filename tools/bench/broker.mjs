@@ -30,26 +30,15 @@ export function brokerPid() {
   return null;
 }
 
-/** Messages ready in a queue. */
-export async function queueDepth(url, queue) {
+/** One connection to read how many messages are ready in a queue, often, and to purge it. */
+export async function watchQueue(url, queue) {
   const connection = await amqplib.connect(url);
-  try {
-    const channel = await connection.createChannel();
-    return (await channel.checkQueue(queue)).messageCount;
-  } finally {
-    await connection.close();
-  }
-}
-
-/** Removes the messages ready in a queue. */
-export async function purgeQueue(url, queue) {
-  const connection = await amqplib.connect(url);
-  try {
-    const channel = await connection.createChannel();
-    await channel.purgeQueue(queue);
-  } finally {
-    await connection.close();
-  }
+  const channel = await connection.createChannel();
+  return {
+    depth: async () => (await channel.checkQueue(queue)).messageCount,
+    purge: () => channel.purgeQueue(queue),
+    close: () => connection.close().catch(() => {}),
+  };
 }
 
 /**

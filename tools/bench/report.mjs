@@ -55,7 +55,8 @@ export function targets(rows, outsideNotice) {
 /**
  * Two executors pinned to the two cores can at most use what RabbitMQ and everything else leave them.
  * When what RabbitMQ alone took leaves less than 1.7 times what the lone executor used, the target's
- * condition (the broker is not the limit) does not hold.
+ * condition (the broker is not the limit) does not hold. The facts beside the verdict say where the
+ * rest went: the cores, or more executor CPU per job.
  */
 function scalingVerdict(one, two) {
   if (!one?.rps || !two?.rps) return {};
@@ -64,17 +65,13 @@ function scalingVerdict(one, two) {
   if (factor >= 1.7) return { measured, result: 'met' };
   const { total, broker, others, outside, runners } = two.cores;
   const room = (taken) => (total - taken) / one.cores.runners;
-  if (room(broker) < 1.7) return { measured, result: `not met; broker-bound: RabbitMQ took ${broker.toFixed(2)} of the ${total} cores, leaving room for ${room(broker).toFixed(2)}x` };
-  if (room(broker + others + outside) < 1.7) {
-    return {
-      measured,
-      result:
-        `not met; the cores were the limit: RabbitMQ took ${broker.toFixed(2)}, gateway and control ${others.toFixed(2)}, ` +
-        `work outside the benchmark ${outside.toFixed(2)} of the ${total}, leaving room for ${room(broker + others + outside).toFixed(2)}x`,
-    };
-  }
-  const busy = runners + broker + others + outside;
-  return { measured, result: `not met; not CPU-bound: ${busy.toFixed(2)} of ${total} cores busy, RabbitMQ ${broker.toFixed(2)}, the executors ${runners.toFixed(2)}` };
+  const perJob = (row) => Math.round((row.cores.runners * 1e6) / row.rps);
+  const facts =
+    `RabbitMQ took ${broker.toFixed(2)} cores; the executors ${runners.toFixed(2)} against ${one.cores.runners.toFixed(2)} alone, ` +
+    `${perJob(two)} µs of executor CPU per job against ${perJob(one)}; ${(runners + broker + others + outside).toFixed(2)} of ${total} cores busy`;
+  if (room(broker) < 1.7) return { measured, result: `not met; broker-bound: ${facts}` };
+  if (room(broker + others + outside) < 1.7) return { measured, result: `not met; the cores were the limit: ${facts}` };
+  return { measured, result: `not met; not the broker: ${facts}` };
 }
 
 export function markdown({ method, machine, rows, notes, reproduce, outsideNotice }) {

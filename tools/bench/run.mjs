@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { brokerPid, brokerVersion, deleteTopology, purgeQueue, queueDepth } from './broker.mjs';
+import { brokerPid, brokerVersion, deleteTopology, watchQueue } from './broker.mjs';
 import { describeMachine } from './machine.mjs';
 import { canPin, cpuMicros, cpuReading, cpuSince, machineBusyMicros, ownCpuMicros, rssMb, startNode, stop, stopAll } from './processes.mjs';
 import { markdown, table, targets } from './report.mjs';
@@ -30,6 +30,8 @@ const POLL_SAMPLES = 100;
 const SAMPLE_MS = 100;
 /** A distributed drain's window opens this long after every executor has completed a job. */
 const DRAIN_SETTLE_MS = 1000;
+/** A drain window shorter than this (the backlog ran out) is too short to report. */
+const MIN_WINDOW_MS = 2000;
 /** A backlog whose completions stop growing for this long is reported as stalled. */
 const STALL_MS = 30_000;
 /** Work outside the benchmark above this many cores during a row is called out: that row's figures are low. */
@@ -195,10 +197,12 @@ function watchBacklog(runner, baseline) {
 }
 
 /**
- * Completions per second while a backlog drains: a window of `seconds` that opens DRAIN_SETTLE_MS after
- * every runner has completed a job (so no runner's start-up or first runs are counted).
+ * Completions per second while a backlog drains: a window of up to `seconds` that opens DRAIN_SETTLE_MS
+ * after every runner has completed a job (so no runner's start-up or first runs are counted), and closes
+ * early when fewer jobs than the runners could take at once are left queued (so none waits for work).
  */
-async function completionWindow(runners, { others, broker, seconds }) {
+async function completionWindow(runners, { others, broker, seconds, queued }) {
+  const low = 2 * EXECUTOR_CONCURRENCY * runners.length;
   let baselines = null;
   let allBusySince = null;
   let start = null;
@@ -206,8 +210,13 @@ async function completionWindow(runners, { others, broker, seconds }) {
     baselines ??= sample.counts.map((c) => c.total);
     if (allBusySince === null && sample.counts.every((c, i) => c.total > baselines[i])) allBusySince = sample.at;
     if (!start && allBusySince !== null && sample.at - allBusySince >= DRAIN_SETTLE_MS) start = { sample, window: openWindow({ runners, others, broker }) };
-    if (start && sample.at - start.sample.at >= seconds * 1000) {
-      return { completed: sample.total - start.sample.total, failed: sample.failed - start.sample.failed, usage: closeWindow(start.window) };
+    if (!start) continue;
+    const elapsed = sample.at - start.sample.at;
+    const runningDry = (await queued()) < low;
+    if (elapsed >= seconds * 1000 || runningDry) {
+      const usage = closeWindow(start.window);
+      if (runningDry && elapsed < MIN_WINDOW_MS) throw new Error(`the backlog ran out ${(elapsed / 1000).toFixed(1)} s into the window; it is too small to time`);
+      return { completed: sample.total - start.sample.total, failed: sample.failed - start.sample.failed, usage };
     }
   }
 }
@@ -414,34 +423,42 @@ async function distributedScenario(broker, pinning) {
   const accept = await loadRun(asyncUrl, { connections: 50, token }, front, broker);
   httpRow('distributed-accept', 'distributed async accept (202/s), c=50, no executor running', 'c=50', accept, front);
 
+  const queued = await watchQueue(AMQP_URL, queue);
   try {
+    const drain = async (executors, id) => {
+      const name = `distributed async completions/s, ${label(executors.length)}, while draining the backlog`;
+      const result = await completionWindow(executors, { others: front, broker, seconds: DURATION, queued: queued.depth });
+      return drainRow(id, name, result, [...front, ...executors]);
+    };
     const first = await startExecutor(pinning.first);
-    const one = await drain([first], `distributed async completions/s, ${label(1)}, while draining the backlog`, { front, broker, queue, id: 'distributed-drain-1' });
-    // The second executor needs a backlog that lasts its window too: topped up while none is measured.
-    const needed = Math.ceil(2 * one.rps * (DURATION + 5));
-    const left = await queueDepth(AMQP_URL, queue);
-    if (left < needed) await cannon(asyncUrl, { connections: 50, token, amount: needed - left });
-    const second = await startExecutor(pinning.second);
-    await drain([first, second], `distributed async completions/s, ${label(2)}, while draining the backlog`, { front, broker, queue, id: 'distributed-drain-2' });
-    await purgeQueue(AMQP_URL, queue);
-    await runnersIdle([first, second]);
+    const one = await drain([first], 'distributed-drain-1');
+    // Two executors need a backlog that lasts their window too: topped up with none running, as before.
+    await stop(first);
+    await fillQueue(asyncUrl, token, queued, Math.ceil(2.5 * one.rps * (DURATION + 3)));
+    const executors = await Promise.all([pinning.first, pinning.second].map(startExecutor));
+    await drain(executors, 'distributed-drain-2');
+    await queued.purge();
+    await runnersIdle(executors);
 
     const syncUrl = webhook(gateway.url, 'ack');
-    await stop(second);
-    await measureHttp('distributed-sync-1', `distributed sync, ${label(1)}, c=50`, syncUrl, { connections: 50, token, services: [...front, first], broker });
+    await stop(executors[1]);
+    await measureHttp('distributed-sync-1', `distributed sync, ${label(1)}, c=50`, syncUrl, { connections: 50, token, services: [...front, executors[0]], broker });
     const again = await startExecutor(pinning.second);
-    await measureHttp('distributed-sync-2', `distributed sync, ${label(2)}, c=50`, syncUrl, { connections: 50, token, services: [...front, first, again], broker });
+    await measureHttp('distributed-sync-2', `distributed sync, ${label(2)}, c=50`, syncUrl, { connections: 50, token, services: [...front, executors[0], again], broker });
   } finally {
+    await queued.close();
     if (rows.some((r) => r.id.startsWith('distributed-drain-'))) notes.push(drainNote());
   }
 }
 
-/** Completions per second of `executors` over a window of the run's duration; the queue must not run dry meanwhile. */
-async function drain(executors, name, { front, broker, queue, id }) {
-  const result = await completionWindow(executors, { others: front, broker, seconds: DURATION });
-  const left = await queueDepth(AMQP_URL, queue);
-  if (left === 0) throw new Error(`${name}: the backlog ran out before the window closed`);
-  return drainRow(id, name, result, [...front, ...executors]);
+/** Accepts jobs until at least `target` wait in the queue. */
+async function fillQueue(url, token, queued, target) {
+  for (let pass = 0; pass < 3; pass++) {
+    const missing = target - (await queued.depth());
+    if (missing <= 0) return;
+    await cannon(url, { connections: 50, token, amount: missing });
+  }
+  throw new Error(`the queue did not fill to ${target} jobs`);
 }
 
 /** What the cores did during each distributed drain, to tell whether the broker was the limit. */
@@ -600,11 +617,12 @@ Rows:
   publisher confirms) sharing one SQLite file; executors with EXECUTOR_CONCURRENCY=${EXECUTOR_CONCURRENCY} and
   SANDBOX_WORKERS=1, pinned one per core (the first on core 1, the second on core 0). **async accept**: no
   executor runs, so the gateway, the broker and the store have the cores; the jobs (warm-up included) wait
-  in the queue. **completions/s**: that backlog drained by the first executor, then (topped up if it would
-  not last) by both; each over a ${DURATION} s window that opens ${DRAIN_SETTLE_MS / 1000} s after every
-  executor has completed a job, with jobs still queued when it closes, so start-up is not counted and no
-  executor waits for work. CPU per request counts the executors, gateway and control. What is left of the
-  backlog is then purged. **sync c=50**: with 1 executor, then with 2.
+  in the queue. **completions/s**: that backlog drained by one executor, then, topped up with no executor
+  running, by two started together; each over a window of up to ${DURATION} s that opens
+  ${DRAIN_SETTLE_MS / 1000} s after every executor has completed a job (start-up and first runs are not
+  counted) and closes early if the queue runs low (no executor waits for work). CPU per request counts the
+  executors, gateway and control. What is left of the backlog is then purged. **sync c=50**: with 1
+  executor, then with 2.
 - **sandbox overhead**: the runtime's own micro-benchmark (libs/sandbox/bench/overhead.ts), in the notes.`;
 }
 
