@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { finalReply, idempotencyKeyInUse, isTerminal } from '@gi/domain';
-import type { Invocation } from '@gi/domain';
+import type { InvocationState } from '@gi/domain';
 import { pollLocation, publishInvocation, syncTimedOut } from './accept-invocation';
 import type { Accepted } from './accept-invocation';
 import type { GatewayDeps } from './gateway.deps';
@@ -41,8 +41,9 @@ export async function answerCall(ctx: Context, deps: GatewayDeps, accepted: Acce
  * Holds a sync call until its invocation finishes or `waitMs` passes; null when it has not finished.
  * The wait is registered before publishing (or re-reading the store), so the completion event cannot
  * be missed. A caller hanging up only ends its own wait: the job goes on and its outcome stays pollable.
+ * The store is read for the state alone: the reply needs neither the entity nor the logs.
  */
-async function waitForOutcome(ctx: Context, deps: GatewayDeps, accepted: Accepted, waitMs: number): Promise<Invocation | null> {
+async function waitForOutcome(ctx: Context, deps: GatewayDeps, accepted: Accepted, waitMs: number): Promise<InvocationState | null> {
   const { invocation } = accepted;
   if (accepted.kind === 'repeat' && isTerminal(accepted.invocation.status)) return accepted.invocation;
   const waiting = deps.waiter.wait(invocation.id, waitMs);
@@ -50,14 +51,14 @@ async function waitForOutcome(ctx: Context, deps: GatewayDeps, accepted: Accepte
   if (accepted.kind === 'new') {
     await publishInvocation(deps, invocation);
   } else {
-    const current = await deps.store.invocations.get(invocation);
+    const current = await deps.store.invocations.getState(invocation);
     if (current && isTerminal(current.status)) {
       waiting.cancel();
       return current;
     }
   }
   await waiting.promise;
-  const finished = await deps.store.invocations.get(invocation);
+  const finished = await deps.store.invocations.getState(invocation);
   return finished && isTerminal(finished.status) ? finished : null;
 }
 
@@ -70,7 +71,7 @@ function acceptedReply(ctx: Context, invocationId: string, location: string, pre
 }
 
 /** The finished invocation's reply, the same as every poll gets: the rendered ResponseBody or its error. */
-function outcomeReply(ctx: Context, invocation: Invocation): void {
+function outcomeReply(ctx: Context, invocation: InvocationState): void {
   const reply = finalReply(invocation);
   ctx.status = 200;
   ctx.type = reply.contentType;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { cancelInvocation, finalReply, GiError, isTerminal, notFound, pendingReply, supportsAsync } from '@gi/domain';
-import type { Invocation } from '@gi/domain';
+import type { InvocationState } from '@gi/domain';
 import { parseInvocationId, parsePollQuery } from './poll-query';
 import { ifNoneMatch } from './if-none-match';
 import type { ResultsDeps } from './results.deps';
@@ -32,17 +32,18 @@ export function resultsRouter(deps: ResultsDeps): Router {
     const query = parsePollQuery(ctx.query, settings.defaultWaitSeconds);
     const ref = { botId, id: query.invocationId };
 
-    let invocation = await store.invocations.get(ref);
+    // The state alone: no answer needs the entity or the logs.
+    let invocation = await store.invocations.getState(ref);
     if (!invocation) throw notFound(`No invocation '${query.invocationId.slice(0, 80)}' exists for this bot (unknown or expired).`);
     if (!isTerminal(invocation.status) && query.waitSeconds > 0) {
       const waiting = deps.waiter.wait(ref.id, query.waitSeconds * 1000);
       ctx.res.once('close', waiting.cancel);
       // Re-read after registering: the run may have finished between the first read and the registration.
-      invocation = (await store.invocations.get(ref)) ?? invocation;
+      invocation = (await store.invocations.getState(ref)) ?? invocation;
       if (isTerminal(invocation.status)) waiting.cancel();
       else {
         await waiting.promise;
-        invocation = (await store.invocations.get(ref)) ?? invocation;
+        invocation = (await store.invocations.getState(ref)) ?? invocation;
       }
     }
     if (isTerminal(invocation.status)) return finalAnswer(ctx, invocation, query.responseContentType);
@@ -67,13 +68,13 @@ export function resultsRouter(deps: ResultsDeps): Router {
 }
 
 /** 202 with where the run stands; its ETag changes with the status, the attempt and the progress. */
-function pendingAnswer(ctx: Context, invocation: Invocation): void {
+function pendingAnswer(ctx: Context, invocation: InvocationState): void {
   const body = pendingReply(invocation);
   answer(ctx, 202, etagOf(invocation.id, [body.status, body.attempt, body.progress ?? null]), () => (ctx.body = body));
 }
 
 /** The outcome, exactly as the sync call answered it; it never changes once there. */
-function finalAnswer(ctx: Context, invocation: Invocation, mediaType: string | undefined): void {
+function finalAnswer(ctx: Context, invocation: InvocationState, mediaType: string | undefined): void {
   const rendered = finalReply(invocation, mediaType);
   answer(ctx, 200, etagOf(invocation.id, [invocation.status, rendered.contentType]), () => {
     ctx.type = rendered.contentType;

@@ -31,6 +31,15 @@ export interface ActiveCount {
   byToken: Record<string, number>;
 }
 
+/**
+ * Where an invocation stands, for its caller: what the sync reply and every poll answer need (its status,
+ * attempt, progress and outcome), without the request entity or the connector's logs.
+ */
+export type InvocationState = Pick<
+  Invocation,
+  'id' | 'botId' | 'integrationId' | 'status' | 'attempt' | 'startedAt' | 'finishedAt' | 'progress' | 'outcome' | 'responseContentType'
+>;
+
 export interface InvocationStore {
   /** Persists a new invocation in status Queued. Resolves only once it is durable. */
   create(invocation: NewInvocation): Promise<void>;
@@ -42,6 +51,8 @@ export interface InvocationStore {
    */
   createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null>;
   get(ref: InvocationRef): Promise<Invocation | null>;
+  /** The same invocation's state alone, neither reading nor decoding its entity and logs; null when `get` is. */
+  getState(ref: InvocationRef): Promise<InvocationState | null>;
   /**
    * Claims an invocation for a run: Queued, or Running with an expired lease, becomes Running with
    * attempt + 1 and a lease for `owner`. Null when it is terminal or leased by someone else.

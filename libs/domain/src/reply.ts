@@ -7,7 +7,7 @@ import type { RenderedBody } from './render';
  * The reply for a finished invocation, the same for the sync call and for every poll: the rendered
  * ResponseBody, or the recorded error or cancellation (thrown as a GiError carrying the invocationId).
  */
-export function finalReply(invocation: Invocation, mediaType = invocation.responseContentType): RenderedBody {
+export function finalReply(invocation: Pick<Invocation, 'id' | 'outcome' | 'responseContentType'>, mediaType = invocation.responseContentType): RenderedBody {
   const { outcome } = invocation;
   if (!outcome) throw new Error(`invocation ${invocation.id} has no outcome yet`);
   if (outcome.status !== 'Completed') throw toGiError(outcome.error, invocation.id);

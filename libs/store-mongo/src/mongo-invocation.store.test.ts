@@ -55,27 +55,38 @@ describe('MongoInvocationStore queries', () => {
   it('names the bot next to the invocation id in every operation on one invocation', async () => {
     const { collection, store } = open();
     await store.get(ref);
+    await store.getState(ref);
     await store.claim(ref, 'w1', 1000, now);
     await store.renewLease(ref, 'w1', 1000, now);
     await store.setProgress(ref, 'w1', { percent: 10 });
     await store.complete(ref, 'w1', { status: 'Completed', responseBody: 1 }, [], now);
     await store.giveUp(ref, { code: 'connector_failed', title: 'Gave up', detail: 'too many attempts' }, now);
-    expect(collection.calls).toHaveLength(6);
+    expect(collection.calls).toHaveLength(7);
     for (const call of collection.calls) expect(call.filter).toMatchObject({ _id: 'inv-1', botId: 'bot-a' });
   });
 
   it('filters expired invocations out of every read, by the date the TTL index uses', async () => {
     const { collection, store } = open();
     await store.get(ref);
+    await store.getState(ref);
     await store.claim(ref, 'w1', 1000, now);
     await store.list('bot-a', { limit: 10 });
     await store.takeUnpublished(now - 1000, now, 10);
     await store.timings('bot-a', now - 3600_000, 10);
     const reads = collection.calls.filter((call) => call.method !== 'updateOne');
-    expect(reads.map((call) => call.method)).toEqual(['findOne', 'findOneAndUpdate', 'find', 'find', 'find']);
+    expect(reads.map((call) => call.method)).toEqual(['findOne', 'findOne', 'findOneAndUpdate', 'find', 'find', 'find']);
     for (const call of reads) expect(call.filter.expireAt).toEqual({ $gt: new Date(now) });
-    expect(collection.calls[2].filter).toMatchObject({ botId: 'bot-a' });
-    expect(reads[4].filter).toMatchObject({ botId: 'bot-a', createdAt: { $gte: now - 3600_000 } });
+    expect(collection.calls[3].filter).toMatchObject({ botId: 'bot-a' });
+    expect(reads[5].filter).toMatchObject({ botId: 'bot-a', createdAt: { $gte: now - 3600_000 } });
+  });
+
+  it('reads an invocation\'s state without its entity and logs', async () => {
+    const { collection, store } = open();
+    await store.getState(ref);
+    const projection = collection.calls[0].options?.projection;
+    expect(Object.keys(projection)).toEqual(expect.arrayContaining(['status', 'attempt', 'outcome', 'progress', 'responseContentType']));
+    expect(projection).not.toHaveProperty('entity');
+    expect(projection).not.toHaveProperty('logs');
   });
 
   it('reads recent run times of one integration of one bot, newest first, through its index', async () => {

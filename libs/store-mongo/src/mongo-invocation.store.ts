@@ -9,6 +9,7 @@ import type {
   InvocationError,
   InvocationListFilter,
   InvocationRef,
+  InvocationState,
   InvocationStore,
   InvocationSummary,
   InvocationTiming,
@@ -42,6 +43,22 @@ const SUMMARY_PROJECTION = {
 } as const;
 
 type SummaryDocument = Pick<InvocationDocument, keyof typeof SUMMARY_PROJECTION>;
+
+/** The state alone: the server sends neither the entity nor the logs. */
+const STATE_PROJECTION = {
+  _id: 1,
+  botId: 1,
+  integrationId: 1,
+  status: 1,
+  attempt: 1,
+  startedAt: 1,
+  finishedAt: 1,
+  progress: 1,
+  outcome: 1,
+  responseContentType: 1,
+} as const;
+
+type StateDocument = Pick<InvocationDocument, keyof typeof STATE_PROJECTION>;
 
 /**
  * Invocations in MongoDB. Every query by reference carries the bot id next to the invocation id, so
@@ -104,6 +121,14 @@ export class MongoInvocationStore implements InvocationStore {
   async get(ref: InvocationRef): Promise<Invocation | null> {
     const doc = await this.invocations.findOne({ _id: ref.id, botId: ref.botId, expireAt: { $gt: new Date(this.clock.now()) } });
     return doc ? toInvocation(doc) : null;
+  }
+
+  async getState(ref: InvocationRef): Promise<InvocationState | null> {
+    const doc = await this.invocations.findOne(
+      { _id: ref.id, botId: ref.botId, expireAt: { $gt: new Date(this.clock.now()) } },
+      { projection: STATE_PROJECTION },
+    );
+    return doc ? toState(doc as StateDocument) : null;
   }
 
   async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null> {
@@ -325,6 +350,21 @@ function toDocument(invocation: NewInvocation): InvocationDocument {
     logs: [],
     progress: null,
     callback: invocation.callbackUrl === null ? null : { url: invocation.callbackUrl, state: 'pending', attempts: 0, dueAt: 0, error: null, deliveredAt: null },
+  };
+}
+
+function toState(doc: StateDocument): InvocationState {
+  return {
+    id: doc._id,
+    botId: doc.botId,
+    integrationId: doc.integrationId,
+    status: doc.status,
+    attempt: doc.attempt,
+    startedAt: doc.startedAt,
+    finishedAt: doc.finishedAt,
+    progress: doc.progress,
+    outcome: doc.outcome ? (JSON.parse(doc.outcome) as Outcome) : null,
+    responseContentType: doc.responseContentType,
   };
 }
 

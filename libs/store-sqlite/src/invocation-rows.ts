@@ -1,4 +1,4 @@
-import type { CallbackDelivery, CallbackState, IdempotencyRecord, Invocation, InvocationSummary, NewInvocation, Outcome } from '@gi/domain';
+import type { CallbackDelivery, CallbackState, IdempotencyRecord, Invocation, InvocationState, InvocationSummary, NewInvocation, Outcome } from '@gi/domain';
 import { outcomeError } from '@gi/domain';
 
 /** One row of `invocations`, as SQLite returns it. */
@@ -94,6 +94,26 @@ export function toClaimed(created: NewInvocation, attempt: number, lease: { owne
       created.callbackUrl === null
         ? null
         : { url: created.callbackUrl, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null },
+  };
+}
+
+/** Columns of the state alone; `outcome` and `progress` are small, the entity and logs stay unread. */
+export const STATE_COLUMNS = 'id, bot_id, integration_id, status, attempt, started_at, finished_at, progress, outcome, response_content_type';
+
+export type StateRow = Pick<InvocationRow, 'id' | 'bot_id' | 'integration_id' | 'status' | 'attempt' | 'started_at' | 'finished_at' | 'progress' | 'outcome' | 'response_content_type'>;
+
+export function toState(row: StateRow): InvocationState {
+  return {
+    id: row.id,
+    botId: row.bot_id,
+    integrationId: row.integration_id,
+    status: row.status as Invocation['status'],
+    attempt: row.attempt,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    progress: row.progress ? JSON.parse(row.progress) : null,
+    outcome: row.outcome ? JSON.parse(row.outcome) : null,
+    responseContentType: row.response_content_type,
   };
 }
 

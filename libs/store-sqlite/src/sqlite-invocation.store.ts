@@ -6,6 +6,7 @@ import type {
   InvocationError,
   InvocationListFilter,
   InvocationRef,
+  InvocationState,
   InvocationStatus,
   InvocationStore,
   InvocationSummary,
@@ -16,8 +17,8 @@ import type {
   Progress,
 } from '@gi/domain';
 import type { GroupCommit } from './group-commit';
-import { CREATED_COLUMNS, SUMMARY_COLUMNS, toClaimed, toCreated, toInvocation, toRecord, toSummary } from './invocation-rows';
-import type { CreatedRow, InvocationRow, KeyRow } from './invocation-rows';
+import { CREATED_COLUMNS, STATE_COLUMNS, SUMMARY_COLUMNS, toClaimed, toCreated, toInvocation, toRecord, toState, toSummary } from './invocation-rows';
+import type { CreatedRow, InvocationRow, KeyRow, StateRow } from './invocation-rows';
 import { RecentlyCreated } from './recently-created';
 import type { SqliteDatabase } from './sqlite-database';
 
@@ -66,6 +67,7 @@ export class SqliteInvocationStore implements InvocationStore {
          @responseContentType, @entity, 'Queued', @createdAt, @createdAt, @expireAt, @callbackUrl,
          CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 'pending' END, CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 0 END)`),
       get: db.prepare('SELECT * FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?'),
+      getState: db.prepare(`SELECT ${STATE_COLUMNS} FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?`),
       // The claim of an invocation this store created lately needs only the attempt back; others what creation stored.
       claimCreatedHere: db.prepare(`${CLAIM} RETURNING attempt`),
       claim: db.prepare(`${CLAIM} RETURNING attempt, ${CREATED_COLUMNS}`),
@@ -146,6 +148,11 @@ export class SqliteInvocationStore implements InvocationStore {
   async get(ref: InvocationRef): Promise<Invocation | null> {
     const row = this.statements.get.get(ref.id, ref.botId, this.clock.now()) as InvocationRow | undefined;
     return row ? toInvocation(row) : null;
+  }
+
+  async getState(ref: InvocationRef): Promise<InvocationState | null> {
+    const row = this.statements.getState.get(ref.id, ref.botId, this.clock.now()) as StateRow | undefined;
+    return row ? toState(row) : null;
   }
 
   async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null> {

@@ -69,6 +69,7 @@ describe('MongoDB store on the wire', () => {
     await store.invocations.claim(ref, 'w1', 30_000, now);
     await store.invocations.complete(ref, 'w1', { status: 'Completed', responseBody: {} }, [], now);
     await store.invocations.get(ref);
+    await store.invocations.getState(ref);
     await store.tokens.get('bot-a', 't1');
 
     const [claim] = fake.named('findAndModify');
@@ -80,9 +81,13 @@ describe('MongoDB store on the wire', () => {
     expect(complete.txnNumber).toBeDefined();
     expect(complete.updates).toEqual([expect.objectContaining({ q: { _id: 'inv-1', botId: 'bot-a', status: 'Running', leaseOwner: 'w1' } })]);
     const reads = fake.named('find');
-    expect(reads.map((command) => command.find)).toEqual(['invocations', 'tokens']);
+    expect(reads.map((command) => command.find)).toEqual(['invocations', 'invocations', 'tokens']);
     for (const read of reads) expect(read.readConcern).toEqual({ level: 'majority' });
-    expect(reads[1].filter).toEqual({ botId: 'bot-a', tokenId: 't1' });
+    // The state alone: the server leaves the entity and the logs out.
+    expect(reads[1]).toMatchObject({ filter: { _id: 'inv-1', botId: 'bot-a' }, projection: { status: 1, outcome: 1 } });
+    expect(reads[1].projection).not.toHaveProperty('entity');
+    expect(reads[1].projection).not.toHaveProperty('logs');
+    expect(reads[2].filter).toEqual({ botId: 'bot-a', tokenId: 't1' });
   });
 
   it('sweeps in three steps: candidates, one conditional update stamping a token, then exactly the stamped ones', async () => {

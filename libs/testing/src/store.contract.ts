@@ -34,6 +34,33 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.get({ botId: 'bot-a', id: 'nope' })).toBeNull();
       });
 
+      it('reads an invocation\'s state alone, as get has it, without its entity or logs, only for its own bot', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now(), expireAt: clock.now() + 60_000 });
+        await store.invocations.create(inv);
+        const stateOf = async () => {
+          const full = await store.invocations.get(inv);
+          if (!full) return null;
+          const { id, botId, integrationId, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType } = full;
+          return { id, botId, integrationId, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType };
+        };
+        expect(await store.invocations.getState(inv)).toEqual(await stateOf());
+        await store.invocations.claim(inv, 'w1', 10_000, clock.now());
+        await store.invocations.setProgress(inv, 'w1', { percent: 30, message: 'half way' });
+        expect(await store.invocations.getState(inv)).toEqual(await stateOf());
+        clock.advance(5);
+        const logs = [{ at: clock.now(), level: 'info' as const, message: 'done' }];
+        await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: { ok: 1 } }, logs, clock.now());
+        const done = await store.invocations.getState(inv);
+        expect(done).toEqual(await stateOf());
+        expect(done).toMatchObject({ status: 'Completed', outcome: { status: 'Completed', responseBody: { ok: 1 } }, finishedAt: clock.now() });
+        expect(done).not.toHaveProperty('entity');
+        expect(done).not.toHaveProperty('logs');
+        expect(await store.invocations.getState({ botId: 'bot-b', id: inv.id })).toBeNull();
+        clock.advance(60_000);
+        expect(await store.invocations.getState(inv)).toBeNull();
+      });
+
       it('refuses a second invocation with the same id', async () => {
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now() });
