@@ -22,7 +22,6 @@ import type { CreatedRow, InvocationRow, KeyRow, StateRow } from './invocation-r
 import { RecentlyCreated } from './recently-created';
 import type { SqliteDatabase } from './sqlite-database';
 
-
 /**
  * The conditions of the partial indexes (schema.ts), stated in the queries that use them: SQLite uses a
  * partial index only when the query names its condition, and does not infer it from `status = 'Running'`.
@@ -42,7 +41,7 @@ const STATUS_LISTINGS: Partial<Record<InvocationStatus, { index: string; conditi
   Cancelled: { index: 'invocations_failures', condition: FAILURES },
 };
 
-
+/** Queued, or Running with an expired lease, becomes Running under the claimer's lease with the next attempt. */
 const CLAIM = `UPDATE invocations
   SET status = 'Running', attempt = attempt + 1, lease_owner = @owner, lease_until = @leaseUntil, started_at = @now, progress = NULL
   WHERE id = @id AND bot_id = @botId AND expire_at > @now

@@ -105,6 +105,7 @@ export class WalCheckpointer {
   private async restart(): Promise<void> {
     // Copies what came in during the first pass, so the hold below is short.
     await this.checkpoint('PASSIVE');
+    if (this.stopping) return;
     const release = this.writes.hold(RESTART_HOLD_LIMIT_MS);
     try {
       await this.checkpoint('RESTART');
