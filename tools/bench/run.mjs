@@ -249,6 +249,7 @@ function drainRow(id, name, { completed, failed, usage }, services) {
       perRunner: usage.runners.map(cores),
       others: cores(usage.others),
       broker: cores(usage.broker),
+      bench: cores(usage.own),
       outside: usage.outside,
       total: CORES,
     },
@@ -471,7 +472,7 @@ function drainNote() {
       return (
         `${name.replace(/^distributed async completions\/s, /, '').replace(/, while draining the backlog$/, '')}: ${completed} jobs in ${seconds.toFixed(1)} s; ` +
         `executors ${cores.runners.toFixed(2)} cores${each}, RabbitMQ ${cores.broker.toFixed(2)}, gateway and control ${cores.others.toFixed(2)}, ` +
-        `work outside the benchmark ${cores.outside.toFixed(2)} (of ${cores.total}).`
+        `the benchmark itself ${cores.bench.toFixed(2)}, work outside it ${cores.outside.toFixed(2)} (of ${cores.total}).`
       );
     });
   return `Distributed drains, in cores (CPU seconds per second of the drain):\n\n${lines.map((l) => `- ${l}`).join('\n')}`;
@@ -621,8 +622,9 @@ Rows:
   running, by two started together; each over a window of up to ${DURATION} s that opens
   ${DRAIN_SETTLE_MS / 1000} s after every executor has completed a job (start-up and first runs are not
   counted) and closes early if the queue runs low (no executor waits for work). CPU per request counts the
-  executors, gateway and control. What is left of the backlog is then purged. **sync c=50**: with 1
-  executor, then with 2.
+  executors, gateway and control. What is left of the backlog is then purged. The scaling target calls
+  the broker the limit when the cores were at least 90% busy during the two executors' window and RabbitMQ
+  used more CPU than the executors lacked for 1.7x. **sync c=50**: with 1 executor, then with 2.
 - **sandbox overhead**: the runtime's own micro-benchmark (libs/sandbox/bench/overhead.ts), in the notes.`;
 }
 
