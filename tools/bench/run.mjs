@@ -18,7 +18,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/apps/cli/main.js');
 const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-const DURATION = Number(process.env.BENCH_SECONDS ?? 6);
+const DEFAULT_SECONDS = 6;
+const DURATION = Number(process.env.BENCH_SECONDS ?? DEFAULT_SECONDS);
 const WARM_UP_SECONDS = 2;
 const CORES = availableParallelism();
 const BODY = JSON.stringify({ orderId: 42, customer: { id: 7, name: 'Ada' }, lines: [{ sku: 'A-1', qty: 2 }] });
@@ -630,8 +631,8 @@ Rows:
 
 const REPRODUCE = `\`\`\`sh
 npm ci
-npm run bench                      # builds, runs every scenario, rewrites this file (about 3 minutes)
-BENCH_SECONDS=2 npm run bench      # shorter measured runs (default 8 s each)
+npm run bench                      # builds, runs every scenario, rewrites this file (2 to 3 minutes)
+BENCH_SECONDS=2 npm run bench      # shorter measured runs (default ${DEFAULT_SECONDS} s each)
 AMQP_URL=amqp://user:pass@host:5672 npm run bench   # another broker (default amqp://guest:guest@127.0.0.1:5672)
 \`\`\`
 
