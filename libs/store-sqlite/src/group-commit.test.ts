@@ -17,7 +17,7 @@ describe('GroupCommit', () => {
     db.pragma('busy_timeout = 0');
     db.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');
     other = new Database(join(dir, 'db.sqlite'));
-    writes = new GroupCommit(db);
+    writes = new GroupCommit(db, 200);
   });
 
   afterEach(() => {
@@ -51,7 +51,21 @@ describe('GroupCommit', () => {
     expect(keysSeenByOtherConnection()).toEqual(['a', 'b', 'c']);
   });
 
-  it('rejects the whole batch when the database is locked, keeps nothing of it, and works again once free', async () => {
+  it('waits for the write lock of another connection without blocking the event loop, and commits once it is free', async () => {
+    other.exec('BEGIN IMMEDIATE');
+    const written = Promise.all([writes.write(insert('a')), writes.write(insert('b'))]);
+    let ticks = 0;
+    const ticking = setInterval(() => ticks++, 5);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const late = writes.write(insert('c'));
+    other.exec('ROLLBACK');
+    await expect(Promise.all([written, late])).resolves.toEqual([[1, 1], 1]);
+    clearInterval(ticking);
+    expect(ticks).toBeGreaterThan(5);
+    expect(keysSeenByOtherConnection()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('rejects the whole batch when the database stays locked, keeps nothing of it, and works again once free', async () => {
     other.exec('BEGIN IMMEDIATE');
     const results = await Promise.allSettled([writes.write(insert('a')), writes.write(insert('b'))]);
     other.exec('ROLLBACK');
