@@ -71,7 +71,7 @@ export async function acceptInvocation(deps: GatewayDeps, call: InboundCall): Pr
     ? parseResponseContentType(requested)
     : defaultResponseContentType(settings.platformVersion, mode);
 
-  const integration = await store.catalog.getIntegration(call.botId, call.integrationId);
+  const integration = await store.catalog.resolveIntegration(call.botId, call.integrationId);
   if (!integration || integration.entityName !== call.entityName) {
     throw notFound(`No integration '${call.integrationId}' is defined on entity '${call.entityName}' of bot '${call.botId}'.`);
   }

@@ -47,6 +47,9 @@ export interface IntegrationDefinition extends IntegrationSettings {
   deployedAt: number;
 }
 
+/** What a call needs of the latest version of the integration it names: no code, nothing to parse. */
+export type IntegrationTarget = Pick<IntegrationDefinition, 'integrationId' | 'version' | 'entityName' | 'pool' | 'callbackUrl'>;
+
 export interface TokenRecord {
   botId: string;
   tokenId: string;

@@ -3,7 +3,7 @@
  * sandbox, ...) implement them; services receive them in their factories.
  */
 import type { InvocationError } from './errors';
-import type { EntityDefinition, IntegrationDefinition, IntegrationSettings, RunLimits, SigningSecret, TokenRecord } from './catalog';
+import type { EntityDefinition, IntegrationDefinition, IntegrationSettings, IntegrationTarget, RunLimits, SigningSecret, TokenRecord } from './catalog';
 import type { IdempotencyRecord } from './idempotency';
 import type { BotQuotas, Quotas } from './quotas';
 import type {
@@ -110,6 +110,8 @@ export interface CatalogStore {
   deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition>;
   /** The latest version, or the given one. */
   getIntegration(botId: string, integrationId: string, version?: number): Promise<IntegrationDefinition | null>;
+  /** The latest version's target of calls alone, neither reading its code nor decoding its settings; null when `getIntegration` is. */
+  resolveIntegration(botId: string, integrationId: string): Promise<IntegrationTarget | null>;
   listIntegrations(botId: string): Promise<IntegrationDefinition[]>;
   listIntegrationVersions(botId: string, integrationId: string): Promise<Array<{ version: number; deployedAt: number }>>;
   listBots(): Promise<string[]>;

@@ -1,6 +1,6 @@
 import type { Collection } from 'mongodb';
 import { WEBHOOK_FIELDS, withDefaultLimits } from '@gi/domain';
-import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, Quotas, SigningSecret } from '@gi/domain';
+import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, IntegrationTarget, Quotas, SigningSecret } from '@gi/domain';
 import type { EntityDocument, IntegrationDocument, QuotaDocument, SigningSecretDocument, TokenDocument } from './mongo-documents';
 import { isDuplicateKey } from './mongo-errors';
 
@@ -82,6 +82,14 @@ export class MongoCatalogStore implements CatalogStore {
         ? await this.integrations.findOne({ botId, integrationId }, { sort: { version: -1 } })
         : await this.integrations.findOne({ botId, integrationId, version });
     return doc ? toIntegration(doc) : null;
+  }
+
+  async resolveIntegration(botId: string, integrationId: string): Promise<IntegrationTarget | null> {
+    const doc = await this.integrations.findOne(
+      { botId, integrationId },
+      { sort: { version: -1 }, projection: { _id: 0, integrationId: 1, version: 1, entityName: 1, pool: 1, callbackUrl: 1 } },
+    );
+    return doc ? { integrationId: doc.integrationId, version: doc.version, entityName: doc.entityName, pool: doc.pool, callbackUrl: doc.callbackUrl ?? null } : null;
   }
 
   async listIntegrations(botId: string): Promise<IntegrationDefinition[]> {

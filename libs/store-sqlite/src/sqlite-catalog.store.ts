@@ -1,5 +1,5 @@
 import { WEBHOOK_FIELDS, withDefaultLimits } from '@gi/domain';
-import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, Quotas, SigningSecret } from '@gi/domain';
+import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, IntegrationTarget, Quotas, SigningSecret } from '@gi/domain';
 import type { SqliteDatabase } from './sqlite-database';
 
 interface IntegrationRow {
@@ -55,6 +55,9 @@ export class SqliteCatalogStore implements CatalogStore {
   constructor(private readonly db: SqliteDatabase) {
     this.statements = {
       latest: db.prepare('SELECT * FROM integrations WHERE bot_id = ? AND integration_id = ? ORDER BY version DESC LIMIT 1'),
+      target: db.prepare(
+        'SELECT integration_id, version, entity_name, pool, callback_url FROM integrations WHERE bot_id = ? AND integration_id = ? ORDER BY version DESC LIMIT 1',
+      ),
       version: db.prepare('SELECT * FROM integrations WHERE bot_id = ? AND integration_id = ? AND version = ?'),
       quotas: db.prepare('SELECT token_id, rate_per_second, burst, max_in_flight FROM quotas WHERE bot_id = ?'),
     };
@@ -113,6 +116,13 @@ export class SqliteCatalogStore implements CatalogStore {
         ? this.statements.latest.get(botId, integrationId)
         : this.statements.version.get(botId, integrationId, version);
     return row ? toIntegration(row as IntegrationRow) : null;
+  }
+
+  async resolveIntegration(botId: string, integrationId: string): Promise<IntegrationTarget | null> {
+    const row = this.statements.target.get(botId, integrationId) as
+      | Pick<IntegrationRow, 'integration_id' | 'version' | 'entity_name' | 'pool' | 'callback_url'>
+      | undefined;
+    return row ? { integrationId: row.integration_id, version: row.version, entityName: row.entity_name, pool: row.pool, callbackUrl: row.callback_url } : null;
   }
 
   async listIntegrations(botId: string): Promise<IntegrationDefinition[]> {

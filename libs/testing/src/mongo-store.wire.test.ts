@@ -71,6 +71,7 @@ describe('MongoDB store on the wire', () => {
     await store.invocations.get(ref);
     await store.invocations.getState(ref);
     await store.tokens.get('bot-a', 't1');
+    await store.catalog.resolveIntegration('bot-a', 'ack');
 
     const [claim] = fake.named('findAndModify');
     expect(claim).toMatchObject({ findAndModify: 'invocations', new: true, writeConcern: { w: 'majority' }, query: { _id: 'inv-1', botId: 'bot-a' } });
@@ -81,13 +82,16 @@ describe('MongoDB store on the wire', () => {
     expect(complete.txnNumber).toBeDefined();
     expect(complete.updates).toEqual([expect.objectContaining({ q: { _id: 'inv-1', botId: 'bot-a', status: 'Running', leaseOwner: 'w1' } })]);
     const reads = fake.named('find');
-    expect(reads.map((command) => command.find)).toEqual(['invocations', 'invocations', 'tokens']);
+    expect(reads.map((command) => command.find)).toEqual(['invocations', 'invocations', 'tokens', 'integrations']);
     for (const read of reads) expect(read.readConcern).toEqual({ level: 'majority' });
     // The state alone: the server leaves the entity and the logs out.
     expect(reads[1]).toMatchObject({ filter: { _id: 'inv-1', botId: 'bot-a' }, projection: { status: 1, outcome: 1 } });
     expect(reads[1].projection).not.toHaveProperty('entity');
     expect(reads[1].projection).not.toHaveProperty('logs');
     expect(reads[2].filter).toEqual({ botId: 'bot-a', tokenId: 't1' });
+    // The latest version a call targets: no code read.
+    expect(reads[3]).toMatchObject({ filter: { botId: 'bot-a', integrationId: 'ack' }, sort: { version: -1 }, limit: 1, projection: { version: 1, entityName: 1, pool: 1 } });
+    expect(reads[3].projection).not.toHaveProperty('code');
   });
 
   it('sweeps in three steps: candidates, one conditional update stamping a token, then exactly the stamped ones', async () => {

@@ -426,6 +426,9 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.catalog.getIntegration('bot-a', 'ack', 1)).toEqual(v1);
         expect((await store.catalog.getIntegration('bot-a', 'ack', 1))?.limits).toEqual(limits);
         expect(await store.catalog.getIntegration('bot-b', 'ack')).toBeNull();
+        expect(await store.catalog.resolveIntegration('bot-a', 'ack')).toEqual({ integrationId: 'ack', version: 2, entityName: 'Order', pool: 'default', callbackUrl: null });
+        expect(await store.catalog.resolveIntegration('bot-a', 'hooked')).toMatchObject({ version: 1, callbackUrl: 'https://hooks.example.com/x' });
+        expect(await store.catalog.resolveIntegration('bot-b', 'ack')).toBeNull();
         expect((await store.catalog.listIntegrations('bot-a')).map((i) => [i.integrationId, i.version])).toEqual([['ack', 2], ['hooked', 1], ['other', 1]]);
         expect((await store.catalog.listIntegrationVersions('bot-a', 'ack')).map((v) => v.version)).toEqual([2, 1]);
         expect(await store.catalog.listBots()).toEqual(['bot-a']);
