@@ -8,6 +8,11 @@ export class Outbox<T> {
 
   constructor(private readonly post: (messages: T[]) => void) {}
 
+  /** Messages waiting to leave in this turn. */
+  get pending(): number {
+    return this.messages.length;
+  }
+
   send(message: T): void {
     if (this.messages.push(message) === 1) setImmediate(() => this.flush());
   }

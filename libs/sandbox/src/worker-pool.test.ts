@@ -72,6 +72,16 @@ describe('worker thread pool', () => {
       // Says it is ready, then never answers: what a worker stuck in native code looks like.
       writeFileSync(join(dir, 'stuck.js'), "require('node:worker_threads').parentPort.postMessage([{ kind: 'ready' }]); setInterval(() => {}, 1000);");
       writeFileSync(join(dir, 'broken.js'), "throw new Error('cannot start');");
+      // Answers each run at once with how many runs its message carried; a run's code says how long it "took".
+      writeFileSync(
+        join(dir, 'counting.js'),
+        `const { parentPort } = require('node:worker_threads');
+        parentPort.postMessage([{ kind: 'ready' }]);
+        parentPort.on('message', (messages) => {
+          const runs = messages.filter((m) => m.kind === 'run');
+          parentPort.postMessage(runs.map((m) => ({ kind: 'result', id: m.id, result: { kind: 'ok', responseBody: runs.length, logs: [], durationMs: Number(m.input.code) } })));
+        });`,
+      );
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -104,6 +114,27 @@ describe('worker thread pool', () => {
           expect(result).toMatchObject({ kind: 'failed', reason: 'timeout' });
           expect(result.logs.map((l) => l.message)).toContain('The run was stopped by force.');
         }
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it("sends a quick connector's runs started together in one message to one worker, and spreads a slow one's", async () => {
+      const env = resolveEnvironment({}, true);
+      const pool = new WorkerPool({ size: 2, runsPerWorker: 16, env, script: { kind: 'file', filename: join(dir, 'counting.js') }, killGraceMs: 100 });
+      try {
+        // Until both workers answer: two runs of a slow connector then go one to each.
+        for (let ready = false; !ready; ) {
+          const probes = await Promise.all([1, 2].map(() => pool.run({ ...run, cacheKey: 'probe', code: '50' })));
+          ready = probes.every((probe) => probe.kind === 'ok' && probe.responseBody === 1);
+        }
+        const batchSizes = async (code: string) => {
+          for (let i = 0; i < 3; i++) await pool.run({ ...run, cacheKey: code, code }); // its run times become known
+          const results = await Promise.all(Array.from({ length: 6 }, () => pool.run({ ...run, cacheKey: code, code })));
+          return results.map((result) => (result.kind === 'ok' ? result.responseBody : result.kind));
+        };
+        expect(await batchSizes('0.1')).toEqual([6, 6, 6, 6, 6, 6]);
+        expect(await batchSizes('50')).toEqual([3, 3, 3, 3, 3, 3]);
       } finally {
         await pool.close();
       }
