@@ -10,7 +10,7 @@ describe('parseServiceConfig', () => {
       PLATFORM_VERSION: [9, 19],
       SYNC_TIMEOUT_SECONDS: 300,
       MAX_BODY_SIZE: 1024 * 1024,
-      EXECUTOR_CONCURRENCY: 8,
+      EXECUTOR_CONCURRENCY: 64,
       IDEMPOTENCY_KEY_TTL_SECONDS: 24 * 3600,
     });
     expect(config.ADMIN_TOKEN).toBeUndefined();

@@ -35,7 +35,7 @@ const schema = z.object({
   MAX_FIELD_SIZE: bytes.default(1024 ** 2),
   // The multipart parser reads part headers of at most 16 KiB, so the limit cannot be set higher.
   MAX_PART_HEADER_SIZE: bytes.refine((n) => n >= 256 && n <= 16 * 1024, 'between 256b and 16kb').default(8 * 1024),
-  EXECUTOR_CONCURRENCY: int(1, 1024).default(8),
+  EXECUTOR_CONCURRENCY: int(1, 1024).default(64),
   /** Sandbox worker threads of a process that runs connectors; unset: as many as the cores, at most 4. */
   SANDBOX_WORKERS: int(1, 64).optional(),
   BOT_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(0),
