@@ -118,6 +118,7 @@ function httpRow(id, name, against, { result, usage }, services) {
     errors: result.errors + result.non2xx,
     cpu: perRequest(sum(usage.runners) + usage.others, requests),
     brokerCpu: perRequest(usage.broker, requests),
+    loadCpu: perRequest(usage.own, requests),
     outside: usage.outside,
     rss: totalRss(services),
   });
