@@ -20,6 +20,9 @@ const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const DEFAULT_SECONDS = 6;
 const DURATION = Number(process.env.BENCH_SECONDS ?? DEFAULT_SECONDS);
+/** BENCH_ONLY=embedded,distributed runs only those scenarios (ceiling, embedded, distributed, sandbox); docs/benchmarks.md is then left as it is. */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((name) => name.trim())) : null;
+const selected = (name) => !ONLY || ONLY.has(name);
 const WARM_UP_SECONDS = 2;
 const CORES = availableParallelism();
 const BODY = JSON.stringify({ orderId: 42, customer: { id: 7, name: 'Ada' }, lines: [{ sku: 'A-1', qty: 2 }] });
@@ -561,14 +564,14 @@ async function main() {
   for (const [label, value] of machine) console.log(`${label}: ${value}`);
 
   try {
-    await attempt('ceiling', ceilingScenario);
-    await attempt('embedded', embeddedScenario);
-    if (!broker) notes.push(`Distributed scenarios skipped: no RabbitMQ at ${AMQP_URL.replace(/\/\/[^@]*@/, '//')}.`);
-    else {
+    if (selected('ceiling')) await attempt('ceiling', ceilingScenario);
+    if (selected('embedded')) await attempt('embedded', embeddedScenario);
+    if (selected('distributed') && !broker) notes.push(`Distributed scenarios skipped: no RabbitMQ at ${AMQP_URL.replace(/\/\/[^@]*@/, '//')}.`);
+    if (selected('distributed') && broker) {
       if (brokerProcess === null) notes.push('RabbitMQ runs elsewhere or its process is not visible here: its CPU is not counted.');
       await attempt('distributed', () => distributedScenario(brokerProcess, pinning));
     }
-    await attempt('sandbox overhead', sandboxOverhead);
+    if (selected('sandbox')) await attempt('sandbox overhead', sandboxOverhead);
   } finally {
     await cleanUp();
   }
@@ -578,6 +581,7 @@ async function main() {
   notes.unshift(...failures.map(failureNote));
 
   console.log(`\n${table(rows)}\n\n${targets(rows, OUTSIDE_LOAD_NOTICE)}\n\n${notes.join('\n\n')}`);
+  if (ONLY) return console.log(`\nOnly ${[...ONLY].join(', ')} ran (BENCH_ONLY): docs/benchmarks.md is left as it was.`);
   writeFileSync(join(ROOT, 'docs/benchmarks.md'), markdown({ method: method(), machine, rows, notes, reproduce: REPRODUCE, outsideNotice: OUTSIDE_LOAD_NOTICE }));
   console.log('\nWrote docs/benchmarks.md');
   if (failures.length) process.exitCode = 1;
@@ -634,6 +638,7 @@ const REPRODUCE = `\`\`\`sh
 npm ci
 npm run bench                      # builds, runs every scenario, rewrites this file (2 to 3 minutes)
 BENCH_SECONDS=2 npm run bench      # shorter measured runs (default ${DEFAULT_SECONDS} s each)
+BENCH_ONLY=embedded npm run bench  # only some scenarios (ceiling, embedded, distributed, sandbox); the doc is not rewritten
 AMQP_URL=amqp://user:pass@host:5672 npm run bench   # another broker (default amqp://guest:guest@127.0.0.1:5672)
 \`\`\`
 
