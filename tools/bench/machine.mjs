@@ -2,6 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem, type } from 'node:os';
 
+/** The cores this run may use: what the CPU budgets and the drains are counted against. */
+export const CORES = availableParallelism();
+
 function cpuModel() {
   try {
     const match = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
@@ -14,7 +17,7 @@ function cpuModel() {
 
 /** Facts about the machine as `[label, value]` pairs. `broker` and `pinning` describe this run's setup. */
 export function describeMachine({ broker, brokerLocal, pinning }) {
-  const usable = availableParallelism();
+  const usable = CORES;
   const cores = cpus().length;
   return [
     ['Date', new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC'],

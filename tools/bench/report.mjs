@@ -1,6 +1,6 @@
 // Turns a run's rows into the printed table, the targets of the issue with met / not met, and
 // docs/benchmarks.md.
-import { availableParallelism } from 'node:os';
+import { CORES } from './machine.mjs';
 
 const cell = (value, unit = '') => (value === null || value === undefined || Number.isNaN(value) ? '' : `${value}${unit}`);
 const percent = (ratio) => `${Math.round(ratio * 100)}%`;
@@ -63,12 +63,11 @@ function shareVerdict(row, ceiling, share) {
   const measured = percent(row.rps / ceiling.rps);
   if (row.rps >= share * ceiling.rps) return { measured, result: 'met' };
   const rate = share * ceiling.rps;
-  const cores = availableParallelism();
-  const budget = Math.round((cores * 1e6 - rate * (row.loadCpu ?? 0)) / rate);
+  const budget = Math.round((CORES * 1e6 - rate * (row.loadCpu ?? 0)) / rate);
   return {
     measured,
     result:
-      `not met; CPU-bound: at ${Math.round(rate)} req/s these ${cores} cores leave ${budget} µs of CPU per request once the load generator ` +
+      `not met; CPU-bound: at ${Math.round(rate)} req/s these ${CORES} cores leave ${budget} µs of CPU per request once the load generator ` +
       `takes its ${row.loadCpu} µs; the service spent ${row.cpu} µs (the ceiling ${ceiling.cpu} µs, with no store and no sandbox)`,
   };
 }

@@ -32,16 +32,6 @@ export class MemoryImage {
     bytes.set(this.staticBytes, 0);
     bytes.set(this.heapBytes, this.layout.stackTop);
   }
-
-  /** Where the image's heap lies in memory: [start, end). */
-  get heap(): { start: number; end: number } {
-    return { start: this.layout.stackTop, end: this.layout.stackTop + this.heapBytes.length };
-  }
-
-  /** Bytes copied by each restore. */
-  get size(): number {
-    return this.staticBytes.length + this.heapBytes.length;
-  }
 }
 
 /** Where the heap in use ends (see `MemoryImage.capture`). */

@@ -67,20 +67,9 @@ export function toCreated(row: CreatedRow): NewInvocation {
  * and its callback is as created (attempts start once it finishes).
  */
 export function toClaimed(created: NewInvocation, attempt: number, lease: { owner: string; leaseUntil: number; now: number }): Invocation {
+  const { callbackUrl, ...stored } = created;
   return {
-    id: created.id,
-    botId: created.botId,
-    tokenId: created.tokenId,
-    entityName: created.entityName,
-    integrationId: created.integrationId,
-    integrationVersion: created.integrationVersion,
-    pool: created.pool,
-    mode: created.mode,
-    endpoint: created.endpoint,
-    responseContentType: created.responseContentType,
-    entity: created.entity,
-    createdAt: created.createdAt,
-    expireAt: created.expireAt,
+    ...stored,
     status: 'Running',
     attempt,
     leaseOwner: lease.owner,
@@ -90,10 +79,7 @@ export function toClaimed(created: NewInvocation, attempt: number, lease: { owne
     outcome: null,
     logs: [],
     progress: null,
-    callback:
-      created.callbackUrl === null
-        ? null
-        : { url: created.callbackUrl, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null },
+    callback: callbackUrl === null ? null : { url: callbackUrl, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null },
   };
 }
 

@@ -50,14 +50,17 @@ const CLAIM = `UPDATE invocations
 export class SqliteInvocationStore implements InvocationStore {
   private readonly statements;
   private readonly createWithKeyTransaction;
-  private readonly createdHere = new RecentlyCreated();
+  /** The invocations created here lately, when this process claims them too; null when it never does. */
+  private readonly createdHere: RecentlyCreated | null;
 
   constructor(
     private readonly db: SqliteDatabase,
     private readonly clock: Clock,
     /** The writes of every invocation's life (create, claim, progress, complete) share commits under load. */
     private readonly writes: GroupCommit,
+    claimsWhatItCreates = true,
   ) {
+    this.createdHere = claimsWhatItCreates ? new RecentlyCreated() : null;
     this.statements = {
       insert: db.prepare(`INSERT INTO invocations
         (id, bot_id, token_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type,
@@ -134,13 +137,13 @@ export class SqliteInvocationStore implements InvocationStore {
   async create(invocation: NewInvocation): Promise<void> {
     const entity = JSON.stringify(invocation.entity);
     await this.writes.write(() => this.insert(invocation, entity));
-    this.createdHere.remember(invocation, entity.length);
+    this.createdHere?.remember(invocation, entity.length);
   }
 
   async createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
     const entity = JSON.stringify(invocation.entity);
     const holder = await this.writes.write(() => this.createWithKeyTransaction(invocation, entity, record));
-    if (!holder) this.createdHere.remember(invocation, entity.length);
+    if (!holder) this.createdHere?.remember(invocation, entity.length);
     return holder;
   }
 
@@ -157,7 +160,7 @@ export class SqliteInvocationStore implements InvocationStore {
   async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null> {
     const lease = { owner, leaseUntil: now + leaseMs, now };
     const params = { id: ref.id, botId: ref.botId, ...lease };
-    const created = this.createdHere.take(ref);
+    const created = this.createdHere?.take(ref);
     if (created) {
       const claimed = await this.writes.write(() => this.statements.claimCreatedHere.get(params) as { attempt: number } | undefined);
       return claimed ? toClaimed(created, claimed.attempt, lease) : null;

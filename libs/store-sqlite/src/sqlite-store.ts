@@ -12,6 +12,11 @@ import type { WalCheckpointOptions } from './wal-checkpointer';
 export interface SqliteStoreOptions {
   /** When the WAL is checkpointed (off the serving thread); the defaults suit production. */
   walCheckpoints?: WalCheckpointOptions;
+  /**
+   * Whether this process claims the invocations it creates (the embedded deployment, the default):
+   * it then keeps them a while, so a claim need not read them back. A gateway alone never claims.
+   */
+  claimsWhatItCreates?: boolean;
 }
 
 /** The embedded store: one SQLite file (or ':memory:') holding invocations, the catalog, the token registry and live instances. */
@@ -21,7 +26,7 @@ export function createSqliteStore(path: string, clock: Clock = systemClock, opti
   const checkpointer = path === ':memory:' ? null : WalCheckpointer.start(db, writes, path, options.walCheckpoints ?? DEFAULT_WAL_CHECKPOINTS);
   let closed: Promise<void> | undefined;
   return {
-    invocations: new SqliteInvocationStore(db, clock, writes),
+    invocations: new SqliteInvocationStore(db, clock, writes, options.claimsWhatItCreates ?? true),
     catalog: new SqliteCatalogStore(db),
     tokens: new SqliteTokenStore(db),
     instances: new SqliteInstanceRegistry(db),

@@ -33,7 +33,7 @@ import {
  * one process on one port, with the SQLite store under DATA_DIR and the in-process bus.
  */
 export async function runEmbedded(): Promise<void> {
-  const base = await openServiceBase('generic-integration');
+  const base = await openServiceBase('generic-integration', { claimsWhatItCreates: true });
   const { config, logger, store, clock, metrics } = base;
   const adminToken = config.ADMIN_TOKEN ?? announceGenerated(config.DATA_DIR, 'admin-token', 'admin token');
   const tokens = openTokenService(base);

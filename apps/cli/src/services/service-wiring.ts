@@ -34,12 +34,16 @@ export interface ServiceBase {
   files: FileStore;
 }
 
-export async function openServiceBase(name: string): Promise<ServiceBase> {
+/**
+ * `claimsWhatItCreates`: the process runs the invocations it accepts (embedded), so a SQLite store
+ * keeps what it created for the claim that follows.
+ */
+export async function openServiceBase(name: string, { claimsWhatItCreates = false } = {}): Promise<ServiceBase> {
   const config = parseServiceConfig(processEnvironment());
   const clock = systemClock;
   // STORE_URL picks the store: a mongodb:// URL is MongoDB, anything else a SQLite file.
   const mongoUrl = mongoUrlOf(config);
-  const { store, files } = mongoUrl ? await openMongo(mongoUrl, clock, name) : openSqlite(config, clock);
+  const { store, files } = mongoUrl ? await openMongo(mongoUrl, clock, name) : openSqlite(config, clock, claimsWhatItCreates);
   return { config, logger: createLogger(config.LOG_LEVEL, name), metrics: createMetrics(), clock, store, files };
 }
 
@@ -55,8 +59,8 @@ async function openMongo(url: string, clock: Clock, name: string): Promise<{ sto
 }
 
 /** SQLite: the files on local disk beside it, shared by the processes of one host. */
-function openSqlite(config: ServiceConfig, clock: Clock): { store: Store; files: FileStore } {
-  return { store: createSqliteStore(sqlitePathOf(config), clock), files: new DiskFileStore(join(config.DATA_DIR, 'files')) };
+function openSqlite(config: ServiceConfig, clock: Clock, claimsWhatItCreates: boolean): { store: Store; files: FileStore } {
+  return { store: createSqliteStore(sqlitePathOf(config), clock, { claimsWhatItCreates }), files: new DiskFileStore(join(config.DATA_DIR, 'files')) };
 }
 
 /** The GenericIntegrationFileTransfer limits; all form fields together are held to MAX_BODY_SIZE like a text body. */
