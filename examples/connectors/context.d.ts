@@ -1,8 +1,11 @@
 /**
- * The `Context` API available to Custom Code connectors, for editors and type checks.
+ * The `Context` API and the standard globals available to Custom Code connectors, for editors and
+ * type checks: the ECMAScript library and exactly what a connector has, no browser or Node API.
  * A connector is the body of an async function: top-level `await` and `return` work.
  * Reference it from a connector file with:  /// <reference path="./context.d.ts" />
  */
+/// <reference no-default-lib="true" />
+/// <reference lib="es2024" />
 
 /** A file uploaded through GenericIntegrationFileTransfer (the bytes stay in the file store). */
 interface ConnectorFile {
@@ -22,7 +25,7 @@ interface WebhookEntity {
   RequestHeaders: string;
   /** JSON bodies parsed, form bodies as an object, other text as a string, an empty body as null. */
   RequestBody: any;
-  /** The reply to the caller: an object is sent as JSON (or XML), a string as text. */
+  /** The reply to the caller: an object is sent as JSON (or XML), a string as text. At most 1,000 levels of nested arrays and objects. */
   ResponseBody: any;
   RequestFiles?: ConnectorFile[];
   [field: string]: any;
@@ -34,7 +37,7 @@ interface ConnectorHttpRequest {
   /** http or https; the host must be in the integration's allowed hosts. */
   url: string;
   headers?: Record<string, string>;
-  /** A string is sent as is; anything else as JSON (with Content-Type: application/json). */
+  /** A string is sent as is; anything else as JSON (with Content-Type: application/json). At most 10 MiB. */
   body?: unknown;
   /** Time limit of this request in milliseconds (default 30 s). */
   timeoutMs?: number;
@@ -65,16 +68,36 @@ interface ReadFileOptions {
 interface ConnectorContext {
   /** A copy of the request entity (the same object on every call of one run), or null when it is not initialized. */
   GetRequestEntity(): WebhookEntity | null;
+  /**
+   * The request body exactly as the caller sent it, to check a producer's signature over the exact
+   * bytes: the text as received (a byte order mark included; the gateway refuses bodies that are not
+   * valid UTF-8, so the text is exact), "base64" text of its UTF-8 bytes, or those bytes as an
+   * ArrayBuffer ("bytes"). "" for an empty body; null for GenericIntegrationFileTransfer, whose
+   * multipart body has no single text (its fields are in RequestBody, its files in RequestFiles).
+   * A new copy on every call. Throws RangeError for a body over half the integration's
+   * `limits.memoryMiB`, TypeError for other options.
+   */
+  GetRawRequestBody(options?: { encoding?: "utf8" | "base64" }): string | null;
+  GetRawRequestBody(options: { encoding: "bytes" }): ArrayBuffer | null;
   /** Sets the entity whose ResponseBody becomes the reply (read when the run ends). */
   SetResponseEntity(entity: { ResponseBody?: unknown; [field: string]: unknown }): void;
-  /** Ends the run at once; the caller gets 422 with this title and message. */
+  /**
+   * Ends the run at once; the caller gets 422 with this title and message (at most 200 and 2,000
+   * characters: longer texts are cut, the cut marked with an ellipsis).
+   */
   RaiseError(title: string, message: string): never;
   /**
-   * Writes a log line of the invocation; objects are written as JSON. Logging more than the
-   * integration's `limits.logKiB` (64 KiB by default) ends the run.
+   * Writes a log line of the invocation; objects are written as JSON. While the run goes on, its lines
+   * are stored about once a second (readable with `gi invocations show` and the control API before it
+   * ends, and kept if its executor dies). Logging more than the integration's `limits.logKiB` (64 KiB
+   * by default), or more than 10,000 lines, ends the run.
    */
   Log(...values: unknown[]): void;
-  /** Reports progress (0 to 100), shown to callers polling an asynchronous run. */
+  /**
+   * Reports progress (0 to 100), shown to callers polling an asynchronous run. At most one update a
+   * second leaves the run: calls in between replace the one waiting (the latest wins, and the last is
+   * always delivered). The message is cut to 1,000 characters.
+   */
   SetProgress(percent: number, message?: string): void;
   /**
    * Reads a file of this call's RequestFiles by its Id: the whole file or a range (cut short at the
@@ -89,7 +112,8 @@ interface ConnectorContext {
      * An HTTP request to one of the integration's allowed hosts. Private, loopback and link-local
      * addresses are refused, also through DNS names and redirects. Rejects with an Error whose
      * message says why; an HTTP error status is a normal response. Counts against the
-     * integration's `limits.pendingCalls` until it settles.
+     * integration's `limits.pendingCalls` until it settles. A run starts at most 100 requests and
+     * file reads a second (in bursts of 100); more wait for their turn.
      */
     Request(request: ConnectorHttpRequest): Promise<ConnectorHttpResponse>;
   };
@@ -105,3 +129,433 @@ declare const console: {
   warn(...values: unknown[]): void;
   error(...values: unknown[]): void;
 };
+
+// ---------------------------------------------------------------------------------------------
+// crypto: the Web Cryptography API, as in Workers and browsers. The host does the work (Node's
+// WebCrypto) and keeps the keys; a CryptoKey here is a handle valid for the run that made it.
+// Limits (docs/connectors.md, "Standard globals"): 8 MiB of data per call, key data up to 16 KiB,
+// RSA keys generated up to 4096 bits and imported up to 8192, PBKDF2 up to 2,000,000 iterations
+// times output blocks per call, 1,000 different keys per run. Each crypto.subtle call counts
+// against limits.pendingCalls until it settles, and the time its work takes counts as CPU time.
+// ---------------------------------------------------------------------------------------------
+
+type KeyFormat = "jwk" | "pkcs8" | "raw" | "spki";
+type KeyType = "private" | "public" | "secret";
+type KeyUsage = "decrypt" | "deriveBits" | "deriveKey" | "encrypt" | "sign" | "unwrapKey" | "verify" | "wrapKey";
+/** "SHA-1", "SHA-256", "SHA-384", "SHA-512", "HMAC", "RSASSA-PKCS1-v1_5", "RSA-PSS", "RSA-OAEP", "ECDSA", "ECDH", "AES-GCM", "AES-CBC", "AES-CTR", "AES-KW", "HKDF", "PBKDF2", "Ed25519", "X25519" (any case). */
+type AlgorithmIdentifier = Algorithm | string;
+/** "SHA-1", "SHA-256", "SHA-384" or "SHA-512". */
+type HashAlgorithmIdentifier = AlgorithmIdentifier;
+/** "P-256", "P-384" or "P-521". */
+type NamedCurve = string;
+/** An unsigned big-endian integer, e.g. `new Uint8Array([1, 0, 1])` for 65537. */
+type BigInteger = Uint8Array;
+type IntegerArray = Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+
+interface Algorithm {
+  name: string;
+}
+interface KeyAlgorithm {
+  name: string;
+}
+interface RsaHashedKeyGenParams extends Algorithm {
+  /** At most 4096 bits here. */
+  modulusLength: number;
+  publicExponent: BigInteger;
+  hash: HashAlgorithmIdentifier;
+}
+interface RsaHashedImportParams extends Algorithm {
+  hash: HashAlgorithmIdentifier;
+}
+interface RsaPssParams extends Algorithm {
+  saltLength: number;
+}
+interface RsaOaepParams extends Algorithm {
+  label?: BufferSource;
+}
+interface EcKeyGenParams extends Algorithm {
+  namedCurve: NamedCurve;
+}
+interface EcKeyImportParams extends Algorithm {
+  namedCurve: NamedCurve;
+}
+interface EcdsaParams extends Algorithm {
+  hash: HashAlgorithmIdentifier;
+}
+interface EcdhKeyDeriveParams extends Algorithm {
+  public: CryptoKey;
+}
+interface HmacKeyGenParams extends Algorithm {
+  hash: HashAlgorithmIdentifier;
+  /** In bits; the hash's block size by default. */
+  length?: number;
+}
+interface HmacImportParams extends Algorithm {
+  hash: HashAlgorithmIdentifier;
+  length?: number;
+}
+interface AesKeyGenParams extends Algorithm {
+  length: number;
+}
+interface AesDerivedKeyParams extends Algorithm {
+  length: number;
+}
+interface AesGcmParams extends Algorithm {
+  iv: BufferSource;
+  additionalData?: BufferSource;
+  tagLength?: number;
+}
+interface AesCbcParams extends Algorithm {
+  iv: BufferSource;
+}
+interface AesCtrParams extends Algorithm {
+  counter: BufferSource;
+  length: number;
+}
+interface HkdfParams extends Algorithm {
+  hash: HashAlgorithmIdentifier;
+  salt: BufferSource;
+  info: BufferSource;
+}
+interface Pbkdf2Params extends Algorithm {
+  hash: HashAlgorithmIdentifier;
+  salt: BufferSource;
+  /** Iterations times output blocks (one per hash output) at most 2,000,000 per call here. */
+  iterations: number;
+}
+interface RsaHashedKeyAlgorithm extends KeyAlgorithm {
+  modulusLength: number;
+  publicExponent: BigInteger;
+  hash: KeyAlgorithm;
+}
+interface EcKeyAlgorithm extends KeyAlgorithm {
+  namedCurve: NamedCurve;
+}
+interface HmacKeyAlgorithm extends KeyAlgorithm {
+  hash: KeyAlgorithm;
+  length: number;
+}
+interface AesKeyAlgorithm extends KeyAlgorithm {
+  length: number;
+}
+interface RsaOtherPrimesInfo {
+  d?: string;
+  r?: string;
+  t?: string;
+}
+interface JsonWebKey {
+  alg?: string;
+  crv?: string;
+  d?: string;
+  dp?: string;
+  dq?: string;
+  e?: string;
+  ext?: boolean;
+  k?: string;
+  key_ops?: string[];
+  kty?: string;
+  n?: string;
+  oth?: RsaOtherPrimesInfo[];
+  p?: string;
+  q?: string;
+  qi?: string;
+  use?: string;
+  x?: string;
+  y?: string;
+}
+
+/** A key held by the host; `new CryptoKey()` throws. Not serializable: it lives as long as its run. */
+interface CryptoKey {
+  readonly algorithm: KeyAlgorithm | RsaHashedKeyAlgorithm | EcKeyAlgorithm | HmacKeyAlgorithm | AesKeyAlgorithm;
+  readonly extractable: boolean;
+  readonly type: KeyType;
+  readonly usages: KeyUsage[];
+}
+interface CryptoKeyPair {
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+}
+
+/**
+ * Every method returns a promise; errors are DOMExceptions by name (NotSupportedError,
+ * InvalidAccessError, DataError, OperationError, SyntaxError, QuotaExceededError for this runtime's
+ * limits) or TypeErrors, as the standard says.
+ */
+interface SubtleCrypto {
+  digest(algorithm: AlgorithmIdentifier, data: BufferSource): Promise<ArrayBuffer>;
+  encrypt(algorithm: AlgorithmIdentifier | RsaOaepParams | AesCtrParams | AesCbcParams | AesGcmParams, key: CryptoKey, data: BufferSource): Promise<ArrayBuffer>;
+  decrypt(algorithm: AlgorithmIdentifier | RsaOaepParams | AesCtrParams | AesCbcParams | AesGcmParams, key: CryptoKey, data: BufferSource): Promise<ArrayBuffer>;
+  sign(algorithm: AlgorithmIdentifier | RsaPssParams | EcdsaParams, key: CryptoKey, data: BufferSource): Promise<ArrayBuffer>;
+  verify(algorithm: AlgorithmIdentifier | RsaPssParams | EcdsaParams, key: CryptoKey, signature: BufferSource, data: BufferSource): Promise<boolean>;
+  generateKey(algorithm: "Ed25519" | "X25519" | { name: "Ed25519" | "X25519" }, extractable: boolean, keyUsages: readonly KeyUsage[]): Promise<CryptoKeyPair>;
+  generateKey(algorithm: RsaHashedKeyGenParams | EcKeyGenParams, extractable: boolean, keyUsages: readonly KeyUsage[]): Promise<CryptoKeyPair>;
+  generateKey(algorithm: AesKeyGenParams | HmacKeyGenParams, extractable: boolean, keyUsages: readonly KeyUsage[]): Promise<CryptoKey>;
+  importKey(
+    format: "jwk",
+    keyData: JsonWebKey,
+    algorithm: AlgorithmIdentifier | RsaHashedImportParams | EcKeyImportParams | HmacImportParams | AesKeyAlgorithm,
+    extractable: boolean,
+    keyUsages: readonly KeyUsage[],
+  ): Promise<CryptoKey>;
+  importKey(
+    format: Exclude<KeyFormat, "jwk">,
+    keyData: BufferSource,
+    algorithm: AlgorithmIdentifier | RsaHashedImportParams | EcKeyImportParams | HmacImportParams | AesKeyAlgorithm,
+    extractable: boolean,
+    keyUsages: readonly KeyUsage[],
+  ): Promise<CryptoKey>;
+  /** Only extractable keys. */
+  exportKey(format: "jwk", key: CryptoKey): Promise<JsonWebKey>;
+  exportKey(format: Exclude<KeyFormat, "jwk">, key: CryptoKey): Promise<ArrayBuffer>;
+  deriveBits(algorithm: AlgorithmIdentifier | EcdhKeyDeriveParams | HkdfParams | Pbkdf2Params, baseKey: CryptoKey, length?: number | null): Promise<ArrayBuffer>;
+  deriveKey(
+    algorithm: AlgorithmIdentifier | EcdhKeyDeriveParams | HkdfParams | Pbkdf2Params,
+    baseKey: CryptoKey,
+    derivedKeyType: AlgorithmIdentifier | AesDerivedKeyParams | HmacImportParams,
+    extractable: boolean,
+    keyUsages: readonly KeyUsage[],
+  ): Promise<CryptoKey>;
+  wrapKey(format: KeyFormat, key: CryptoKey, wrappingKey: CryptoKey, wrapAlgorithm: AlgorithmIdentifier | RsaOaepParams | AesCtrParams | AesCbcParams | AesGcmParams): Promise<ArrayBuffer>;
+  unwrapKey(
+    format: KeyFormat,
+    wrappedKey: BufferSource,
+    unwrappingKey: CryptoKey,
+    unwrapAlgorithm: AlgorithmIdentifier | RsaOaepParams | AesCtrParams | AesCbcParams | AesGcmParams,
+    unwrappedKeyAlgorithm: AlgorithmIdentifier | RsaHashedImportParams | EcKeyImportParams | HmacImportParams | AesKeyAlgorithm,
+    extractable: boolean,
+    keyUsages: readonly KeyUsage[],
+  ): Promise<CryptoKey>;
+}
+
+interface Crypto {
+  readonly subtle: SubtleCrypto;
+  /** Fills an integer array with random bytes from the host's CSPRNG, in place, at most 65,536 bytes per call, and returns it. */
+  getRandomValues<T extends IntegerArray>(array: T): T;
+  /** A random version 4 UUID. */
+  randomUUID(): `${string}-${string}-${string}-${string}-${string}`;
+}
+
+declare var crypto: Crypto;
+/** The classes exist for `instanceof`; constructing one throws a TypeError. */
+declare var Crypto: { prototype: Crypto; new (): never };
+declare var SubtleCrypto: { prototype: SubtleCrypto; new (): never };
+declare var CryptoKey: { prototype: CryptoKey; new (): never };
+/*
+ * Intl and the locale methods of the built-ins (Date#toLocaleString, toLocaleDateString,
+ * toLocaleTimeString, Number#toLocaleString, BigInt#toLocaleString, Array#toLocaleString,
+ * String#localeCompare, toLocaleUpperCase, toLocaleLowerCase) are the standard ones, declared by
+ * TypeScript's ES2024 library (referenced above), and give Node's ICU results. The sandbox's own
+ * time zone is UTC and its locale en-US: `new Date().getTimezoneOffset()` is 0; name a `timeZone`
+ * (and a locale) for local times, e.g. `date.toLocaleString('de-DE', { timeZone: 'Europe/Berlin' })`.
+ */
+declare namespace Intl {
+  interface PluralRules {
+    /** The plural category of a range ("1–2 days"). */
+    selectRange(start: number | bigint, end: number | bigint): LDMLPluralRule;
+  }
+  interface Locale {
+    getCalendars(): string[];
+    getCollations(): string[];
+    getHourCycles(): string[];
+    getNumberingSystems(): string[];
+    /** The time zones of the locale's region; undefined without a region. */
+    getTimeZones(): string[] | undefined;
+    getTextInfo(): { direction: "ltr" | "rtl" };
+    getWeekInfo(): { firstDay: number; weekend: number[]; minimalDays: number };
+  }
+}
+
+// Standard globals (docs/connectors.md, "Standard globals"): the web APIs of Workers-style
+// runtimes, with their standard behaviour.
+
+/** Timers of the run: dropped when the connector's code settles; waiting counts as wall time, not CPU time. */
+declare function setTimeout(callback: (...args: any[]) => void, delayMs?: number, ...args: unknown[]): number;
+declare function setInterval(callback: (...args: any[]) => void, delayMs?: number, ...args: unknown[]): number;
+declare function clearTimeout(id: number | undefined): void;
+declare function clearInterval(id: number | undefined): void;
+/** An error the callback throws ends the run Failed. */
+declare function queueMicrotask(callback: () => void): void;
+declare const performance: {
+  /** Milliseconds since the run started. */
+  now(): number;
+  readonly timeOrigin: number;
+};
+declare const navigator: { readonly userAgent: string };
+declare const self: typeof globalThis;
+
+declare class DOMException extends Error {
+  constructor(message?: string, name?: string);
+  readonly name: string;
+  readonly message: string;
+  /** The legacy numeric code of the name (20 for AbortError), 0 for other names. */
+  readonly code: number;
+}
+
+declare class URLSearchParams {
+  constructor(init?: string | Record<string, string> | Iterable<[string, string]> | URLSearchParams);
+  readonly size: number;
+  append(name: string, value: string): void;
+  delete(name: string, value?: string): void;
+  get(name: string): string | null;
+  getAll(name: string): string[];
+  has(name: string, value?: string): boolean;
+  set(name: string, value: string): void;
+  sort(): void;
+  forEach(callback: (value: string, name: string, params: URLSearchParams) => void, thisArg?: unknown): void;
+  entries(): IterableIterator<[string, string]>;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<string>;
+  [Symbol.iterator](): IterableIterator<[string, string]>;
+  toString(): string;
+}
+
+declare class URL {
+  constructor(url: string | URL, base?: string | URL);
+  static canParse(url: string | URL, base?: string | URL): boolean;
+  static parse(url: string | URL, base?: string | URL): URL | null;
+  href: string;
+  readonly origin: string;
+  protocol: string;
+  username: string;
+  password: string;
+  host: string;
+  hostname: string;
+  port: string;
+  pathname: string;
+  search: string;
+  readonly searchParams: URLSearchParams;
+  hash: string;
+  toString(): string;
+  toJSON(): string;
+}
+
+/** Bytes: an ArrayBuffer, a SharedArrayBuffer, a typed array or a DataView. */
+type BufferSource = ArrayBufferLike | ArrayBufferView;
+
+/** UTF-8 encoding. At most 32 Mi characters per call (a RangeError above). */
+declare class TextEncoder {
+  readonly encoding: 'utf-8';
+  /** Lone surrogates become U+FFFD. */
+  encode(input?: string): Uint8Array;
+  /** Encodes whole characters while they fit; how many UTF-16 code units were read and bytes written. */
+  encodeInto(source: string, destination: Uint8Array): { read: number; written: number };
+}
+
+/**
+ * Decoding of UTF-8, UTF-16 (LE, BE) and the legacy encodings of the WHATWG Encoding standard
+ * ("latin1" and "ascii" are windows-1252). An unknown label is a RangeError. At most 32 MiB per
+ * call: decode more in parts with `{ stream: true }`.
+ */
+declare class TextDecoder {
+  constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });
+  readonly encoding: string;
+  /** With `fatal`, data that is not valid in the encoding is a TypeError; without, it decodes as U+FFFD. */
+  readonly fatal: boolean;
+  readonly ignoreBOM: boolean;
+  /** With `{ stream: true }` an incomplete character at the end waits for the next call. */
+  decode(input?: BufferSource, options?: { stream?: boolean }): string;
+}
+
+/** Base64 of a string whose characters are bytes (U+0000 to U+00FF); others are an InvalidCharacterError DOMException. At most 32 Mi characters per call. */
+declare function btoa(data: string): string;
+/** The bytes of forgiving base64 (whitespace ignored, padding optional) as a string of U+0000 to U+00FF; bad input is an InvalidCharacterError DOMException. At most 32 Mi characters per call. */
+declare function atob(data: string): string;
+
+/**
+ * A deep copy, as the HTML structured clone algorithm makes it: primitives, Boolean/Number/String/
+ * BigInt objects, Date, RegExp, Map, Set, ArrayBuffer, typed arrays, DataView, errors,
+ * DOMException, arrays and plain objects (own enumerable properties; class instances become plain
+ * objects), cycles and shared references kept. Functions, symbols, WeakMap, WeakSet, WeakRef,
+ * promises and platform objects (URL, AbortSignal...) are a DataCloneError DOMException.
+ * Transferred ArrayBuffers are detached.
+ */
+declare function structuredClone<T>(value: T, options?: { transfer?: Iterable<ArrayBuffer> }): T;
+
+/** Ends the run Failed with this error, as an uncaught exception does. */
+declare function reportError(error: unknown): void;
+
+interface EventInit {
+  bubbles?: boolean;
+  cancelable?: boolean;
+  composed?: boolean;
+}
+
+declare class Event {
+  constructor(type: string, eventInitDict?: EventInit);
+  static readonly NONE: 0;
+  static readonly CAPTURING_PHASE: 1;
+  static readonly AT_TARGET: 2;
+  static readonly BUBBLING_PHASE: 3;
+  readonly NONE: 0;
+  readonly CAPTURING_PHASE: 1;
+  readonly AT_TARGET: 2;
+  readonly BUBBLING_PHASE: 3;
+  readonly type: string;
+  readonly target: EventTarget | null;
+  readonly srcElement: EventTarget | null;
+  readonly currentTarget: EventTarget | null;
+  composedPath(): EventTarget[];
+  readonly eventPhase: number;
+  stopPropagation(): void;
+  cancelBubble: boolean;
+  stopImmediatePropagation(): void;
+  readonly bubbles: boolean;
+  readonly cancelable: boolean;
+  returnValue: boolean;
+  preventDefault(): void;
+  readonly defaultPrevented: boolean;
+  readonly composed: boolean;
+  /** True for events the runtime dispatches (an AbortSignal's abort event). */
+  readonly isTrusted: boolean;
+  readonly timeStamp: number;
+  initEvent(type: string, bubbles?: boolean, cancelable?: boolean): void;
+}
+
+declare class CustomEvent<T = unknown> extends Event {
+  constructor(type: string, eventInitDict?: EventInit & { detail?: T });
+  readonly detail: T;
+  initCustomEvent(type: string, bubbles?: boolean, cancelable?: boolean, detail?: T): void;
+}
+
+type EventListenerOrEventListenerObject = ((event: Event) => void) | { handleEvent(event: Event): void };
+
+interface AddEventListenerOptions {
+  capture?: boolean;
+  /** Removed after its first call. */
+  once?: boolean;
+  /** preventDefault() has no effect in this listener. */
+  passive?: boolean;
+  /** Removed when this signal aborts. */
+  signal?: AbortSignal;
+}
+
+/** An error a listener throws ends the run Failed, as an error in a timer callback does. */
+declare class EventTarget {
+  constructor();
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: AddEventListenerOptions | boolean): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: { capture?: boolean } | boolean): void;
+  /** False when a listener called preventDefault() on a cancelable event. */
+  dispatchEvent(event: Event): boolean;
+}
+
+declare class AbortSignal extends EventTarget {
+  /** AbortSignals come from an AbortController or from the static methods: `new AbortSignal()` is a TypeError. */
+  private constructor();
+  /** A signal already aborted (with an AbortError DOMException unless `reason` is given). */
+  static abort(reason?: unknown): AbortSignal;
+  /** A signal that aborts with a TimeoutError DOMException after `milliseconds`, on the run's timers (dropped with the run; waiting is wall time). */
+  static timeout(milliseconds: number): AbortSignal;
+  /** A signal that aborts when the first of `signals` does, with its reason. */
+  static any(signals: Iterable<AbortSignal>): AbortSignal;
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  throwIfAborted(): void;
+  onabort: ((this: AbortSignal, event: Event) => unknown) | null;
+}
+
+declare class AbortController {
+  constructor();
+  readonly signal: AbortSignal;
+  /** Aborts the signal: with an AbortError DOMException unless `reason` is given. */
+  abort(reason?: unknown): void;
+}

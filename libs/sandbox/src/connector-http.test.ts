@@ -96,16 +96,27 @@ describe('Context.Http.Request', () => {
 
   it('refuses hosts that are not allowed', async () => {
     const result = await call(trusting, tryRequest(`{ url: '${local.base}/json' }`), ['api.example.com']);
-    expect(result).toMatchObject({ responseBody: { error: "The host '127.0.0.1' is not in this integration's allowed hosts." } });
+    expect(result).toMatchObject({ responseBody: { error: `The host '${new URL(local.base).host}' is not in this integration's allowed hosts.` } });
     expect(local.hits).toEqual([]);
+  });
+
+  it('allows a host with a port only on that port', async () => {
+    const port = Number(new URL(local.base).port);
+    const onPort = await call(trusting, tryRequest(`{ url: '${local.base}/json' }`), [`127.0.0.1:${port}`]);
+    expect(onPort).toMatchObject({ kind: 'ok', responseBody: { status: 200, json: { hello: 'world' } } });
+    const otherPort = await call(trusting, tryRequest(`{ url: '${local.base}/json' }`), [`127.0.0.1:${port === 65535 ? port - 1 : port + 1}`]);
+    expect(otherPort).toMatchObject({ responseBody: { error: `The host '127.0.0.1:${port}' is not in this integration's allowed hosts.` } });
+    expect(local.hits).toEqual(['GET /json']);
   });
 
   it.each([
     ['loopback', 'http://127.0.0.1:9/x', '127.0.0.1'],
-    ['IPv6 loopback', 'http://[::1]:9/x', '::1'],
+    ['IPv6 loopback', 'http://[::1]:9/x', '[::1]'],
     ['a private network', 'http://10.0.0.1/x', '10.0.0.1'],
     ['cloud metadata', 'http://169.254.169.254/latest/meta-data/', '169.254.169.254'],
-    ['IPv4 mapped in IPv6', 'http://[::ffff:127.0.0.1]:9/x', '::ffff:7f00:1'],
+    ['IPv4 mapped in IPv6', 'http://[::ffff:127.0.0.1]:9/x', '[::ffff:7f00:1]'],
+    ['IPv4-compatible IPv6', 'http://[::127.0.0.1]:9/x', '[::7f00:1]'],
+    ['decimal IPv4', 'http://2130706433:9/x', '127.0.0.1'],
   ])('refuses %s before connecting', async (_name, url, host) => {
     const result = await call(strict, tryRequest(`{ url: '${url}' }`), [host]);
     expect(result).toMatchObject({ kind: 'ok', responseBody: { error: expect.stringMatching(/private, loopback or link-local/) } });
@@ -119,7 +130,7 @@ describe('Context.Http.Request', () => {
 
   it('checks every redirect: a redirect to loopback or metadata is refused', async () => {
     for (const target of ['http://[::1]:9/x', 'http://169.254.169.254/latest/meta-data/']) {
-      const result = await call(trusting, tryRequest(`{ url: '${local.base}/redirect?to=${encodeURIComponent(target)}' }`), ['127.0.0.1', '::1', '169.254.169.254']);
+      const result = await call(trusting, tryRequest(`{ url: '${local.base}/redirect?to=${encodeURIComponent(target)}' }`), ['127.0.0.1', '[::1]', '169.254.169.254']);
       expect(result).toMatchObject({ responseBody: { error: expect.stringMatching(/private, loopback or link-local/) } });
     }
     const elsewhere = await call(trusting, tryRequest(`{ url: '${local.base}/redirect?to=${encodeURIComponent('http://evil.example/')}' }`));
@@ -148,7 +159,7 @@ describe('Context.Http.Request', () => {
     expect(await call(trusting, settled(4))).toMatchObject({
       kind: 'failed',
       reason: 'limit',
-      message: 'The connector started more than 3 HTTP requests and file reads at once (limits.pendingCalls); await some before starting more.',
+      message: 'The connector started more than 3 HTTP requests, file reads and crypto operations at once (limits.pendingCalls); await some before starting more.',
     });
   });
 

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { EgressRefused, isAllowedHost, pinnedLookup, resolveDestination } from '@gi/egress';
+import { isAllowedHost } from '@gi/domain';
+import { EgressRefused, pinnedLookup, resolveDestination } from '@gi/egress';
 import type { Destination } from '@gi/egress';
 import { formatBytes } from './sandbox-options';
 
@@ -23,6 +24,15 @@ export interface ConnectorHttpResponse {
   json?: unknown;
   /** The URL that answered, after redirects. */
   url: string;
+}
+
+/**
+ * The response as the host hands it to the sandbox: `json` is made there, from `body`, so the host
+ * never parses (or serialises again) data a downstream API chose the shape of.
+ */
+export interface HostHttpResponse extends Omit<ConnectorHttpResponse, 'json'> {
+  /** Whether the body is declared JSON. */
+  isJson: boolean;
 }
 
 export interface HttpLimits {
@@ -50,7 +60,7 @@ export async function performHttpRequest(
   allowedHosts: readonly string[],
   limits: HttpLimits,
   signal: AbortSignal,
-): Promise<ConnectorHttpResponse> {
+): Promise<HostHttpResponse> {
   const request = validate(input);
   const timeoutMs = Math.min(request.timeoutMs ?? limits.defaultTimeoutMs, limits.defaultTimeoutMs * 10);
   // A timer of our own rather than AbortSignal.timeout: Node holds that signal weakly, and a garbage
@@ -110,7 +120,11 @@ function validate(input: unknown): ValidRequest {
   if (raw.body !== undefined && raw.body !== null) {
     if (typeof raw.body === 'string') body = raw.body;
     else {
-      body = JSON.stringify(raw.body);
+      try {
+        body = JSON.stringify(raw.body);
+      } catch {
+        throw new ConnectorHttpError('The request body cannot be sent as JSON: it nests too deeply.');
+      }
       if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
     }
   }
@@ -130,12 +144,9 @@ function validate(input: unknown): ValidRequest {
 async function checkDestination(url: URL, allowedHosts: readonly string[], limits: HttpLimits): Promise<Destination> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConnectorHttpError(`Only http and https URLs can be requested, not ${url.protocol}.`);
   if (url.username || url.password) throw new ConnectorHttpError('URLs with credentials are not allowed; send an Authorization header instead.');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!isAllowedHost(host, allowedHosts)) {
-    throw new ConnectorHttpError(`The host '${host}' is not in this integration's allowed hosts.`);
-  }
+  if (!isAllowedHost(url, allowedHosts)) throw new ConnectorHttpError(`The host '${url.host}' is not in this integration's allowed hosts.`);
   try {
-    return await resolveDestination(host, limits.trustedAddresses);
+    return await resolveDestination(url.hostname, limits.trustedAddresses);
   } catch (error) {
     throw error instanceof EgressRefused ? new ConnectorHttpError(error.message) : error;
   }
@@ -159,7 +170,7 @@ function send(
   });
 }
 
-async function readResponse(response: IncomingMessage, url: URL, limits: HttpLimits, signal: AbortSignal): Promise<ConnectorHttpResponse> {
+async function readResponse(response: IncomingMessage, url: URL, limits: HttpLimits, signal: AbortSignal): Promise<HostHttpResponse> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of response) {
@@ -176,13 +187,6 @@ async function readResponse(response: IncomingMessage, url: URL, limits: HttpLim
   for (const [name, value] of Object.entries(response.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  const result: ConnectorHttpResponse = { status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers, body, url: url.href };
-  if (/^application\/([\w.+-]+\+)?json\b/i.test(headers['content-type'] ?? '')) {
-    try {
-      result.json = JSON.parse(body);
-    } catch {
-      // Not JSON after all: the connector still has the text.
-    }
-  }
-  return result;
+  const isJson = /^application\/([\w.+-]+\+)?json\b/i.test(headers['content-type'] ?? '');
+  return { status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers, body, url: url.href, isJson };
 }

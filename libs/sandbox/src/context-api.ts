@@ -1,10 +1,16 @@
 import type { Progress } from '@gi/domain';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, VmCallResult } from 'quickjs-emscripten';
-import { ConnectorHttpError, performHttpRequest } from './connector-http';
+import { ConnectorHttpError, performHttpRequest, type HostHttpResponse } from './connector-http';
+import { GlobalsBridge } from './globals/globals-bridge';
+import { RunLimitExceeded, type HostRun } from './globals/host-module';
+import { TimerQueue } from './globals/timer-queue';
 import type { LogBuffer } from './log-buffer';
-import { parseReadFileOptions, ReadFileRefused, type ReadFileOptions } from './read-file-options';
+import { ProgressGate } from './progress-gate';
+import { encodeRawBody, rawBodyEncoding, RawBodyRefused } from './raw-request-body';
+import { parseReadFileOptions, ReadFileRefused, type ReadFileEncoding, type ReadFileOptions } from './read-file-options';
+import { CallRate, capText, RUN_BUDGET } from './run-budget';
 import type { RunInput } from './run-input';
-import { logLimitVerdict, pendingCallsVerdict, type Verdict } from './run-verdict';
+import { failureVerdict, limitVerdict, logLimitVerdict, logLinesVerdict, pendingCallsVerdict, type Verdict } from './run-verdict';
 import { formatBytes, type SandboxEnvironment } from './sandbox-options';
 
 type HostResult = QuickJSHandle | VmCallResult<QuickJSHandle> | void;
@@ -23,7 +29,7 @@ export interface ApiRun {
 }
 
 /** What the API holds for the run it serves; dropped whole when the sandbox is reset. */
-class RunState {
+class RunState implements HostRun {
   /** Why the run must end now (RaiseError, or a limit passed); the interrupt handler then stops the code. */
   stopped: Verdict | null = null;
   entity: QuickJSHandle | null = null;
@@ -33,8 +39,44 @@ class RunState {
   readonly pending = new Set<QuickJSDeferredPromise>();
   /** Made for the first host request only: creating and aborting a controller is not free. */
   cancel: AbortController | null = null;
+  readonly timers = new TimerQueue();
+  readonly startedAt = performance.now();
+  readonly timeOrigin = Date.now();
+  /** CPU time the host spent for the run off the engine's thread; part of its CPU time. */
+  hostCpuMs = 0;
+  private locals: Map<string, unknown> | null = null;
+  /** Made on the first use, like `cancel`. */
+  progress: ProgressGate | null = null;
+  rate: CallRate | null = null;
+  /** Host calls waiting for their turn (see RUN_BUDGET.hostCallsPerSecond); made for the first one. */
+  delayed: Set<NodeJS.Timeout> | null = null;
 
-  constructor(readonly run: ApiRun) {}
+  constructor(
+    readonly run: ApiRun,
+    readonly env: SandboxEnvironment,
+  ) {}
+
+  get input(): RunInput {
+    return this.run.input;
+  }
+
+  get signal(): AbortSignal {
+    return (this.cancel ??= new AbortController()).signal;
+  }
+
+  local<T>(key: string, make: () => T): T {
+    this.locals ??= new Map();
+    if (!this.locals.has(key)) this.locals.set(key, make());
+    return this.locals.get(key) as T;
+  }
+
+  exceeded(message: string): never {
+    throw new RunLimitExceeded(message);
+  }
+
+  spendCpu(ms: number): void {
+    if (ms > 0) this.hostCpuMs += ms;
+  }
 }
 
 /**
@@ -54,6 +96,9 @@ export class ContextApi {
   private readonly toStringTag: QuickJSHandle;
   private readonly toText: QuickJSHandle;
   private readonly functionSource: QuickJSHandle;
+  /** The connector globals beyond Context and console (timers, URL, fetch, crypto, Intl...). */
+  readonly globals: GlobalsBridge;
+  private readonly sliceText: QuickJSHandle;
 
   constructor(
     private readonly ctx: QuickJSContext,
@@ -66,12 +111,33 @@ export class ContextApi {
     const prototype = ctx.getProp(object, 'prototype');
     this.toStringTag = ctx.getProp(prototype, 'toString');
     this.toText = ctx.getProp(ctx.global, 'String');
+    const stringPrototype = ctx.getProp(this.toText, 'prototype');
+    this.sliceText = ctx.getProp(stringPrototype, 'slice');
+    stringPrototype.dispose();
     const fn = ctx.getProp(ctx.global, 'Function');
     const fnPrototype = ctx.getProp(fn, 'prototype');
     this.functionSource = ctx.getProp(fnPrototype, 'toString');
     const freeze = ctx.getProp(object, 'freeze');
     this.install(freeze);
     for (const handle of [json, object, prototype, fn, fnPrototype, freeze]) handle.dispose();
+    this.globals = new GlobalsBridge(ctx, {
+      bound: () => {
+        const state = this.state;
+        if (state?.stopped) return { error: ctx.newError('The run is ending.') };
+        if (!state) return { error: ctx.newError('This is not available before the connector runs.') };
+        return { run: state };
+      },
+      promise: (run, work) => this.promise(run as RunState, work),
+      uncaught: (run, error, where) => {
+        const { message, stack } = this.describe(error);
+        const verdict = failureVerdict(`Uncaught error in ${where}: ${message}`, stack, run.input.limits);
+        return this.stop(run as RunState, verdict, verdict.kind === 'failed' ? verdict.message : message);
+      },
+      exceeded: (run, message) => this.stop(run as RunState, limitVerdict(message), message),
+      parseJson: (text) => this.parseJson(text),
+      json: (value) => this.json(value, RUN_BUDGET.hostArgumentChars),
+      tag: (value) => this.tag(value),
+    });
   }
 
   /** Why the bound run must end now, if it must. */
@@ -83,17 +149,28 @@ export class ContextApi {
     return this.state?.pending.size ?? 0;
   }
 
+  /** CPU time the host spent for the bound run off the engine's thread (crypto work). */
+  get hostCpuMs(): number {
+    return this.state?.hostCpuMs ?? 0;
+  }
+
   /** Starts serving `run`. */
   bind(run: ApiRun): void {
     if (this.state) throw new Error('The sandbox is serving another run.');
-    this.state = new RunState(run);
+    this.state = new RunState(run, this.env);
   }
 
-  /** Stops host work: requests in flight are cancelled and their answers ignored. */
+  /**
+   * Stops host work: requests in flight are cancelled and their answers ignored, calls waiting for
+   * their turn never start, and the last progress update still held back is delivered.
+   */
   end(): void {
-    if (!this.state) return;
-    this.state.ended = true;
-    this.state.cancel?.abort();
+    const state = this.state;
+    if (!state || state.ended) return;
+    state.ended = true;
+    state.cancel?.abort();
+    for (const timer of state.delayed ?? []) clearTimeout(timer);
+    state.progress?.flush();
   }
 
   /**
@@ -123,6 +200,7 @@ export class ContextApi {
     const ctx = this.ctx;
     const context = ctx.newObject();
     this.define(context, 'GetRequestEntity', (state) => this.getRequestEntity(state));
+    this.define(context, 'GetRawRequestBody', (state, options) => this.getRawRequestBody(state, options));
     this.define(context, 'SetResponseEntity', (state, value) => this.setResponseEntity(state, value));
     this.define(context, 'RaiseError', (state, title, message) => this.raiseError(state, title, message));
     this.define(context, 'Log', (state, ...args) => this.log(state, 'info', args));
@@ -167,14 +245,19 @@ export class ContextApi {
     return ctx.getString(text);
   }
 
-  /** `{message, stack}` of a thrown value; every read may run connector code, so each is guarded. */
+  /**
+   * `{message, stack}` of a thrown value, cut to the run's budget (no more than that is ever copied
+   * out of the sandbox); every read may run connector code, so each is guarded.
+   */
   describe(error: QuickJSHandle): { message: string; stack: string } {
-    if (this.tag(error) === '[object Error]') {
-      const name = this.propText(error, 'name') ?? 'Error';
-      const message = this.propText(error, 'message') ?? '';
-      return { message: `${name}: ${message}`.slice(0, 2000), stack: (this.propText(error, 'stack') ?? '').slice(0, 4000) };
+    const { errorMessageChars, errorStackChars } = RUN_BUDGET;
+    if (this.isError(error)) {
+      // One character more than is kept: the cut is then marked.
+      const name = this.propText(error, 'name', 100) ?? 'Error';
+      const message = this.propText(error, 'message', errorMessageChars + 1) ?? '';
+      return { message: capText(`${name}: ${message}`, errorMessageChars), stack: capText(this.propText(error, 'stack', errorStackChars + 1) ?? '', errorStackChars) };
     }
-    return { message: `Uncaught ${this.show(error)}`.slice(0, 2000), stack: '' };
+    return { message: capText(`Uncaught ${this.show(error, errorMessageChars + 1)}`, errorMessageChars), stack: '' };
   }
 
   /** A host function that serves the bound run; before it is bound, and once the run must end, it throws. */
@@ -198,17 +281,48 @@ export class ContextApi {
   private getRequestEntity(state: RunState): HostResult {
     const ctx = this.ctx;
     if (!state.entityLoaded) {
-      const entity = state.run.input.entity;
-      if (entity !== null && entity !== undefined) {
-        const text = ctx.newString(JSON.stringify(entity));
-        const parsed = ctx.callFunction(this.parse, ctx.undefined, text);
-        text.dispose();
+      const { entityJson } = state.run.input;
+      if (entityJson !== 'null') {
+        const parsed = this.parseJson(entityJson);
         if (parsed.error) return parsed;
         state.entity = parsed.value;
       }
       state.entityLoaded = true;
     }
     return state.entity ? state.entity.dup() : ctx.null;
+  }
+
+  /**
+   * `Context.GetRawRequestBody(options)`: the body exactly as the caller sent it, as text (the
+   * default), base64 text of its UTF-8 bytes, or those bytes as an ArrayBuffer; null when the request
+   * had no single body (a file transfer).
+   */
+  private getRawRequestBody(state: RunState, options: QuickJSHandle | undefined): HostResult {
+    const ctx = this.ctx;
+    let encoding: ReadFileEncoding;
+    try {
+      const given = options !== undefined && !['undefined', 'null'].includes(this.typeOf(options));
+      const json = given ? this.json(options, 10_000) : undefined;
+      if (given && json === undefined) throw new RawBodyRefused('Context.GetRawRequestBody options must be an object like { encoding }.');
+      encoding = rawBodyEncoding(json === undefined ? undefined : JSON.parse(json));
+    } catch (error) {
+      const message = error instanceof RawBodyRefused ? error.message : 'Context.GetRawRequestBody options could not be read.';
+      return { error: ctx.newError({ name: 'TypeError', message }) };
+    }
+    const body = state.run.input.rawBody;
+    if (body === null) return ctx.null;
+    // Copied into the sandbox through a buffer as large as itself: a body over half the memory cannot fit.
+    const { memoryBytes } = state.run.input.limits;
+    const size = Buffer.byteLength(body);
+    if (size > memoryBytes / 2) {
+      return { error: ctx.newError({ name: 'RangeError', message: `The request body (${formatBytes(size)}) is larger than half the connector's memory limit of ${formatBytes(memoryBytes)} (limits.memoryMiB), so it cannot be read; raise the limit.` }) };
+    }
+    try {
+      const value = encodeRawBody(body, encoding);
+      return typeof value === 'string' ? ctx.newString(value) : ctx.newArrayBuffer(value);
+    } catch {
+      return { error: ctx.newError("The request body is too large for the connector's memory.") };
+    }
   }
 
   private setResponseEntity(state: RunState, value: QuickJSHandle | undefined): HostResult {
@@ -224,7 +338,11 @@ export class ContextApi {
   }
 
   private raiseError(state: RunState, title: QuickJSHandle | undefined, message: QuickJSHandle | undefined): HostResult {
-    const raised = { title: title ? this.show(title) : '', message: message ? this.show(message) : '' };
+    const { raisedTitleChars, raisedMessageChars } = RUN_BUDGET;
+    const raised = {
+      title: title ? capText(this.show(title, raisedTitleChars + 1), raisedTitleChars) : '',
+      message: message ? capText(this.show(message, raisedMessageChars + 1), raisedMessageChars) : '',
+    };
     // Thrown to stop the statements that follow; the interrupt handler then ends the run even if
     // the connector catches this.
     return this.stop(state, { kind: 'raised', ...raised }, `Context.RaiseError: ${raised.title}`);
@@ -234,11 +352,13 @@ export class ContextApi {
     const max = state.run.input.limits.logBytes;
     let text = '';
     for (const arg of args) {
-      text += (text ? ' ' : '') + this.show(arg);
+      // No more than the log can hold is copied out of the sandbox (a UTF-8 byte is at least one UTF-16 unit).
+      text += (text ? ' ' : '') + this.show(arg, max + 1 - text.length);
       if (text.length > max) break;
     }
-    if (!state.run.logs.add(level, text.length > max ? text.slice(0, max + 1) : text)) {
-      const verdict = logLimitVerdict(max);
+    const added = state.run.logs.add(level, text.length > max ? text.slice(0, max + 1) : text);
+    if (added !== 'kept') {
+      const verdict = added === 'lines' ? logLinesVerdict(RUN_BUDGET.logLines) : logLimitVerdict(max);
       return this.stop(state, verdict, verdict.message);
     }
   }
@@ -250,12 +370,10 @@ export class ContextApi {
       return { error: ctx.newError({ name: 'TypeError', message: 'Context.SetProgress expects a percentage between 0 and 100.' }) };
     }
     const progress: Progress = { percent: Math.min(100, Math.max(0, value)) };
-    if (message !== undefined && !['undefined', 'null'].includes(this.typeOf(message))) progress.message = this.show(message).slice(0, 1000);
-    try {
-      state.run.input.onProgress?.(progress);
-    } catch {
-      // A failing progress listener is the host's problem, never the connector's.
-    }
+    const max = RUN_BUDGET.progressMessageChars;
+    if (message !== undefined && !['undefined', 'null'].includes(this.typeOf(message))) progress.message = this.show(message, max).slice(0, max);
+    const deliver = state.run.input.onProgress;
+    if (deliver) (state.progress ??= new ProgressGate(deliver, RUN_BUDGET.progressIntervalMs)).offer(progress);
   }
 
   /** `Context.Http.Request(request)`: a promise settled when the host request ends. */
@@ -263,14 +381,43 @@ export class ContextApi {
     const call = this.hostCall(state);
     if ('error' in call) return call;
     const { deferred, promise, refuse } = call;
-    const json = request === undefined ? undefined : this.json(request);
+    const max = RUN_BUDGET.httpRequestBytes;
+    const json = request === undefined ? undefined : this.json(request, max + 1);
     if (json === undefined) return refuse('Context.Http.Request expects an object like { method, url, headers, body }.');
+    if (json.length > max || Buffer.byteLength(json) > max) return refuse(`The request is larger than ${formatBytes(max)}, the most one Context.Http.Request may send.`);
     state.pending.add(deferred);
-    performHttpRequest(JSON.parse(json), state.run.input.allowedHosts, this.env.http, (state.cancel ??= new AbortController()).signal).then(
-      (response) => this.settle(state, deferred, () => this.parseJson(JSON.stringify(response))),
-      (error: unknown) => this.settle(state, deferred, error instanceof ConnectorHttpError ? error.message : 'The HTTP request failed.'),
+    this.inTurn(state, () =>
+      performHttpRequest(JSON.parse(json), state.run.input.allowedHosts, this.env.http, (state.cancel ??= new AbortController()).signal).then(
+        (response) => this.settle(state, deferred, () => this.httpResponse(response)),
+        (error: unknown) => this.settle(state, deferred, error instanceof ConnectorHttpError ? error.message : 'The HTTP request failed.'),
+      ),
     );
     return promise;
+  }
+
+  /** The response as the connector sees it; a JSON body is parsed here, inside the sandbox (and left out when it is not JSON after all). */
+  private httpResponse({ isJson, ...response }: HostHttpResponse): VmCallResult<QuickJSHandle> {
+    const made = this.parseJson(JSON.stringify(response));
+    if (made.error || !isJson) return made;
+    const json = this.parseJson(response.body);
+    if (json.error) json.error.dispose();
+    else {
+      this.ctx.setProp(made.value, 'json', json.value);
+      json.value.dispose();
+    }
+    return made;
+  }
+
+  /** Starts host work now, or once the run's rate of host calls allows it (the call is pending meanwhile). */
+  private inTurn(state: RunState, start: () => unknown): void {
+    const wait = (state.rate ??= new CallRate(RUN_BUDGET.hostCallsPerSecond)).take();
+    if (wait === 0) return void start();
+    const delayed = (state.delayed ??= new Set());
+    const timer = setTimeout(() => {
+      delayed.delete(timer);
+      if (!state.ended) start();
+    }, wait);
+    delayed.add(timer);
   }
 
   /**
@@ -288,7 +435,7 @@ export class ContextApi {
     const cap = this.env.maxReadFileBytes;
     let parsed: ReadFileOptions;
     try {
-      const json = options === undefined || ['undefined', 'null'].includes(this.typeOf(options)) ? '{}' : this.json(options);
+      const json = options === undefined || ['undefined', 'null'].includes(this.typeOf(options)) ? '{}' : this.json(options, 10_000);
       parsed = parseReadFileOptions(json === undefined ? undefined : JSON.parse(json), cap);
     } catch (error) {
       return refuse(error instanceof ReadFileRefused ? error.message : 'Context.ReadFile options could not be read.');
@@ -298,7 +445,7 @@ export class ContextApi {
     const { offset, length, encoding } = parsed;
     state.pending.add(deferred);
     // Without a length, one byte more than the cap tells a file that does not fit from one that does.
-    reader(fileId, { offset, length: length ?? cap + 1 }).then(
+    this.inTurn(state, () => reader(fileId, { offset, length: length ?? cap + 1 }).then(
       (bytes) => {
         if (length === undefined && bytes.byteLength > cap) {
           return this.settle(state, deferred, `The file is larger than ${formatBytes(cap)} from offset ${offset}: read it in parts with { offset, length } (at most ${formatBytes(cap)} per call).`);
@@ -312,8 +459,22 @@ export class ContextApi {
         }));
       },
       (error: unknown) => this.settle(state, deferred, error instanceof Error ? error.message : 'The file could not be read.'),
-    );
+    ));
     return promise;
+  }
+
+  /** The bound run's timers. */
+  get timers(): TimerQueue | null {
+    return this.state?.timers ?? null;
+  }
+
+  /** A promise settled by host work, counted as a call in flight. */
+  private promise(state: RunState, work: Promise<() => VmCallResult<QuickJSHandle>>): HostResult {
+    const call = this.hostCall(state);
+    if ('error' in call) return call;
+    state.pending.add(call.deferred);
+    work.then((make) => this.settle(state, call.deferred, make));
+    return call.promise;
   }
 
   /** A promise for a host call; one call more than the run's pendingCalls limit ends the run. */
@@ -372,6 +533,12 @@ export class ContextApi {
     return kind === 'object' && this.tag(value) === '[object Null]' ? 'null' : kind;
   }
 
+  /** Whether a value reads as an error: an Error (of any kind) or a DOMException. */
+  private isError(value: QuickJSHandle): boolean {
+    const tag = this.tag(value);
+    return tag === '[object Error]' || tag === '[object DOMException]';
+  }
+
   /** `Object.prototype.toString.call(value)`, or null when it cannot be read. */
   private tag(value: QuickJSHandle): string | null {
     const result = this.ctx.callFunction(this.toStringTag, value);
@@ -384,46 +551,75 @@ export class ContextApi {
     return text;
   }
 
-  /** The JSON text of a value, or undefined when it has none (a function, a cycle, a throwing getter). */
-  private json(value: QuickJSHandle): string | undefined {
+  /**
+   * The JSON text of a value, at most `max` characters of it; undefined when it has none (a function,
+   * a cycle, a throwing getter).
+   */
+  private json(value: QuickJSHandle, max: number): string | undefined {
     const result = this.ctx.callFunction(this.stringify, this.ctx.undefined, value);
     if (result.error) {
       result.error.dispose();
       return undefined;
     }
-    const text = this.ctx.typeof(result.value) === 'string' ? this.ctx.getString(result.value) : undefined;
+    const text = this.ctx.typeof(result.value) === 'string' ? this.readString(result.value, max) : undefined;
     result.value.dispose();
     return text;
   }
 
-  /** `String(value)`, or undefined when that throws. */
-  private text(value: QuickJSHandle): string | undefined {
+  /** `String(value)`, at most `max` characters of it; undefined when that throws. */
+  private text(value: QuickJSHandle, max: number): string | undefined {
     const result = this.ctx.callFunction(this.toText, this.ctx.undefined, value);
     if (result.error) {
       result.error.dispose();
       return undefined;
     }
-    const text = this.ctx.getString(result.value);
+    const text = this.readString(result.value, max);
     result.value.dispose();
     return text;
   }
 
-  private propText(value: QuickJSHandle, name: string): string | undefined {
+  private propText(value: QuickJSHandle, name: string, max: number): string | undefined {
     const result = this.ctx.getProp(value, name);
-    const text = this.ctx.typeof(result) === 'undefined' ? undefined : this.text(result);
+    const text = this.ctx.typeof(result) === 'undefined' ? undefined : this.text(result, max);
     result.dispose();
     return text;
   }
 
-  /** How a logged value reads: strings as they are, errors as "Name: message", the rest as JSON. */
-  private show(value: QuickJSHandle): string {
+  /**
+   * A string of the sandbox, at most its first `max` characters: a connector's 20 MiB string is cut
+   * inside the sandbox, and only what the host keeps is ever copied out.
+   */
+  private readString(value: QuickJSHandle, max: number): string {
+    const ctx = this.ctx;
+    const length = ctx.getProp(value, 'length');
+    const long = ctx.getNumber(length) > max;
+    length.dispose();
+    if (!long) return ctx.getString(value);
+    const start = ctx.newNumber(0);
+    const end = ctx.newNumber(Math.max(0, max));
+    const cut = ctx.callFunction(this.sliceText, value, start, end);
+    start.dispose();
+    end.dispose();
+    if (cut.error) {
+      cut.error.dispose();
+      return '';
+    }
+    const text = ctx.getString(cut.value);
+    cut.value.dispose();
+    return text;
+  }
+
+  /** How a logged value reads, at most `max` characters of it: strings as they are, errors as "Name: message", the rest as JSON. */
+  private show(value: QuickJSHandle, max: number): string {
     const kind = this.ctx.typeof(value);
-    if (kind === 'string') return this.ctx.getString(value);
-    if (kind === 'object' && this.tag(value) === '[object Error]') return `${this.propText(value, 'name') ?? 'Error'}: ${this.propText(value, 'message') ?? ''}`;
+    if (kind === 'string') return this.readString(value, max);
+    if (kind === 'object' && this.isError(value)) {
+      return `${this.propText(value, 'name', 100) ?? 'Error'}: ${this.propText(value, 'message', max) ?? ''}`.slice(0, max);
+    }
     if (kind === 'object') {
-      const json = this.json(value);
+      const json = this.json(value, max);
       if (json !== undefined) return json;
     }
-    return this.text(value) ?? '[value that cannot be shown]';
+    return this.text(value, max) ?? '[value that cannot be shown]';
   }
 }

@@ -113,14 +113,12 @@ describe('example connectors', () => {
     });
   });
 
-  it('progress.js reports progress for every recipient', async () => {
+  it('progress.js reports progress as it goes (updates within a second coalesced, the last one kept)', async () => {
     const seen: Progress[] = [];
     const result = await run('progress.js', entity({ recipients: ['a', 'b', 'c', 'd'] }), (p) => seen.push(p));
     expect(result).toMatchObject({ kind: 'ok', responseBody: { Status: 'Completed', Sent: 4 } });
     expect(seen).toEqual([
       { percent: 25, message: 'sent 1 of 4' },
-      { percent: 50, message: 'sent 2 of 4' },
-      { percent: 75, message: 'sent 3 of 4' },
       { percent: 100, message: 'sent 4 of 4' },
     ]);
   });

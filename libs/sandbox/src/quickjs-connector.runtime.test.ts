@@ -126,13 +126,36 @@ describe.each([
       expect(result.logs[result.logs.length - 1]).toMatchObject({ level: 'error', message: expect.stringMatching(/log limit/) });
     });
 
-    it('reports progress through onProgress', async () => {
+    it('reports progress through onProgress: the first update at once, the latest when the interval or the run ends', async () => {
       const seen: Progress[] = [];
       const result = await run(`Context.SetProgress(10, 'started'); Context.SetProgress(150); Context.SetProgress(50, { step: 2 });`, {
         onProgress: (p) => seen.push(p),
       });
       expect(result.kind).toBe('ok');
-      expect(seen).toEqual([{ percent: 10, message: 'started' }, { percent: 100 }, { percent: 50, message: '{"step":2}' }]);
+      expect(seen).toEqual([{ percent: 10, message: 'started' }, { percent: 50, message: '{"step":2}' }]);
+      seen.length = 0;
+      await run(`Context.SetProgress(150);`, { onProgress: (p) => seen.push(p) });
+      expect(seen).toEqual([{ percent: 100 }]);
+    });
+
+    it('delivers a progress update held back once its interval is over, while the run waits', async () => {
+      const seen: Array<Progress & { at: number }> = [];
+      const started = Date.now();
+      let readEndedAt = Infinity;
+      const code = `Context.SetProgress(1); Context.SetProgress(2, 'held'); await Context.ReadFile('f1'); Context.SetResponseEntity({ ResponseBody: 'done' });`;
+      const readFile = () =>
+        new Promise<Uint8Array>((resolve) =>
+          setTimeout(() => {
+            readEndedAt = Date.now() - started;
+            resolve(new Uint8Array(0));
+          }, 3000),
+        );
+      const result = await run(code, { readFile, timeoutMs: 10_000, onProgress: (p) => seen.push({ ...p, at: Date.now() - started }) });
+      expect(result.kind).toBe('ok');
+      expect(seen.map(({ percent, message }) => ({ percent, message }))).toEqual([{ percent: 1, message: undefined }, { percent: 2, message: 'held' }]);
+      // Delivered once its second was over, while the run still waited: not only when the run ended.
+      expect(seen[1].at).toBeGreaterThanOrEqual(900);
+      expect(seen[1].at).toBeLessThan(readEndedAt);
     });
 
     it('survives an onProgress listener that throws', async () => {
@@ -233,6 +256,18 @@ describe.each([
       expect(await run(sized)).toMatchObject({ kind: 'ok', responseBody: 16 * 1024 * 1024 });
     });
 
+    it('stops a loop of async calls at its limit, though QuickJS turns the interrupt into their rejections', async () => {
+      // Inside an async function the uncatchable interrupt becomes a rejected promise, which the loop ignores.
+      for (const code of ['for (;;) (async () => { for (let i = 0; i < 1000; i++); })();', 'for (;;) { try { (async () => { for (;;); })().catch(() => {}); } catch (e) {} }', 'const f = async () => { for (;;); }; for (;;) { try { f(); } catch (e) {} }']) {
+        const started = Date.now();
+        const result = await run(code, { timeoutMs: 300 });
+        expect(result).toMatchObject({ kind: 'failed', reason: 'timeout', message: expect.stringMatching(/did not finish within its time limit of 300 ms/) });
+        // Stopped by the engine itself, not by terminating a worker thread 2 s past the limit.
+        expect(Date.now() - started).toBeLessThan(1500);
+        expect(result.logs.map((line) => line.message)).not.toContain('The run was stopped by force.');
+      }
+    });
+
     it('ends a busy connector at its CPU time limit, long before its wall time', async () => {
       const started = Date.now();
       const result = await run('for (;;) { try { while (true) {} } catch (e) {} }', { timeoutMs: 60_000, limits: { cpuMs: 200 } });
@@ -258,7 +293,7 @@ describe.each([
         try { await Promise.all([Context.ReadFile('f1'), Context.ReadFile('f1'), Context.ReadFile('f1')]); } catch (e) {}
         Context.SetResponseEntity({ ResponseBody: 'not reached' });`;
       const result = await run(code, { limits: { pendingCalls: 2 }, readFile: waitingReader(10) });
-      expect(result).toMatchObject({ kind: 'failed', reason: 'limit', message: expect.stringMatching(/more than 2 HTTP requests and file reads at once \(limits.pendingCalls\)/) });
+      expect(result).toMatchObject({ kind: 'failed', reason: 'limit', message: expect.stringMatching(/more than 2 HTTP requests, file reads and crypto operations at once \(limits.pendingCalls\)/) });
       const fits = `await Promise.all([Context.ReadFile('f1'), Context.ReadFile('f1')]); Context.SetResponseEntity({ ResponseBody: 'both' });`;
       expect(await run(fits, { limits: { pendingCalls: 2 }, readFile: waitingReader(10) })).toMatchObject({ kind: 'ok', responseBody: 'both' });
     });
@@ -321,8 +356,10 @@ describe.each([
         responseBody: { require: 'undefined', process: 'undefined', fetch: 'undefined', Buffer: 'undefined', importResult: 'refused', escape: 'undefined' },
       });
       const globals = (result as { responseBody: { globals: string[] } }).responseBody.globals;
+      // ECMAScript's own, console, and the standard globals of docs/connectors.md.
+      const standard = ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'performance', 'navigator', 'self', 'atob', 'btoa', 'structuredClone', 'reportError'];
       expect(globals).toEqual(
-        ['console', 'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent', 'escape', 'eval', 'globalThis', 'isFinite', 'isNaN', 'parseFloat', 'parseInt', 'undefined', 'unescape'].sort(),
+        ['console', 'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent', 'escape', 'eval', 'globalThis', 'isFinite', 'isNaN', 'parseFloat', 'parseInt', 'undefined', 'unescape', ...standard, 'crypto'].sort(),
       );
     });
 
@@ -355,6 +392,30 @@ describe.each([
 
     it('does not run the code', async () => {
       expect(runtime.compile('while (true) {}')).toEqual({ ok: true });
+    });
+
+    const tooDeep = /^SyntaxError: the code nests too deeply to be compiled \(stack overflow\)/;
+    it.each([
+      ['200 KB of nested parentheses', '('.repeat(100_000) + ')'.repeat(100_000), tooDeep],
+      ['nested arrays', 'x = ' + '['.repeat(100_000) + ']'.repeat(100_000), tooDeep],
+      ['nested blocks', '{'.repeat(100_000) + '}'.repeat(100_000), tooDeep],
+      ['nested calls', 'f('.repeat(100_000) + ')'.repeat(100_000), tooDeep],
+      ['nested template literals', '`${'.repeat(50_000) + '1' + '}`'.repeat(50_000), tooDeep],
+      ['a chain of unary operators', 'x = ' + '!'.repeat(200_000) + '1', tooDeep],
+      // QuickJS words these as the syntax error its parser met once out of stack.
+      ['nested objects', 'x = ' + '{a:'.repeat(50_000) + '1' + '}'.repeat(50_000), /^SyntaxError: /],
+      ['nested functions', 'function f() {'.repeat(50_000) + '}'.repeat(50_000), /^SyntaxError: /],
+    ])('refuses %s with a compile error, runs no such code, and goes on', async (_, code, message) => {
+      expect(runtime.compile(code)).toEqual({ ok: false, message: expect.stringMatching(message), line: expect.any(Number), column: expect.any(Number) });
+      expect(runtime.compile(STANDARD_SNIPPET)).toEqual({ ok: true });
+      const result = await run(code);
+      expect(result).toMatchObject({ kind: 'failed', reason: 'threw', message: expect.stringMatching(message) });
+      expect(await run(STANDARD_SNIPPET)).toMatchObject({ kind: 'ok' });
+    });
+
+    it('accepts code nested as deeply as real code is', () => {
+      const nested = (depth: number) => 'x = ' + '['.repeat(depth) + ']'.repeat(depth) + ';\n' + 'if (a) {'.repeat(depth) + '}'.repeat(depth);
+      expect(runtime.compile(nested(60))).toEqual({ ok: true });
     });
   });
 });

@@ -3,11 +3,30 @@ import { availableParallelism } from 'node:os';
 import { ConnectorCompiler } from './compile-connector';
 import { SandboxEngine } from './sandbox-engine';
 import { cancellationOf } from './run-cancellation';
+import { decodeResult } from './run-verdict';
 import type { RunInput } from './run-input';
 import { resolveEnvironment, resolveRunLimits } from './sandbox-environment';
 import type { QuickJsRuntimeOptions, SandboxEnvironment } from './sandbox-options';
 import { WorkerPool } from './worker-pool';
 import { locateWorkerScript } from './worker-script';
+
+/** The entity as JSON text; undefined when it has none (nested deeper than the host can serialise, a cycle, a BigInt). */
+function entityText(entity: unknown): string | undefined {
+  try {
+    return JSON.stringify(entity ?? null);
+  } catch {
+    return undefined;
+  }
+}
+
+const UNUSABLE_ENTITY = 'The request entity cannot be handed to the connector: it nests too deeply (or is not JSON data).';
+const unusableEntity = (): ConnectorRunResult => ({
+  kind: 'failed',
+  reason: 'limit',
+  message: UNUSABLE_ENTITY,
+  logs: [{ at: Date.now(), level: 'error', message: UNUSABLE_ENTITY }],
+  durationMs: 0,
+});
 
 /** Runs one worker takes at once; more wait in the pool's queue. */
 const RUNS_PER_WORKER = 16;
@@ -32,11 +51,15 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
   const ensureOpen = () => {
     if (closed) throw new Error('The connector runtime is closed.');
   };
-  const check = (request: ConnectorRunRequest, env: SandboxEnvironment): RunInput => {
+  /** The run's input; a failed result instead when its entity cannot be handed to the sandbox. */
+  const check = (request: ConnectorRunRequest, env: SandboxEnvironment): RunInput | ConnectorRunResult => {
     ensureOpen();
     if (!(request.timeoutMs > 0)) throw new RangeError(`A connector run needs a positive timeoutMs, not ${request.timeoutMs}.`);
-    const { cacheKey, code, entity, timeoutMs, allowedHosts, onProgress, readFile } = request;
-    return { cacheKey, code, entity, timeoutMs, limits: resolveRunLimits(env.defaults, request.limits), allowedHosts, onProgress, readFile };
+    const { cacheKey, code, timeoutMs, allowedHosts, onProgress, onLogs, readFile } = request;
+    const entityJson = entityText(request.entity);
+    if (entityJson === undefined) return unusableEntity();
+    const rawBody = request.rawBody ?? null;
+    return { cacheKey, code, entityJson, rawBody, timeoutMs, limits: resolveRunLimits(env.defaults, request.limits), allowedHosts, onProgress, onLogs, readFile };
   };
 
   // Deploys are checked on the calling thread, on an engine instance of the compiler's own.
@@ -49,7 +72,10 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
     return {
       isolation: 'worker-threads',
       compile: (code: string): CompileResult => (ensureOpen(), compiler.compile(code)),
-      run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => pool.run(check(request, env), request.signal),
+      run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => {
+        const input = check(request, env);
+        return 'kind' in input ? input : decodeResult(await pool.run(input, request.signal), request.entity);
+      },
       async close() {
         if (closed) return;
         closed = true;
@@ -63,8 +89,12 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
   return {
     isolation: 'in-process',
     compile: (code: string): CompileResult => (ensureOpen(), compiler.compile(code)),
-    run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> =>
-      engine.run({ ...check(request, inProcess), cancel: request.signal ? cancellationOf(request.signal) : undefined }),
+    run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => {
+      const input = check(request, inProcess);
+      if ('kind' in input) return input;
+      const result = await engine.run({ ...input, cancel: request.signal ? cancellationOf(request.signal) : undefined });
+      return decodeResult(result, request.entity);
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -4,7 +4,7 @@ import { randomFillSync } from 'node:crypto';
  * `Math.random` of a QuickJS context draws from a 64-bit xorshift* state kept in the context, seeded
  * from the clock when the context is made. A memory image would hand every run the same state, and
  * every run would draw the same numbers; so the state is found once per sandbox and seeded afresh
- * from the host's CSPRNG for every run.
+ * from the host's CSPRNG as every run begins (finding it leaves a fixed state in the image).
  */
 export class RandomState {
   private constructor(

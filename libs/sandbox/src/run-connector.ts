@@ -1,9 +1,8 @@
-import type { ConnectorRunResult } from '@gi/domain';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
-import sjson from 'secure-json-parse';
+import { TOO_DEEP_TO_COMPILE } from './compile-connector';
 import { CollectError, ResponseTooLarge, type ContextApi } from './context-api';
-import { CONNECTOR_FILENAME, wrapConnector } from './connector-source';
 import { LogBuffer } from './log-buffer';
+import { nestsDeeperThan, RUN_BUDGET } from './run-budget';
 import type { Sandbox } from './sandbox';
 import type { RunInput } from './run-input';
 import {
@@ -11,11 +10,12 @@ import {
   cpuVerdict,
   failureVerdict,
   memoryVerdict,
-  responseBodyOf,
   stalledVerdict,
   timeoutVerdict,
+  tooDeepVerdict,
   tooLargeVerdict,
   withRunFacts,
+  type SandboxResult,
   type Verdict,
 } from './run-verdict';
 
@@ -27,7 +27,7 @@ const JOB_BATCH = 256;
 const SLICE_MS = 20;
 
 type Ending = { kind: 'fulfilled' } | { kind: 'rejected'; message: string; stack: string } | { kind: 'stalled' };
-/** What a run waits for when it cannot go on: a turn of the event loop, or a host call to settle. */
+/** What a run waits for when it cannot go on: a turn of the event loop, or a host call to settle or a timer to be due. */
 type Wait = 'turn' | 'host';
 
 /**
@@ -64,7 +64,8 @@ export class ConnectorRun {
     this.runtime = sandbox.runtime;
     this.context = sandbox.context;
     this.api = sandbox.api;
-    this.logs = new LogBuffer(input.limits.logBytes);
+    const streaming = input.onLogs && { deliver: input.onLogs, intervalMs: RUN_BUDGET.logBatchMs, maxLines: RUN_BUDGET.logBatchLines };
+    this.logs = new LogBuffer(input.limits.logBytes, RUN_BUDGET.logLines, Date.now, streaming);
     this.deadline = Date.now() + input.timeoutMs;
     sandbox.begin(input.limits.memoryBytes);
     this.api.bind({ input, logs: this.logs, onHostSettled: () => this.wake?.() });
@@ -80,7 +81,7 @@ export class ConnectorRun {
   }
 
   /** Calls the connector and runs it until it ends or waits on the host: its result, or null when it waits. */
-  start(): ConnectorRunResult | null {
+  start(): SandboxResult | null {
     if (this.input.cancel?.requested) this.cancelled = true;
     if (this.cancelled) return this.result({ kind: 'stalled' });
     this.busySince = performance.now();
@@ -95,7 +96,7 @@ export class ConnectorRun {
   }
 
   /** Goes on with a run that `start` left waiting, until it ends. */
-  async finish(): Promise<ConnectorRunResult> {
+  async finish(): Promise<SandboxResult> {
     let step: Ending | Wait = this.waiting;
     for (;;) {
       if (typeof step !== 'string') return this.result(step);
@@ -105,13 +106,13 @@ export class ConnectorRun {
   }
 
   /** Stops listening for a cancellation and ends host work; the run's result is final. */
-  private result(ending: Ending): ConnectorRunResult {
+  private result(ending: Ending): SandboxResult {
     this.stopListening();
     const verdict = this.verdictOf(ending);
     this.api.end();
     if (verdict.kind === 'failed') this.logs.addSystem('error', verdict.message);
     if (verdict.kind === 'raised') this.logs.addSystem('error', `RaiseError: ${verdict.title}: ${verdict.message}`);
-    return withRunFacts(verdict, { logs: this.logs.toArray(), durationMs: performance.now() - this.started });
+    return withRunFacts(verdict, { logs: this.logs.rest(), durationMs: performance.now() - this.started });
   }
 
   /**
@@ -120,20 +121,31 @@ export class ConnectorRun {
    */
   private mustStop(): boolean {
     if (this.input.cancel?.requested) this.cancelled = true;
-    if (this.cancelled || this.api.stopped || this.timedOut || this.cpuSpent || this.sandbox.instance.exhausted) return true;
-    if (Date.now() >= this.deadline) this.timedOut = true;
-    else if (this.busySince !== null && this.busyMs + (performance.now() - this.busySince) >= this.input.limits.cpuMs) this.cpuSpent = true;
-    return this.timedOut || this.cpuSpent;
+    let stop = this.cancelled || this.api.stopped !== null || this.timedOut || this.cpuSpent || this.sandbox.instance.exhausted;
+    if (!stop) {
+      if (Date.now() >= this.deadline) this.timedOut = true;
+      else if (this.busySince !== null && this.busyMs + (performance.now() - this.busySince) + this.api.hostCpuMs >= this.input.limits.cpuMs) this.cpuSpent = true;
+      stop = this.timedOut || this.cpuSpent;
+    }
+    if (stop) this.sandbox.starve();
+    return stop;
   }
 
-  /** Waits, not counted as CPU time: for a turn of the event loop, or until a host call settles or the deadline passes. */
+  /**
+   * Waits, not counted as CPU time: for a turn of the event loop, or until a host call settles, the
+   * next timer is due, the lines logged are due to leave, or the deadline passes.
+   */
   private async waitFor(event: Wait): Promise<void> {
     if (this.busySince !== null) this.busyMs += performance.now() - this.busySince;
     this.busySince = null;
     if (event === 'turn') await new Promise((resolve) => setImmediate(resolve));
     else
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.max(0, this.deadline - Date.now()));
+        const nextTimer = this.api.timers?.nextDue() ?? null;
+        const untilTimer = nextTimer === null ? Infinity : nextTimer - performance.now();
+        const logsDue = this.logs.dueAt();
+        const now = Date.now();
+        const timer = setTimeout(done, Math.max(0, Math.min(this.deadline - now, untilTimer, logsDue === null ? Infinity : logsDue - now)));
         function done() {
           clearTimeout(timer);
           resolve();
@@ -141,6 +153,7 @@ export class ConnectorRun {
         this.wake = done;
       });
     this.wake = null;
+    this.logs.sendDue();
     this.busySince = performance.now();
     this.slice = this.busySince;
   }
@@ -150,8 +163,11 @@ export class ConnectorRun {
     const ctx = this.context;
     let fn = this.sandbox.connector?.code === this.input.code ? this.sandbox.connector.fn : null;
     if (!fn) {
-      const compiled = ctx.evalCode(wrapConnector(this.input.code), CONNECTOR_FILENAME);
-      if (compiled.error) return { kind: 'rejected', ...this.describe(compiled.error) };
+      const compiled = this.sandbox.evalConnector(this.input.code);
+      if (compiled.error) {
+        const { message, stack } = this.describe(compiled.error);
+        return { kind: 'rejected', message: /^\w*Error: stack overflow/.test(message) ? TOO_DEEP_TO_COMPILE : message, stack };
+      }
       fn = compiled.value;
       if (ctx.typeof(fn) !== 'function') {
         return { kind: 'rejected', message: 'SyntaxError: the connector code closes its function body early (an unmatched "}").', stack: '' };
@@ -177,11 +193,24 @@ export class ConnectorRun {
       }
       if (state.type === 'rejected') return { kind: 'rejected', ...this.describe(state.error) };
       if (this.mustStop()) return { kind: 'stalled' };
+      const timers = this.api.timers;
+      const waits = this.api.pendingCalls > 0 || (timers !== null && timers.size > 0);
       if (this.runtime.hasPendingJob()) {
-        if (this.api.pendingCalls > 0 && performance.now() - this.slice > SLICE_MS) return 'turn';
+        if (waits && performance.now() - this.slice > SLICE_MS) return 'turn';
         continue;
       }
-      return this.api.pendingCalls === 0 ? { kind: 'stalled' } : 'host';
+      // A due timer is the next task: its callback runs, then the microtasks it queued.
+      if (timers && (timers.nextDue() ?? Infinity) <= performance.now()) {
+        if (performance.now() - this.slice > SLICE_MS) return 'turn';
+        const id = timers.takeDue();
+        const error = id === null ? null : this.api.globals.fireTimer(id);
+        if (error) {
+          const { message, stack } = this.describe(error);
+          return { kind: 'rejected', message: message && `Uncaught error in a timer callback: ${message}`, stack };
+        }
+        continue;
+      }
+      return waits ? 'host' : { kind: 'stalled' };
     }
   }
 
@@ -226,10 +255,10 @@ export class ConnectorRun {
       if (error instanceof CollectError) return failureVerdict(`The ResponseBody cannot be sent: ${error.message}`, '', limits);
       throw error;
     }
-    if (text === undefined) return { kind: 'ok', responseBody: responseBodyOf(this.input.entity) };
+    if (text === undefined) return { kind: 'ok', responseJson: null };
     if (Buffer.byteLength(text) > limits.responseBodyBytes) return tooLargeVerdict(limits);
-    // Keys like __proto__ are dropped so a returned object cannot pollute prototypes on the host.
-    const parsed = sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }) as { body?: unknown };
-    return { kind: 'ok', responseBody: parsed.body };
+    // One level more than the ResponseBody's own: its wrapper.
+    if (nestsDeeperThan(text, RUN_BUDGET.responseDepth + 1)) return tooDeepVerdict(RUN_BUDGET.responseDepth);
+    return { kind: 'ok', responseJson: text };
   }
 }

@@ -1,4 +1,4 @@
-import type { ConnectorFileReader, Progress, RunLimits } from '@gi/domain';
+import type { ConnectorFileReader, LogLine, Progress, RunLimits } from '@gi/domain';
 import type { RunCancellation } from './run-cancellation';
 
 /** What one run needs: the request with its limits resolved. */
@@ -6,11 +6,20 @@ export interface RunInput {
   /** Identifies the code (an integration version): sandboxes are prepared with it compiled. */
   cacheKey: string;
   code: string;
-  entity: unknown;
+  /**
+   * The request entity as JSON text (`null` when there is none). Text, not a structured value: it
+   * reaches a worker thread without a structured clone (which recursion limits, whatever the data
+   * nests), and becomes JSON inside the sandbox anyway.
+   */
+  entityJson: string;
+  /** The request body as the caller sent it (`Context.GetRawRequestBody()`); null when there is none. Text, like the entity. */
+  rawBody: string | null;
   timeoutMs: number;
   limits: RunLimits;
   allowedHosts: readonly string[];
   onProgress?: (progress: Progress) => void;
+  /** Takes the lines logged while the run goes on, in batches (RUN_BUDGET.logBatchMs, logBatchLines); the result has the rest. */
+  onLogs?: (lines: LogLine[]) => void;
   readFile?: ConnectorFileReader;
   /** Stops the run when requested; the result is then `cancelled`. */
   cancel?: RunCancellation;

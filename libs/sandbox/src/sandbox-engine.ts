@@ -1,5 +1,5 @@
-import type { ConnectorRunResult } from '@gi/domain';
 import { ConnectorRun, type RunInput } from './run-connector';
+import type { SandboxResult } from './run-verdict';
 import type { Sandbox } from './sandbox';
 import type { SandboxEnvironment } from './sandbox-options';
 import { SandboxPool } from './sandbox-pool';
@@ -18,9 +18,14 @@ export class SandboxEngine {
     return new SandboxEngine(pool);
   }
 
-  run(input: RunInput): Promise<ConnectorRunResult> {
+  run(input: RunInput): Promise<SandboxResult> {
     const started = performance.now();
-    const sandbox = this.pool.take(input);
+    let sandbox: Sandbox | null;
+    try {
+      sandbox = this.pool.take(input);
+    } catch (error) {
+      return Promise.resolve(failed(`The sandbox could not be prepared: ${(error as Error).message}`, started));
+    }
     if (sandbox) return this.runIn(sandbox, input, started);
     return this.pool.make(input).then(
       (made) => this.runIn(made, input, started),
@@ -33,11 +38,15 @@ export class SandboxEngine {
   }
 
   /**
-   * A fault of the engine instance itself, not of the connector (the engine aborted), fails the run,
-   * and the sandbox is not given back: its instance is dropped.
+   * A fault of the engine instance itself, not of the connector (the engine aborted, or the thread's
+   * native stack ran out under code nested too deeply for it), fails the run, and the sandbox is not
+   * given back: its instance is dropped.
    */
-  private runIn(sandbox: Sandbox, input: RunInput, started: number): Promise<ConnectorRunResult> {
-    const fault = (error: unknown) => failed(`The sandbox failed while running the connector: ${(error as Error).message}`, started);
+  private runIn(sandbox: Sandbox, input: RunInput, started: number): Promise<SandboxResult> {
+    const fault = (error: unknown) =>
+      isStackExhausted(error)
+        ? failed('The connector nested code or calls too deeply for the engine (stack overflow).', started, 'limit')
+        : failed(`The sandbox failed while running the connector: ${(error as Error).message}`, started);
     let run: ConnectorRun;
     try {
       run = new ConnectorRun(sandbox, input);
@@ -56,6 +65,9 @@ export class SandboxEngine {
   }
 }
 
-function failed(message: string, started: number): ConnectorRunResult {
-  return { kind: 'failed', reason: 'threw', message, logs: [{ at: Date.now(), level: 'error', message }], durationMs: performance.now() - started };
+function failed(message: string, started: number, reason: 'threw' | 'limit' = 'threw'): SandboxResult {
+  return { kind: 'failed', reason, message, logs: [{ at: Date.now(), level: 'error', message }], durationMs: performance.now() - started };
 }
+
+/** Node's own stack overflow, raised through the engine's WebAssembly frames. */
+const isStackExhausted = (error: unknown) => (error as Error)?.name === 'RangeError' && /Maximum call stack size exceeded/.test((error as Error).message);

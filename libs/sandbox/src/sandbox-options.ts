@@ -48,6 +48,13 @@ export const WORKER_MEMORY_BUDGET_BYTES = 1536 * MiB;
  * recurse deeper (about 5,000 calls).
  */
 export const IN_PROCESS_STACK_BYTES = 256 * KiB;
+/**
+ * QuickJS stack budget while it compiles connector code. Its parser's recursion costs the thread's
+ * native stack about 17 times what QuickJS counts, so with the budget of runs a deeply nested text
+ * (200 KB of parentheses) would overflow Node's stack before QuickJS noticed. With this one QuickJS
+ * refuses it first, even on the main thread (about 300 nested brackets, 100 nested blocks).
+ */
+export const COMPILE_STACK_BYTES = 24 * KiB;
 export const WORKER_STACK_MB = 8;
 export const WORKER_MAX_STACK_BYTES = 1 * MiB;
 

@@ -12,7 +12,7 @@ describe('sandbox pool', () => {
   });
   afterEach(() => pool.dispose());
 
-  const input = (cacheKey: string, code: string): RunInput => ({ cacheKey, code, entity: null, timeoutMs: 2000, limits: DEFAULT_RUN_LIMITS, allowedHosts: [] });
+  const input = (cacheKey: string, code: string): RunInput => ({ cacheKey, code, entityJson: 'null', rawBody: null, timeoutMs: 2000, limits: DEFAULT_RUN_LIMITS, allowedHosts: [] });
 
   /** Runs `run` in the sandbox the pool gives it and hands it back. */
   async function runOnce(run: RunInput): Promise<{ sandbox: Sandbox; compiledAhead: boolean; kind: string; memoryBytes: number }> {

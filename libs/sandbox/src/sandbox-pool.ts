@@ -1,4 +1,5 @@
 import { ENGINE_OWN_BYTES } from './engine-instance';
+import { modulesNamedIn } from './globals/globals-library';
 import type { RunInput } from './run-input';
 import { Sandbox } from './sandbox';
 import { MiB, type SandboxEnvironment } from './sandbox-options';
@@ -32,6 +33,8 @@ export class SandboxPool {
   private readonly spares: Sandbox[] = [];
   /** Code that cannot be compiled ahead (it runs statements outside its function body), by cache key. */
   private readonly compiledWhenRun = new Map<string, string>();
+  /** Modules of globals connectors loaded during their runs (their code names them in ways a scan misses), by cache key. */
+  private readonly modulesLearned = new Map<string, string[]>();
   private refilling: Promise<void> | null = null;
   private closed = false;
 
@@ -50,13 +53,19 @@ export class SandboxPool {
   /** A sandbox for this run in a new engine instance. */
   async make(input: RunInput): Promise<Sandbox> {
     const sandbox = await Sandbox.create(this.env);
-    this.compileFor(sandbox, input);
+    if (!this.compileFor(sandbox, input)) throw new Error("the engine failed while compiling the connector's code");
     return sandbox;
   }
 
-  /** Takes a sandbox back after its run: reset, for the next run of its connector; dropped (with its memory) when it grew large. */
+  /**
+   * Takes a sandbox back after its run: reset, for the next run of its connector. It is dropped (with
+   * its memory) when it grew large, or when the run loaded modules its image lacks: the connector's
+   * next sandboxes have them ahead.
+   */
   giveBack(sandbox: Sandbox, ran: RunInput): void {
-    if (this.closed || sandbox.instance.memoryBytes > IDLE_MEMORY_BYTES) return;
+    const learned = sandbox.learnedModules;
+    if (learned.length > 0) this.remember(this.modulesLearned, ran.cacheKey, [...(this.modulesLearned.get(ran.cacheKey) ?? []), ...learned]);
+    if (this.closed || sandbox.instance.memoryBytes > IDLE_MEMORY_BYTES || learned.length > 0) return;
     sandbox.reset();
     const entry = this.ready.get(ran.cacheKey);
     this.ready.delete(ran.cacheKey);
@@ -86,17 +95,34 @@ export class SandboxPool {
 
   private takeSpare(input: RunInput): Sandbox | null {
     const spare = this.spares.pop() ?? null;
-    if (spare) this.compileFor(spare, input);
+    const usable = spare !== null && this.compileFor(spare, input);
     this.refill();
-    return spare;
+    return usable ? spare : null;
   }
 
-  /** Compiles the run's connector into a sandbox that never ran, unless its code is known not to allow it. */
-  private compileFor(sandbox: Sandbox, { cacheKey, code }: RunInput): void {
-    if (this.compiledWhenRun.get(cacheKey) === code || sandbox.compileAhead({ cacheKey, code })) return;
-    this.compiledWhenRun.delete(cacheKey);
-    this.compiledWhenRun.set(cacheKey, code);
-    if (this.compiledWhenRun.size > REMEMBERED) this.compiledWhenRun.delete(this.compiledWhenRun.keys().next().value as string);
+  /**
+   * Prepares a sandbox that never ran for the run's connector: the modules of globals its code names
+   * (or its runs loaded) are loaded, and the connector is compiled, unless its code is known not to
+   * allow it. False when the engine itself failed meanwhile: that sandbox is not to be used (it is dropped).
+   */
+  private compileFor(sandbox: Sandbox, { cacheKey, code }: RunInput): boolean {
+    let ahead: boolean;
+    try {
+      sandbox.preload([...new Set([...modulesNamedIn(code), ...(this.modulesLearned.get(cacheKey) ?? [])])]);
+      if (this.compiledWhenRun.get(cacheKey) === code) return true;
+      ahead = sandbox.compileAhead({ cacheKey, code });
+    } catch {
+      return false;
+    }
+    if (!ahead) this.remember(this.compiledWhenRun, cacheKey, code);
+    return true;
+  }
+
+  /** Sets a key of a map kept to the REMEMBERED most recent keys. */
+  private remember<T>(map: Map<string, T>, key: string, value: T): void {
+    map.delete(key);
+    map.set(key, value);
+    if (map.size > REMEMBERED) map.delete(map.keys().next().value as string);
   }
 
   /** Keeps at most IDLE_SANDBOXES idle, dropping those of the connectors that ran least recently. */
@@ -112,18 +138,23 @@ export class SandboxPool {
     }
   }
 
-  /** Makes spares again once the thread is idle, one at a time. */
+  /** Makes spares again once the thread is idle, one at a time; after a failure, only when a spare is taken next. */
   private refill(): void {
     if (this.refilling || this.closed || this.spares.length >= SPARES) return;
+    let failed = false;
     this.refilling = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => (this.closed ? null : Sandbox.create(this.env)))
-      .then((sandbox) => {
-        if (sandbox && !this.closed) this.spares.push(sandbox);
-      })
-      .catch(() => undefined)
+      .then(
+        (sandbox) => {
+          if (sandbox && !this.closed) this.spares.push(sandbox);
+        },
+        () => {
+          failed = true;
+        },
+      )
       .finally(() => {
         this.refilling = null;
-        this.refill();
+        if (!failed) this.refill();
       });
   }
 }

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SandboxEngine } from './sandbox-engine';
-import type { Progress } from '@gi/domain';
+import type { LogLine, Progress } from '@gi/domain';
 import { Outbox } from './outbox';
 import { SharedCancellation } from './run-cancellation';
 import type { RunInput } from './run-input';
@@ -16,9 +16,24 @@ async function main(): Promise<void> {
   if (!port) throw new Error('The sandbox worker must run in a worker thread.');
   const { env, cancelFlags } = workerData as SandboxWorkerData;
   const engine = await SandboxEngine.create(env);
-  // Progress and file reads leave at once: the run that asks may keep this thread busy until it ends.
-  const send = (message: FromWorker) => port.postMessage([message]);
-  const results = new Outbox<FromWorker>((messages) => port.postMessage(messages));
+  // Progress, log batches and file reads leave at once: the run that sends them may keep this thread busy until it ends.
+  const send = (message: FromWorker) => {
+    try {
+      port.postMessage([message]);
+    } catch {
+      // Plain data of the sandbox's own making; a message that cannot be posted is lost, never the thread.
+    }
+  };
+  // A result that cannot be posted is replaced by a failure the pool can read: its run still ends.
+  const results = new Outbox<FromWorker>(
+    (messages) => port.postMessage(messages),
+    (message, error) => {
+      if (message.kind !== 'result') return;
+      const text = `The run's result could not be sent back from its sandbox thread: ${(error as Error)?.message ?? 'unknown error'}`;
+      const failed: FromWorker = { kind: 'result', id: message.id, result: { kind: 'failed', reason: 'threw', message: text, logs: [{ at: Date.now(), level: 'error', message: text }], durationMs: message.result.durationMs } };
+      send(failed);
+    },
+  );
   const fileCalls = new Map<number, { resolve: (data: Uint8Array) => void; reject: (error: Error) => void }>();
   const cancellations = new Map<number, SharedCancellation>();
   let nextCall = 1;
@@ -31,7 +46,7 @@ async function main(): Promise<void> {
       else call?.reject(new Error(message.error ?? 'The file could not be read.'));
       return;
     }
-    const { id, input, readsFiles, cancelCell } = message;
+    const { id, input, readsFiles, streamsLogs, cancelCell } = message;
     const cancel = cancelCell === undefined ? undefined : new SharedCancellation(cancelFlags, cancelCell);
     if (cancel) cancellations.set(id, cancel);
     const readFile: RunInput['readFile'] = readsFiles
@@ -42,7 +57,8 @@ async function main(): Promise<void> {
             send({ kind: 'read-file', id, call, fileId, range });
           })
       : undefined;
-    const run = { ...input, readFile, cancel, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
+    const onLogs = streamsLogs ? (lines: LogLine[]) => send({ kind: 'logs', id, lines }) : undefined;
+    const run = { ...input, readFile, cancel, onLogs, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
     void engine.run(run).then((result) => {
       cancellations.delete(id);
       results.send({ kind: 'result', id, result });

@@ -1,5 +1,6 @@
-import type { ByteRange, ConnectorRunResult, Progress } from '@gi/domain';
+import type { ByteRange, LogLine, Progress } from '@gi/domain';
 import type { RunInput } from './run-connector';
+import type { SandboxResult } from './run-verdict';
 import type { SandboxEnvironment } from './sandbox-options';
 
 /**
@@ -7,8 +8,11 @@ import type { SandboxEnvironment } from './sandbox-options';
  * postMessage carries an array of them (see Outbox).
  */
 export type ToWorker =
-  /** `cancelCell`: the run's cell of the worker's cancellation flags, set when the run must stop (see CancelCells). */
-  | { kind: 'run'; id: number; input: Omit<RunInput, 'onProgress' | 'readFile' | 'cancel'>; readsFiles: boolean; cancelCell?: number }
+  /**
+   * `cancelCell`: the run's cell of the worker's cancellation flags, set when the run must stop (see CancelCells).
+   * `streamsLogs`: the caller takes the lines logged while the run goes on (`logs` messages).
+   */
+  | { kind: 'run'; id: number; input: Omit<RunInput, 'onProgress' | 'onLogs' | 'readFile' | 'cancel'>; readsFiles: boolean; streamsLogs: boolean; cancelCell?: number }
   /** Wakes run `id` if it waits on host work; its cancel flag is already set. */
   | { kind: 'cancel'; id: number }
   /** The answer to a `read-file` call: the bytes, or the message the connector sees. */
@@ -17,9 +21,11 @@ export type ToWorker =
 export type FromWorker =
   | { kind: 'ready' }
   | { kind: 'progress'; id: number; progress: Progress }
+  /** A batch of the lines run `id` logged; posted before its result, so they arrive before it. */
+  | { kind: 'logs'; id: number; lines: LogLine[] }
   /** `Context.ReadFile` of run `id`: the pool asks the run's reader, which lives on the main thread. */
   | { kind: 'read-file'; id: number; call: number; fileId: string; range: ByteRange }
-  | { kind: 'result'; id: number; result: ConnectorRunResult };
+  | { kind: 'result'; id: number; result: SandboxResult };
 
 export interface SandboxWorkerData {
   env: SandboxEnvironment;

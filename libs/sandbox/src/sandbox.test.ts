@@ -2,13 +2,15 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { ENGINE_STACK_BYTES, readEngineLayout } from './engine-layout';
 import { ConnectorRun, type RunInput } from './run-connector';
+import { decodeResult } from './run-verdict';
 import { Sandbox } from './sandbox';
 import { DEFAULT_RUN_LIMITS, resolveEnvironment } from './sandbox-environment';
 
 const input = (code: string, extra: Partial<RunInput> = {}): RunInput => ({
   cacheKey: 'bot/int@1',
   code,
-  entity: { RequestParams: '', RequestHeaders: '', RequestBody: { orderId: 42 }, ResponseBody: null },
+  entityJson: JSON.stringify({ RequestParams: '', RequestHeaders: '', RequestBody: { orderId: 42 }, ResponseBody: null }),
+  rawBody: null,
   timeoutMs: 2000,
   limits: DEFAULT_RUN_LIMITS,
   allowedHosts: [],
@@ -20,7 +22,7 @@ async function runIn(sandbox: Sandbox, run: RunInput) {
   const connectorRun = new ConnectorRun(sandbox, run);
   const result = connectorRun.start() ?? (await connectorRun.finish());
   sandbox.reset();
-  return result;
+  return decodeResult(result, JSON.parse(run.entityJson));
 }
 
 describe('engine layout', () => {
@@ -67,6 +69,18 @@ describe('sandbox memory image', () => {
       draws.add(JSON.stringify(result.kind === 'ok' && result.responseBody));
     }
     expect(draws.size).toBe(20);
+  });
+
+  it("gives the first run of every new sandbox numbers of its own, compiled ahead or not", async () => {
+    const code = 'Context.SetResponseEntity({ ResponseBody: [Math.random(), Math.random()] });';
+    const firstDraws = async (compileAhead: boolean) => {
+      const fresh = await Sandbox.create(env);
+      if (compileAhead) expect(fresh.compileAhead({ cacheKey: 'bot/int@1', code })).toBe(true);
+      const result = await runIn(fresh, input(code));
+      return JSON.stringify(result.kind === 'ok' && result.responseBody);
+    };
+    const draws = [await firstDraws(false), await firstDraws(false), await firstDraws(true), await firstDraws(true)];
+    expect(new Set(draws).size).toBe(4);
   });
 
   it('serves run after run with the connector compiled in, after runs that failed every way', async () => {

@@ -1,10 +1,10 @@
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from 'quickjs-emscripten';
 import { connectorFunctionSource, CONNECTOR_FILENAME, wrapConnector } from './connector-source';
 import { ContextApi } from './context-api';
 import { EngineInstance, ENGINE_OWN_BYTES } from './engine-instance';
 import { heapEnd, MemoryImage } from './memory-image';
 import { RandomState } from './random-state';
-import type { SandboxEnvironment } from './sandbox-options';
+import { COMPILE_STACK_BYTES, type SandboxEnvironment } from './sandbox-options';
 
 /** A connector's code and what identifies it: an integration version. */
 export interface ConnectorCode {
@@ -34,10 +34,12 @@ export class Sandbox {
   private image: MemoryImage;
   private readonly random: RandomState;
   private ran = false;
+  /** Whether the run going on must end and has been left no stack or memory (see `starve`). */
+  private starved = false;
 
   private constructor(
     readonly instance: EngineInstance,
-    env: SandboxEnvironment,
+    private readonly env: SandboxEnvironment,
   ) {
     instance.capMemory(env.defaults.memoryBytes + ENGINE_OWN_BYTES);
     this.runtime = instance.module.newRuntime();
@@ -52,7 +54,7 @@ export class Sandbox {
     const { memory, layout } = instance;
     this.random = RandomState.locate(memory, { start: layout.stackTop, end: heapEnd(memory, layout) }, () => this.drawRandom());
     this.interrupt = STOP;
-    this.image = MemoryImage.capture(memory, layout);
+    this.image = this.capture();
   }
 
   /** A sandbox in a new engine instance, for any connector (it compiles the code it runs). */
@@ -74,10 +76,10 @@ export class Sandbox {
    */
   compileAhead(connector: ConnectorCode): boolean {
     if (this.ran || this.compiled) throw new Error('Only a sandbox that never ran can compile a connector ahead.');
-    const result = this.context.evalCode(wrapConnector(connector.code), CONNECTOR_FILENAME);
+    const result = this.evalConnector(connector.code);
     if (!result.error && this.api.sourceOf(result.value) === connectorFunctionSource(connector.code)) {
       this.compiled = { ...connector, fn: result.value };
-      this.image = MemoryImage.capture(this.instance.memory, this.instance.layout);
+      this.image = this.capture();
       return true;
     }
     this.restore();
@@ -85,29 +87,87 @@ export class Sandbox {
   }
 
   /**
-   * Starts a run with its memory limit: QuickJS's own count of its objects, and a cap on the
-   * instance's memory for what that count misses. From now on the sandbox holds the run's state
-   * until it is reset.
+   * Loads modules of connector globals (URL, fetch, crypto...) into a sandbox that never ran, and
+   * takes the image again with them: the runs of a connector that uses them find them ready.
+   */
+  preload(modules: readonly string[]): void {
+    if (this.ran || this.compiled) throw new Error('Only a sandbox that never ran can load modules ahead.');
+    if (modules.length === 0) return;
+    this.interrupt = GO_ON; // the modules' own code, not a connector's
+    try {
+      this.api.globals.preload(modules);
+    } finally {
+      this.interrupt = STOP;
+    }
+    this.image = this.capture();
+  }
+
+  /** Modules the last run loaded that the image lacks; read before the sandbox is reset. */
+  get learnedModules(): readonly string[] {
+    return [...this.api.globals.learnedModules];
+  }
+
+  /**
+   * Evaluates a connector's wrapped code (creating its function) on the stack budget of compiling:
+   * code nested too deeply is refused by QuickJS ("stack overflow") before it exhausts the thread's
+   * native stack. Code that closes its function body early runs on that budget too.
+   */
+  evalConnector(code: string): VmCallResult<QuickJSHandle> {
+    this.runtime.setMaxStackSize(COMPILE_STACK_BYTES);
+    try {
+      return this.context.evalCode(wrapConnector(code), CONNECTOR_FILENAME);
+    } finally {
+      this.runtime.setMaxStackSize(this.env.maxStackBytes);
+    }
+  }
+
+  /**
+   * Starts a run with its memory limit (QuickJS's own count of its objects, and a cap on the
+   * instance's memory for what that count misses) and a fresh seed for Math.random: whatever state
+   * the image holds (the one the generator was found with, for a sandbox's first run), every run
+   * draws numbers of its own. From now on the sandbox holds the run's state until it is reset.
    */
   begin(memoryBytes: number): void {
     this.ran = true;
     this.instance.capMemory(memoryBytes + ENGINE_OWN_BYTES);
     this.runtime.setMemoryLimit(memoryBytes);
+    this.random.reseed();
   }
 
   /**
-   * Puts the image back after a run, with a fresh seed for Math.random. The run's handles on the
-   * host side point into memory that no longer holds them: they are dropped, never freed.
+   * Leaves the running code no stack and no memory: every call it makes, and every object it would
+   * create, fails at once. The interrupt that ends a run cannot be caught, but QuickJS turns one
+   * thrown inside an async function into a rejected promise, and code calling async functions in a
+   * loop that ignores them would run on; starved, those calls fail before their bodies run, so the
+   * loop's own steps meet the interrupt, where nothing can catch it. The memory image puts both
+   * budgets back.
+   */
+  starve(): void {
+    if (this.starved) return;
+    this.starved = true;
+    this.runtime.setMaxStackSize(1);
+    this.runtime.setMemoryLimit(1);
+  }
+
+  /**
+   * Puts the image back after a run. The run's handles on the host side point into memory that no
+   * longer holds them: they are dropped, never freed.
    */
   reset(): void {
+    this.starved = false;
     this.api.reset();
     this.interrupt = STOP;
     this.restore();
   }
 
+  private capture(): MemoryImage {
+    this.api.globals.capture();
+    return MemoryImage.capture(this.instance.memory, this.instance.layout);
+  }
+
   private restore(): void {
     this.image.restore(this.instance.memory);
-    this.random.reseed();
+    this.api.globals.restore();
   }
 
   /** The context's Math.random(). */

@@ -6,7 +6,8 @@ import { DEFAULT_RUN_LIMITS, resolveEnvironment } from './sandbox-environment';
 import { MiB, WORKER_MEMORY_BUDGET_BYTES } from './sandbox-options';
 import { WorkerPool } from './worker-pool';
 
-const run = { cacheKey: 'pool', code: '', entity: null, timeoutMs: 200, limits: DEFAULT_RUN_LIMITS, allowedHosts: [] };
+// Both a request of the runtime (entity) and an input of the pool (entityJson).
+const run = { cacheKey: 'pool', code: '', entity: null, entityJson: 'null', rawBody: null, timeoutMs: 200, limits: DEFAULT_RUN_LIMITS, allowedHosts: [] };
 
 describe('worker thread pool', () => {
   it('keeps the main event loop running while a connector spins', async () => {
@@ -79,7 +80,7 @@ describe('worker thread pool', () => {
         parentPort.postMessage([{ kind: 'ready' }]);
         parentPort.on('message', (messages) => {
           const runs = messages.filter((m) => m.kind === 'run');
-          parentPort.postMessage(runs.map((m) => ({ kind: 'result', id: m.id, result: { kind: 'ok', responseBody: runs.length, logs: [], durationMs: Number(m.input.code) } })));
+          parentPort.postMessage(runs.map((m) => ({ kind: 'result', id: m.id, result: { kind: 'ok', responseJson: JSON.stringify({ body: runs.length }), logs: [], durationMs: Number(m.input.code) } })));
         });`,
       );
     });
@@ -126,12 +127,12 @@ describe('worker thread pool', () => {
         // Until both workers answer: two runs of a slow connector then go one to each.
         for (let ready = false; !ready; ) {
           const probes = await Promise.all([1, 2].map(() => pool.run({ ...run, cacheKey: 'probe', code: '50' })));
-          ready = probes.every((probe) => probe.kind === 'ok' && probe.responseBody === 1);
+          ready = probes.every((probe) => probe.kind === 'ok' && probe.responseJson === '{"body":1}');
         }
         const batchSizes = async (code: string) => {
           for (let i = 0; i < 3; i++) await pool.run({ ...run, cacheKey: code, code }); // its run times become known
           const results = await Promise.all(Array.from({ length: 6 }, () => pool.run({ ...run, cacheKey: code, code })));
-          return results.map((result) => (result.kind === 'ok' ? result.responseBody : result.kind));
+          return results.map((result) => (result.kind === 'ok' ? JSON.parse(result.responseJson ?? '{}').body : result.kind));
         };
         expect(await batchSizes('0.1')).toEqual([6, 6, 6, 6, 6, 6]);
         expect(await batchSizes('50')).toEqual([3, 3, 3, 3, 3, 3]);

@@ -1,9 +1,9 @@
-import type { ConnectorRunResult } from '@gi/domain';
+import { AsyncResource } from 'node:async_hooks';
 import { Worker } from 'node:worker_threads';
 import type { RunInput } from './run-connector';
 import { Outbox } from './outbox';
 import { CancelCells } from './run-cancellation';
-import { cancelledVerdict, timeoutVerdict, withRunFacts } from './run-verdict';
+import { cancelledVerdict, timeoutVerdict, withRunFacts, type SandboxResult } from './run-verdict';
 import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, type SandboxEnvironment } from './sandbox-options';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
 import type { WorkerScript } from './worker-script';
@@ -25,7 +25,7 @@ interface PendingRun {
   id: number;
   input: RunInput;
   started: number;
-  resolve: (result: ConnectorRunResult) => void;
+  resolve: (result: SandboxResult) => void;
   timer?: NodeJS.Timeout;
   /** Whether the run can be cancelled (it came with a signal). */
   cancellable: boolean;
@@ -68,13 +68,18 @@ export class WorkerPool {
   private closed = false;
   private startupFailures = 0;
   private broken: string | null = null;
+  /**
+   * The async context of the pool's own machinery (workers, their messages and outboxes), made with
+   * the pool: a worker replaced during some run belongs to the pool, not to that run.
+   */
+  private readonly scope = new AsyncResource('SandboxWorkerPool');
 
   constructor(private readonly options: WorkerPoolOptions) {
     for (let i = 0; i < options.size; i++) this.spawn();
   }
 
   /** Runs a connector; aborting `signal` stops it, queued or running, with a `cancelled` result. */
-  run(input: RunInput, signal?: AbortSignal): Promise<ConnectorRunResult> {
+  run(input: RunInput, signal?: AbortSignal): Promise<SandboxResult> {
     if (this.closed) return Promise.reject(new Error('The connector runtime is closed.'));
     return new Promise((resolve) => {
       const run: PendingRun = { id: this.nextId++, input, started: performance.now(), resolve, cancellable: signal !== undefined };
@@ -98,6 +103,10 @@ export class WorkerPool {
   }
 
   private spawn(): void {
+    this.scope.runInAsyncScope(() => this.spawnWorker());
+  }
+
+  private spawnWorker(): void {
     const { script, env } = this.options;
     const cancelCells = new CancelCells(this.options.runsPerWorker);
     const workerData: SandboxWorkerData = { env, cancelFlags: cancelCells.flags };
@@ -107,15 +116,20 @@ export class WorkerPool {
       workerData,
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },
     });
-    const outbox = new Outbox<ToWorker>((messages) => {
-      if (this.slots.has(slot)) worker.postMessage(messages);
-    });
+    const outbox = new Outbox<ToWorker>(
+      (messages) => {
+        if (this.slots.has(slot)) worker.postMessage(messages);
+      },
+      (message, error) => this.undeliverable(slot, message, error),
+    );
     const slot: Slot = { worker, outbox, ready: false, runs: new Map(), memoryBytes: 0, cancelCells };
     this.slots.add(slot);
     worker.unref();
     worker.on('message', (messages: FromWorker[]) => {
       for (const message of messages) this.onMessage(slot, message);
     });
+    // A message that cannot be read is lost, and with it maybe a run's result: the runs there cannot be trusted to end.
+    worker.on('messageerror', (error) => void this.retire(slot, `A message from the sandbox worker could not be read: ${error.message}`));
     worker.on('error', (error) => void this.onExit(slot, `The sandbox worker failed: ${error.message}`));
     worker.on('exit', (code) => void this.onExit(slot, `The sandbox worker stopped unexpectedly (exit code ${code}).`));
   }
@@ -132,6 +146,13 @@ export class WorkerPool {
           slot.runs.get(message.id)?.input.onProgress?.(message.progress);
         } catch {
           // A failing progress listener is the host's problem, never the connector's.
+        }
+        return;
+      case 'logs':
+        try {
+          slot.runs.get(message.id)?.input.onLogs?.(message.lines);
+        } catch {
+          // A failing listener is the host's problem, never the connector's.
         }
         return;
       case 'read-file':
@@ -183,17 +204,29 @@ export class WorkerPool {
     slot.runs.set(run.id, run);
     slot.memoryBytes += run.input.limits.memoryBytes;
     if (slot.runs.size === 1) slot.worker.ref();
-    const { onProgress: _onProgress, readFile, cancel: _cancel, ...input } = run.input;
+    const { onProgress: _onProgress, onLogs, readFile, cancel: _cancel, ...input } = run.input;
     if (run.cancellable) run.cancelCell = slot.cancelCells.take() ?? undefined;
-    const message: ToWorker = { kind: 'run', id: run.id, input, readsFiles: readFile !== undefined, cancelCell: run.cancelCell };
+    const message: ToWorker = { kind: 'run', id: run.id, input, readsFiles: readFile !== undefined, streamsLogs: onLogs !== undefined, cancelCell: run.cancelCell };
     run.timer = setTimeout(() => void this.kill(slot, run), run.input.timeoutMs + this.options.killGraceMs);
     slot.outbox.send(message);
+  }
+
+  /** A run whose message cannot be posted to its worker fails; a lost wake-up of a cancelled run only delays its end. */
+  private undeliverable(slot: Slot, message: ToWorker, error: unknown): void {
+    if (message.kind !== 'run') return;
+    const run = slot.runs.get(message.id);
+    if (run) this.finish(slot, run, this.failure(run, `The run could not be handed to its sandbox thread: ${(error as Error)?.message ?? 'unknown error'}`));
   }
 
   /** Reads a file for a run on a worker with the run's own reader, and sends the bytes back. */
   private readFile(slot: Slot, message: Extract<FromWorker, { kind: 'read-file' }>): void {
     const reply = (answer: ToWorker, transfer: ArrayBuffer[] = []) => {
-      if (this.slots.has(slot)) slot.worker.postMessage([answer], transfer);
+      if (!this.slots.has(slot)) return;
+      try {
+        slot.worker.postMessage([answer], transfer);
+      } catch {
+        slot.worker.postMessage([{ kind: 'file', call: message.call, error: 'The file could not be read.' } satisfies ToWorker]);
+      }
     };
     const reader = slot.runs.get(message.id)?.input.readFile;
     if (!reader) return reply({ kind: 'file', call: message.call, error: 'The file could not be read.' });
@@ -223,12 +256,12 @@ export class WorkerPool {
     }
   }
 
-  private settleQueued(run: PendingRun, result: ConnectorRunResult): void {
+  private settleQueued(run: PendingRun, result: SandboxResult): void {
     run.forget?.();
     run.resolve(result);
   }
 
-  private finish(slot: Slot, run: PendingRun, result: ConnectorRunResult): void {
+  private finish(slot: Slot, run: PendingRun, result: SandboxResult): void {
     run.forget?.();
     clearTimeout(run.timer);
     if (slot.runs.delete(run.id)) {
@@ -269,11 +302,11 @@ export class WorkerPool {
     await this.retire(slot, reason);
   }
 
-  private failure(run: PendingRun, message: string): ConnectorRunResult {
+  private failure(run: PendingRun, message: string): SandboxResult {
     return withRunFacts({ kind: 'failed', reason: 'threw', message }, this.facts(run, message));
   }
 
-  private facts(run: PendingRun, message: string): Pick<ConnectorRunResult, 'logs' | 'durationMs'> {
+  private facts(run: PendingRun, message: string): Pick<SandboxResult, 'logs' | 'durationMs'> {
     return { logs: [{ at: Date.now(), level: 'error', message }], durationMs: performance.now() - run.started };
   }
 }
