@@ -1,4 +1,5 @@
 import { badRequest } from './errors';
+import type { CatalogStore } from './ports/catalog-store';
 
 /** The request header naming a callback URL for this one call. */
 export const CALLBACK_HEADER = 'Callback-Url';
@@ -36,4 +37,14 @@ export function parseCallbackHeader(value: string): string {
 export function callbackRetryDelayMs(attempt: number, baseMs: number, random: () => number = Math.random): number {
   const ceiling = Math.min(MAX_RETRY_DELAY_MS, baseMs * 4 ** (attempt - 1));
   return Math.round(ceiling * (0.5 + random() / 2));
+}
+
+/**
+ * Callbacks are signed with the bot's signing secret, so a callback URL (an integration's, or a call's
+ * Callback-Url) is accepted only once the bot has one: 400 otherwise. `remedy` tells the reader how to
+ * make one, in the terms of the API they called.
+ */
+export async function assertCanSignCallbacks(catalog: Pick<CatalogStore, 'getSigningSecrets'>, botId: string, now: number, remedy: string): Promise<void> {
+  if ((await catalog.getSigningSecrets(botId, now)).length > 0) return;
+  throw badRequest(`Callbacks are signed with the bot's signing secret, and bot '${botId}' has none yet; ${remedy}.`);
 }

@@ -30,13 +30,13 @@ export interface IntegrationSettings {
 export interface ConnectorLimits {
   /** Heap of the run's engine, in MiB. */
   memoryMiB: number;
-  /** Time the connector's own code may run, in seconds; waiting on HTTP or files does not count. */
+  /** Time the connector's own code may run, and the host spend on its crypto work, in seconds; waiting on HTTP or files does not count. */
   cpuSeconds: number;
   /** Largest ResponseBody, as JSON text, in KiB. */
   responseBodyKiB: number;
   /** Log text one run may write, in KiB. */
   logKiB: number;
-  /** `Context.Http.Request` and `Context.ReadFile` calls one run may have in flight at once. */
+  /** `Context.Http.Request`, `Context.ReadFile` and `crypto.subtle` calls one run may have in flight at once. */
   pendingCalls: number;
 }
 

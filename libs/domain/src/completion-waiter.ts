@@ -1,14 +1,13 @@
-import type { CompletionEvent } from './ports';
-
 /**
- * Lets callers wait for an invocation's completion event: sync replies and long polls are woken by
- * the event, never by re-reading the store in a loop. Register before publishing to avoid missing it.
+ * Lets callers wait for an invocation's completion event (the bus's `completed` message): sync replies
+ * and long polls are woken by the event, never by re-reading the store in a loop. Register before
+ * publishing to avoid missing it.
  */
-export class CompletionWaiter {
-  private readonly waiting = new Map<string, Set<(event: CompletionEvent | null) => void>>();
+export class CompletionWaiter<Event extends { invocationId: string } = { invocationId: string }> {
+  private readonly waiting = new Map<string, Set<(event: Event | null) => void>>();
 
   /** Feed every completion event here. */
-  notify(event: CompletionEvent): void {
+  notify(event: Event): void {
     const listeners = this.waiting.get(event.invocationId);
     if (!listeners) return;
     this.waiting.delete(event.invocationId);
@@ -19,12 +18,12 @@ export class CompletionWaiter {
    * Starts waiting for `invocationId`; `promise` resolves with the event, or null after `timeoutMs`
    * or on `cancel()`.
    */
-  wait(invocationId: string, timeoutMs: number): { promise: Promise<CompletionEvent | null>; cancel: () => void } {
-    let settle!: (event: CompletionEvent | null) => void;
-    const promise = new Promise<CompletionEvent | null>((resolve) => (settle = resolve));
+  wait(invocationId: string, timeoutMs: number): { promise: Promise<Event | null>; cancel: () => void } {
+    let settle!: (event: Event | null) => void;
+    const promise = new Promise<Event | null>((resolve) => (settle = resolve));
     const listeners = this.waiting.get(invocationId) ?? new Set();
     this.waiting.set(invocationId, listeners);
-    const done = (event: CompletionEvent | null) => {
+    const done = (event: Event | null) => {
       clearTimeout(timer);
       listeners.delete(done);
       if (listeners.size === 0 && this.waiting.get(invocationId) === listeners) this.waiting.delete(invocationId);

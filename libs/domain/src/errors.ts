@@ -8,7 +8,9 @@ export const ErrorCodes = [
   'forbidden',
   'not_found',
   'method_not_allowed',
+  'request_timeout', // the client took too long to send its request
   'payload_too_large',
+  'headers_too_large', // the request line and headers are over the server's limit
   'unsupported_media_type',
   'idempotency_key_in_use', // the first request with this Idempotency-Key is still being processed
   'idempotency_key_reused', // the Idempotency-Key was first sent with a different request

@@ -24,6 +24,21 @@ export interface LogLine {
   message: string;
 }
 
+/** A line as the store keeps it: marked with the attempt (run) that logged it. */
+export interface StoredLogLine extends LogLine {
+  attempt: number;
+}
+
+/**
+ * Lines the running attempt logged, appended while it runs: batch `seq` counts from 0 within the
+ * attempt, so a batch sent again (a retried write) is stored once.
+ */
+export interface LogBatch {
+  attempt: number;
+  seq: number;
+  lines: LogLine[];
+}
+
 export interface Progress {
   percent: number;
   message?: string;
@@ -63,6 +78,12 @@ export interface NewInvocation extends InvocationRef {
   /** The media type the reply is rendered in unless a poll asks for another. */
   responseContentType: string;
   entity: WebhookEntity;
+  /**
+   * The request body exactly as the caller sent it (UTF-8 text, byte order mark included), for
+   * connectors that check a signature over it; null where there is no single body (file transfers).
+   * Kept apart from the entity, and never logged.
+   */
+  rawBody: string | null;
   createdAt: number;
   expireAt: number;
   /** Where its outcome is POSTed once it finishes; null for none. */
@@ -77,7 +98,11 @@ export interface Invocation extends Omit<NewInvocation, 'callbackUrl'> {
   startedAt: number | null;
   finishedAt: number | null;
   outcome: Outcome | null;
-  logs: LogLine[];
+  /**
+   * What the connector logged, every attempt's lines in order: those the attempts appended while they
+   * ran, then the rest the last one recorded with its outcome.
+   */
+  logs: StoredLogLine[];
   progress: Progress | null;
   callback: CallbackDelivery | null;
 }

@@ -32,3 +32,33 @@ export function outcomeOf(result: ConnectorRunResult, timeoutMs: number): Outcom
 
 /** What a cancelled invocation answers to its poll and to a sync caller still waiting (410). */
 export const cancelledError = (detail: string): InvocationError => ({ code: 'cancelled', title: 'Invocation cancelled', detail });
+
+/** An outcome whose data cannot be written to the store: it nests too deeply to serialise, is not JSON data, or is too large. */
+export class UnrecordableOutcome extends Error {
+  constructor(cause: unknown) {
+    super(`The outcome cannot be serialised: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'UnrecordableOutcome';
+  }
+}
+
+/** An outcome as the stores keep it, as JSON text; UnrecordableOutcome when its data has none. */
+export function outcomeJson(outcome: Outcome): string {
+  try {
+    return JSON.stringify(outcome);
+  } catch (error) {
+    throw new UnrecordableOutcome(error);
+  }
+}
+
+/**
+ * What is recorded instead of an outcome the store cannot hold (a runtime let a result through that
+ * nests too deeply to serialise, or that is larger than an invocation keeps): the run failed, and says why.
+ */
+export const unrecordableOutcome: Outcome = {
+  status: 'Failed',
+  error: {
+    code: 'connector_failed',
+    title: 'Connector stopped',
+    detail: "The connector's result could not be recorded: it nests too deeply, is not JSON data, or is larger than an invocation keeps.",
+  },
+};

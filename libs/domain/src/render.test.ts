@@ -27,6 +27,14 @@ describe('renderResponseBody', () => {
     expect(renderResponseBody(undefined, 'application/xml').payload).toBe('');
   });
 
+  it('renders as XML a ResponseBody nested as deeply as a connector may return it', () => {
+    let body: unknown = 'leaf';
+    for (let i = 0; i < 1000; i++) body = [{ a: body }];
+    const rendered = renderResponseBody(body, 'application/xml');
+    expect(rendered.payload.startsWith('<?xml version="1.0" encoding="UTF-8"?><Response><item><a><a>')).toBe(true);
+    expect(rendered.payload).toContain('leaf');
+  });
+
   it('validates responseContentType', () => {
     expect(parseResponseContentType('Text/Plain; charset=utf-8')).toBe('text/plain');
     expect(() => parseResponseContentType('not a type')).toThrow('media type');

@@ -18,7 +18,11 @@ export function parseResponseContentType(value: string): string {
 
 const isXml = (type: string) => type === 'application/xml' || type === 'text/xml' || type.endsWith('+xml');
 
-const xmlBuilder = new XMLBuilder({ format: false, suppressEmptyNode: true, ignoreAttributes: true });
+/**
+ * fast-xml-parser refuses more than 100 levels by default; a ResponseBody may nest up to the sandbox's
+ * limit of 1,000 (libs/sandbox run-budget.ts), and the wrapping adds two.
+ */
+const xmlBuilder = new XMLBuilder({ format: false, suppressEmptyNode: true, ignoreAttributes: true, maxNestedTags: 1_002 });
 
 function toXml(value: unknown): string {
   // One root element: a lone top-level key names it, anything else is wrapped in <Response>.
@@ -31,7 +35,7 @@ function toXml(value: unknown): string {
 }
 
 /**
- * Renders a `ResponseBody` as the reply body (DESIGN 3.3): JSON by `JSON.stringify` (`{}` when missing),
+ * Renders a `ResponseBody` as the reply body (docs/decisions.md, "Reply after completion"): JSON by `JSON.stringify` (`{}` when missing),
  * text types verbatim for strings and as JSON text otherwise, XML verbatim for strings and converted for objects.
  */
 export function renderResponseBody(body: unknown, mediaType: string): RenderedBody {

@@ -1,5 +1,6 @@
 import sjson from 'secure-json-parse';
 import { badRequest, unsupportedMediaType } from './errors';
+import { DEFAULT_MAX_JSON_DEPTH, jsonNestedDeeperThan } from './json-depth';
 
 /** A file uploaded through GenericIntegrationFileTransfer; the bytes live in the file store. */
 export interface FileEntity {
@@ -42,6 +43,13 @@ export interface ParsedQuery {
   control: Map<string, string[]>;
 }
 
+/**
+ * Could this raw name decode to a control parameter (ASCII letters, each as itself or as a %XX escape)?
+ * Only those are decoded: a caller's query may hold thousands of malformed escapes, and a failed decode
+ * costs an exception each.
+ */
+const MIGHT_BE_CONTROL = /^[A-Za-z0-9%]{13,57}$/;
+
 /** Splits a raw query string (without '?') into the caller's parameters and the control parameters. */
 export function parseQuery(rawQuery: string): ParsedQuery {
   const kept: string[] = [];
@@ -49,7 +57,8 @@ export function parseQuery(rawQuery: string): ParsedQuery {
   for (const pair of rawQuery.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    const name = decode(eq === -1 ? pair : pair.slice(0, eq));
+    const rawName = eq === -1 ? pair : pair.slice(0, eq);
+    const name = MIGHT_BE_CONTROL.test(rawName) ? decode(rawName) : rawName;
     if (CONTROL_PARAMS.has(name)) {
       const values = control.get(name) ?? [];
       values.push(eq === -1 ? '' : decode(pair.slice(eq + 1)));
@@ -112,25 +121,39 @@ export function mediaTypeOf(contentType: string | undefined): string {
 
 export const isJsonMediaType = (type: string) => type === 'application/json' || type.endsWith('+json');
 
-/**
- * `RequestBody` from the raw body: JSON parsed (prototype-pollution keys refused), form-urlencoded as an
- * object (repeated keys become arrays), any other text as a string, an empty body as null.
- */
-export function parseRequestBody(contentType: string | undefined, text: string): unknown {
+/** 415 for a binary Content-Type (they belong on the file endpoint), known from the headers alone; else the bare media type. */
+export function assertTextMediaType(contentType: string | undefined): string {
   const type = mediaTypeOf(contentType);
   if (isBinaryMediaType(type)) {
-    throw unsupportedMediaType(
-      `Content-Type '${type}' is not accepted here: send JSON or text, or use GenericIntegrationFileTransfer for files.`,
-    );
+    throw unsupportedMediaType(`Content-Type '${type}' is not accepted here: send JSON or text, or use GenericIntegrationFileTransfer for files.`);
   }
+  return type;
+}
+
+/**
+ * `RequestBody` from the raw body: JSON parsed (nested at most `maxJsonDepth` deep, prototype-pollution
+ * keys refused), form-urlencoded as an object (repeated keys become arrays: never deeper than 2), any
+ * other text as a string, an empty body as null.
+ */
+export function parseRequestBody(contentType: string | undefined, text: string, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH): unknown {
+  const type = assertTextMediaType(contentType);
   if (text.length === 0) return null;
-  if (isJsonMediaType(type)) return parseJson(text);
+  if (isJsonMediaType(type)) return parseJson(text, maxJsonDepth);
   if (type === 'application/x-www-form-urlencoded') return parseForm(text);
   return text;
 }
 
-/** JSON.parse that refuses `__proto__` and `constructor.prototype` keys instead of silently keeping them. */
-export function parseJson(text: string): unknown {
+/**
+ * JSON.parse that refuses JSON nested more than `maxDepth` deep (checked before parsing: such a value
+ * could not be stored or handed on) and `__proto__` and `constructor.prototype` keys instead of silently
+ * keeping them.
+ */
+export function parseJson(text: string, maxDepth = DEFAULT_MAX_JSON_DEPTH): unknown {
+  if (jsonNestedDeeperThan(text, maxDepth)) {
+    throw badRequest(`The request body could not be read: it nests arrays and objects deeper than the limit of ${maxDepth} levels.`, {
+      extensions: { maxJsonDepth: maxDepth },
+    });
+  }
   try {
     return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {

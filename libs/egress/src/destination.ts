@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
-import { isForbiddenAddress } from './egress-policy';
+import { canonicalAddress, isForbiddenAddress } from './egress-policy';
 
 /** A destination the egress policy refuses; the message says why and is safe to show. */
 export class EgressRefused extends Error {}
@@ -11,14 +11,21 @@ export interface Destination {
   family: 4 | 6;
 }
 
+/** Every address a host name resolves to (the system resolver; tests give their own). */
+export type ResolveHost = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+const systemResolver: ResolveHost = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
 /**
  * Resolves a URL's host name to an address the service may connect to on a tenant's behalf: a literal
  * address, or every address the name resolves to, must be public (see egress-policy), unless it is one
- * of `trustedAddresses` (local test servers, an internal ERP the operator vouches for).
+ * of `trustedAddresses` (local test servers, an internal ERP the operator vouches for). Trusted
+ * addresses match in any spelling of the same destination (`::ffff:127.0.0.1` is `127.0.0.1`).
  */
-export async function resolveDestination(hostname: string, trustedAddresses: readonly string[]): Promise<Destination> {
+export async function resolveDestination(hostname: string, trustedAddresses: readonly string[], resolve = systemResolver): Promise<Destination> {
   const host = hostname.replace(/^\[|\]$/g, '');
-  const permitted = (address: string) => trustedAddresses.includes(address) || !isForbiddenAddress(address);
+  const trusted = new Set(trustedAddresses.map(canonicalAddress).filter((address): address is string => address !== null));
+  const permitted = (address: string) => trusted.has(canonicalAddress(address) ?? '') || !isForbiddenAddress(address);
   const literal = isIP(host);
   if (literal) {
     if (!permitted(host)) throw new EgressRefused(`The address ${host} is private, loopback or link-local and cannot be requested.`);
@@ -26,7 +33,7 @@ export async function resolveDestination(hostname: string, trustedAddresses: rea
   }
   let found: Array<{ address: string; family: number }>;
   try {
-    found = await dnsLookup(host, { all: true, verbatim: true });
+    found = await resolve(host);
   } catch {
     throw new EgressRefused(`The host '${host}' could not be resolved.`);
   }

@@ -74,6 +74,33 @@ describe('HttpCallbackSender', () => {
     }
   });
 
+  it('refuses the loopback receiver in any spelling of its address', async () => {
+    const local = await receiver(200);
+    const port = new URL(local.url).port;
+    try {
+      for (const host of ['[::127.0.0.1]', '[::7f00:1]', '[::ffff:127.0.0.1]', '2130706433', '0x7f.1', '127.1', '[0:0:0:0:0:0:0:1]']) {
+        expect(await strict.post(`http://${host}:${port}/hooks`, {}, '{}')).toMatchObject({ kind: 'refused' });
+      }
+      expect(local.received).toHaveLength(0);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('trusts an address in any spelling of the same destination, and only that one', async () => {
+    const local = await receiver(200);
+    const port = new URL(local.url).port;
+    try {
+      const trustingMapped = new HttpCallbackSender({ trustedAddresses: ['::ffff:127.0.0.1'], timeoutMs: 500 });
+      expect(await trustingMapped.post(local.url, {}, '{}')).toEqual({ kind: 'answered', status: 200 });
+      expect(await trusting.post(`http://2130706433:${port}/hooks`, {}, '{}')).toEqual({ kind: 'answered', status: 200 });
+      expect(await trusting.post(`http://[::127.0.0.1]:${port}/hooks`, {}, '{}')).toMatchObject({ kind: 'refused' });
+      expect(local.received).toHaveLength(2);
+    } finally {
+      await local.close();
+    }
+  });
+
   it.each([
     ['another scheme', 'ftp://example.com/x', 'Only http and https callback URLs are allowed, not ftp:.'],
     ['credentials', 'https://user:pw@example.com/x', 'Callback URLs with credentials are not allowed.'],

@@ -1,26 +1,47 @@
+import { setImmediate } from 'node:timers/promises';
 import Koa from 'koa';
-import type Router from '@koa/router';
-import type { Logger } from 'pino';
-import type { Metrics } from './metrics';
-import { httpMetrics } from './metrics';
+import type { Context, Next } from 'koa';
+import type { Logger, Metrics } from '@gi/observability';
+import { httpMetrics } from './http-metrics';
 import { operationsRouter } from './operations.router';
 import { problemDetails } from './problem-details';
+import type { Routes } from './routes';
+import { stopReading } from './stop-reading';
 
 export interface HttpAppOptions {
   logger: Logger;
   metrics: Metrics;
   /** Readiness: the store and bus answer. */
   ready: () => Promise<boolean>;
-  routers: Router[];
+  /** The service's routes; /healthz, /readyz and /metrics come with every app. */
+  routes: Routes[];
 }
 
-/** A Koa app with the shared middleware (problem details, metrics, health) around the given routers. Never listens. */
-export function createHttpApp({ logger, metrics, ready, routers }: HttpAppOptions): Koa {
+/**
+ * A reply sent before the request's body was read to its end (a refused call) does not read the rest:
+ * it says `Connection: close`, and the connection closes. Every reply holds data of one caller: none is
+ * stored by a cache on the way unless its route says otherwise (the console's static files).
+ */
+async function replyHygiene(ctx: Context, next: Next): Promise<void> {
+  ctx.set('Cache-Control', 'no-store');
+  try {
+    await next();
+  } finally {
+    // A call answered without waiting on anything (a missing token, an unknown path) is answered before
+    // Node has parsed the rest of what already arrived: let it, then see whether the body is all there.
+    if (!ctx.req.complete) await setImmediate();
+    if (stopReading(ctx.req)) ctx.set('Connection', 'close');
+  }
+}
+
+/** A Koa app with the shared middleware (problem details, metrics, health) around the given routes. Never listens. */
+export function createHttpApp({ logger, metrics, ready, routes }: HttpAppOptions): Koa {
   const app = new Koa();
   app.proxy = true;
   app.silent = true;
+  app.use(replyHygiene);
   app.use(problemDetails(logger));
   app.use(httpMetrics(metrics));
-  for (const router of [operationsRouter(metrics, ready), ...routers]) app.use(router.routes());
+  for (const table of [operationsRouter(metrics, ready), ...routes]) app.use(table.middleware());
   return app;
 }

@@ -1,20 +1,20 @@
-import Router from '@koa/router';
-import type { Metrics } from './metrics';
+import { publicAccess } from './access';
+import type { Metrics } from '@gi/observability';
+import { Routes } from './routes';
 
-/** /healthz (the process answers), /readyz (its dependencies answer) and /metrics (Prometheus). */
-export function operationsRouter(metrics: Metrics, ready: () => Promise<boolean>): Router {
-  const router = new Router();
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  router.get('/readyz', async (ctx) => {
-    const ok = await ready().catch(() => false);
-    ctx.status = ok ? 200 : 503;
-    ctx.body = { status: ok ? 'ready' : 'not ready' };
-  });
-  router.get('/metrics', async (ctx) => {
-    ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
-  });
-  return router;
+/** /healthz (the process answers), /readyz (its dependencies answer) and /metrics (Prometheus): for probes and scrapers, public. */
+export function operationsRouter(metrics: Metrics, ready: () => Promise<boolean>): Routes {
+  return new Routes()
+    .get('/healthz', publicAccess, (ctx) => {
+      ctx.body = { status: 'ok' };
+    })
+    .get('/readyz', publicAccess, async (ctx) => {
+      const ok = await ready().catch(() => false);
+      ctx.status = ok ? 200 : 503;
+      ctx.body = { status: ok ? 'ready' : 'not ready' };
+    })
+    .get('/metrics', publicAccess, async (ctx) => {
+      ctx.type = metrics.registry.contentType;
+      ctx.body = await metrics.registry.metrics();
+    });
 }

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import type { Logger } from 'pino';
+import type { Logger } from '@gi/observability';
 import { GiError } from '@gi/domain';
 import type { ErrorCode } from '@gi/domain';
 
@@ -12,7 +12,9 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   already_finished: 409,
   cancelled: 410,
+  request_timeout: 408,
   payload_too_large: 413,
+  headers_too_large: 431,
   unsupported_media_type: 415,
   connector_error: 422,
   rate_limited: 429,
@@ -49,6 +51,7 @@ export function problemOf(error: GiError): ProblemDocument {
 export function sendProblem(ctx: Context, error: GiError): void {
   const problem = problemOf(error);
   ctx.status = problem.status;
+  ctx.set('Cache-Control', 'no-store');
   for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
   ctx.type = 'application/problem+json';
   ctx.body = JSON.stringify(problem);

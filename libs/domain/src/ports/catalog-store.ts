@@ -1,0 +1,26 @@
+import type { EntityDefinition, IntegrationDefinition, IntegrationSettings, IntegrationTarget, SigningSecret } from '../catalog';
+import type { BotQuotas, Quotas } from '../quotas';
+
+/** Bots' entities, integrations (connectors and their versions), quotas and callback signing secrets. */
+export interface CatalogStore {
+  putEntity(botId: string, name: string, extraFields: string[], now: number): Promise<EntityDefinition>;
+  getEntity(botId: string, name: string): Promise<EntityDefinition | null>;
+  listEntities(botId: string): Promise<EntityDefinition[]>;
+  /** Stores a new version of the integration (1 for the first deploy). */
+  deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition>;
+  /** The latest version, or the given one. */
+  getIntegration(botId: string, integrationId: string, version?: number): Promise<IntegrationDefinition | null>;
+  /** The latest version's target of calls alone, neither reading its code nor decoding its settings; null when `getIntegration` is. */
+  resolveIntegration(botId: string, integrationId: string): Promise<IntegrationTarget | null>;
+  listIntegrations(botId: string): Promise<IntegrationDefinition[]>;
+  listIntegrationVersions(botId: string, integrationId: string): Promise<Array<{ version: number; deployedAt: number }>>;
+  listBots(): Promise<string[]>;
+  /** The quotas of the bot and of its tokens; all defaults when none were set. */
+  getQuotas(botId: string): Promise<BotQuotas>;
+  /** Replaces the quotas of the bot (`tokenId` null) or of one of its tokens; all-null returns them to the defaults. */
+  putQuotas(botId: string, tokenId: string | null, quotas: Quotas, now: number): Promise<void>;
+  /** Adds the bot's new signing secret; those before it that had no end stay valid until `retireAt`. */
+  rotateSigningSecret(botId: string, secret: SigningSecret, retireAt: number): Promise<void>;
+  /** The bot's signing secrets still valid at `now`, newest first. */
+  getSigningSecrets(botId: string, now: number): Promise<SigningSecret[]>;
+}

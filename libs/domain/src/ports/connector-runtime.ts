@@ -1,0 +1,46 @@
+import type { RunLimits } from '../catalog';
+import type { LogLine, Progress } from '../invocation';
+import type { WebhookEntity } from '../request-entity';
+import type { ByteRange } from './file-store';
+
+/** Reads a file of the running invocation for its connector; rejects with a message meant for the connector. */
+export type ConnectorFileReader = (id: string, range: ByteRange) => Promise<Uint8Array>;
+
+export interface ConnectorRunRequest {
+  /** Identifies the code for the compiled-code cache, e.g. `bot/integration@version`. */
+  cacheKey: string;
+  code: string;
+  entity: WebhookEntity | null;
+  /** `Context.GetRawRequestBody()`: the body as the caller sent it; null (or absent) when there is none. */
+  rawBody?: string | null;
+  timeoutMs: number;
+  /** The run's other limits; any left out take the runtime's defaults. */
+  limits?: Partial<RunLimits>;
+  allowedHosts: string[];
+  onProgress?: (progress: Progress) => void;
+  /**
+   * Takes the run's log lines while it runs, in small batches (about twice a second at most). Lines
+   * handed here are left out of the result's `logs`; a run that ends before its first batch is due
+   * hands none. Without it every line comes with the result.
+   */
+  onLogs?: (lines: LogLine[]) => void;
+  /** `Context.ReadFile`: only the files of this run's own request; absent when it has none. */
+  readFile?: ConnectorFileReader;
+  /** Aborting it stops the run at once (the invocation was cancelled); the result is then `cancelled`. */
+  signal?: AbortSignal;
+}
+
+/** A run's result; its `logs` are the lines not handed to `onLogs` while it ran. */
+export type ConnectorRunResult =
+  | { kind: 'ok'; responseBody: unknown; logs: LogLine[]; durationMs: number }
+  | { kind: 'raised'; title: string; message: string; logs: LogLine[]; durationMs: number }
+  | { kind: 'failed'; reason: 'threw' | 'timeout' | 'limit' | 'cancelled'; message: string; logs: LogLine[]; durationMs: number };
+
+export type CompileResult = { ok: true } | { ok: false; message: string; line: number; column: number };
+
+export interface ConnectorRuntime {
+  /** Checks that the code compiles, without running it. */
+  compile(code: string): CompileResult;
+  run(request: ConnectorRunRequest): Promise<ConnectorRunResult>;
+  close(): Promise<void>;
+}

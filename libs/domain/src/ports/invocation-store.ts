@@ -1,0 +1,104 @@
+import type { InvocationError } from '../errors';
+import type { IdempotencyRecord } from '../idempotency';
+import type { Invocation, InvocationRef, InvocationStatus, InvocationSummary, InvocationTiming, LogBatch, LogLine, NewInvocation, Outcome, Progress } from '../invocation';
+
+export interface InvocationListFilter {
+  status?: InvocationStatus;
+  integrationId?: string;
+  limit: number;
+}
+
+export interface ActiveCount {
+  total: number;
+  /** By the id of the token that started them (invocations started without one are not listed). */
+  byToken: Record<string, number>;
+}
+
+/**
+ * Where an invocation stands, for its caller: what the sync reply and every poll answer need (its status,
+ * attempt, progress and outcome), without the request entity or the connector's logs.
+ */
+export type InvocationState = Pick<
+  Invocation,
+  'id' | 'botId' | 'integrationId' | 'status' | 'attempt' | 'startedAt' | 'finishedAt' | 'progress' | 'outcome' | 'responseContentType'
+>;
+
+export interface InvocationStore {
+  /** Persists a new invocation in status Queued. Resolves only once it is durable. */
+  create(invocation: NewInvocation): Promise<void>;
+  /**
+   * Persists a new invocation together with the Idempotency-Key record that names it, atomically: when
+   * the bot holds no live record of `record.key` (an expired one is replaced), both are stored and null
+   * is returned; otherwise nothing is stored and the live record is returned. Of concurrent creates with
+   * one key exactly one stores anything.
+   */
+  createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null>;
+  get(ref: InvocationRef): Promise<Invocation | null>;
+  /** The same invocation's state alone, neither reading nor decoding its entity and logs; null when `get` is. */
+  getState(ref: InvocationRef): Promise<InvocationState | null>;
+  /**
+   * Claims an invocation for a run: Queued, or Running with an expired lease, becomes Running with
+   * attempt + 1 and a lease for `owner`. Null when it is terminal or leased by someone else. The
+   * invocation returned leaves out the lines earlier attempts logged (`get` has them).
+   */
+  claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null>;
+  /** Extends the lease while the run goes on; false when the lease was lost. */
+  renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean>;
+  setProgress(ref: InvocationRef, owner: string, progress: Progress): Promise<void>;
+  /**
+   * Appends lines of the running attempt while it runs, so they can be read before it ends and
+   * survive its executor: only while the invocation is Running at `batch.attempt` under `owner`'s
+   * lease (false otherwise, and nothing is stored). A batch already stored (same attempt and seq) is
+   * not stored again.
+   */
+  appendLogs(ref: InvocationRef, owner: string, batch: LogBatch): Promise<boolean>;
+  /**
+   * Records the outcome once: only the lease owner of a Running invocation can complete it. `logs`
+   * are the attempt's lines not appended yet (they follow those that were). Data that cannot be
+   * serialised is refused with UnrecordableOutcome, and nothing is written.
+   */
+  complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean>;
+  /**
+   * Records a Failed outcome for an invocation that cannot be run (a poison job), whatever its lease,
+   * without reading its data. False when it is already finished.
+   */
+  giveUp(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean>;
+  /**
+   * `giveUp` for a process about to exit (its handling of the invocation crashed it): a store that
+   * can write synchronously (SQLite) has written it when the call returns; others send it at once,
+   * and the caller waits for it only briefly.
+   */
+  quarantine(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean>;
+  /**
+   * Cancels a Queued or Running invocation, whatever its lease: it becomes Cancelled with `error` as
+   * its outcome, so no executor claims or completes it afterwards. False when it is already finished.
+   */
+  cancel(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean>;
+  /** Running invocations whose lease ended before `before` go back to Queued; returns them. */
+  requeueExpiredLeases(before: number): Promise<InvocationRef[]>;
+  /**
+   * Queued invocations last published before `before`: marks them published at `now` and returns them,
+   * so concurrent sweepers never republish the same invocation twice in one round.
+   */
+  takeUnpublished(before: number, now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>>;
+  list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]>;
+  /**
+   * Callbacks due at `now` (of finished invocations: the first attempt, or a retry whose time came):
+   * moves each one's due time `leaseMs` ahead, so concurrent senders never take the same one, and
+   * returns them. A sender that dies mid-attempt leaves it to be taken again after `leaseMs`.
+   */
+  takeDueCallbacks(now: number, leaseMs: number, limit: number): Promise<InvocationRef[]>;
+  /**
+   * Records one attempt of a pending callback: `error` null means delivered; otherwise it is retried at
+   * `nextAttemptAt`, or given up when that is null.
+   */
+  recordCallbackAttempt(ref: InvocationRef, attempt: { at: number; error: string | null; nextAttemptAt: number | null }): Promise<void>;
+  /** The bot's invocations in flight (Queued or Running, not expired): in total and per token. */
+  countActive(botId: string, now: number): Promise<ActiveCount>;
+  /** Timings of the bot's invocations created at or after `since`, newest first, at most `limit`. */
+  timings(botId: string, since: number, limit: number): Promise<InvocationTiming[]>;
+  /** How long (finishedAt - startedAt, ms) the integration's latest finished runs took, newest first, at most `limit`. */
+  recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]>;
+  /** Deletes invocations and Idempotency-Key records whose expireAt has passed; returns how many invocations. */
+  deleteExpired(now: number): Promise<number>;
+}

@@ -1,0 +1,15 @@
+import type { CatalogStore } from './catalog-store';
+import type { InstanceRegistry } from './instance-registry';
+import type { InvocationStore } from './invocation-store';
+import type { TokenStore } from './token-store';
+
+/** The whole store of one deployment. */
+export interface Store {
+  invocations: InvocationStore;
+  catalog: CatalogStore;
+  tokens: TokenStore;
+  instances: InstanceRegistry;
+  /** True when the store answers (readiness). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,91 @@
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { Access, Caller } from './access';
+
+export type RouteHandler<Grant> = (ctx: Context, grant: Grant) => unknown;
+
+/** A registered route: `*` as method for the answer to every other method of a path (405). */
+export interface RouteEntry {
+  method: string;
+  path: string;
+  caller: Caller;
+}
+
+export interface RoutesOptions {
+  /** Prepended to every path, e.g. `/admin`. */
+  prefix?: string;
+  /** Checks of path parameters (400 when malformed), run once the caller is authorized. */
+  params?: Record<string, (value: string) => void>;
+}
+
+/** The routes of a `Routes` middleware, for `registeredRoutes`. */
+const TABLE = Symbol('routes');
+type RoutesMiddleware = Middleware & { [TABLE]?: Routes };
+
+/**
+ * A set of routes, each registered with the access that decides who may call it: there is no way to add
+ * a route without one, and no prefix-wide check that a path spelled another way could miss. Matching is
+ * case-sensitive and strict (`/admin/bots/` and `/Admin/bots` are not `/admin/bots`), on the path exactly
+ * as sent (no decoding, no dot-segment or slash folding): a path the router matches is the path whose
+ * access is checked, and any other spelling matches nothing (404).
+ */
+export class Routes {
+  private readonly router: Router;
+  private readonly entries: RouteEntry[] = [];
+  private readonly params: Record<string, (value: string) => void>;
+
+  constructor(options: RoutesOptions = {}) {
+    this.router = new Router({ prefix: options.prefix, sensitive: true, strict: true });
+    this.params = options.params ?? {};
+  }
+
+  get<Grant>(path: string, access: Access<Grant>, handler: RouteHandler<Grant>): this {
+    return this.add('get', path, access, handler);
+  }
+
+  post<Grant>(path: string, access: Access<Grant>, handler: RouteHandler<Grant>): this {
+    return this.add('post', path, access, handler);
+  }
+
+  put<Grant>(path: string, access: Access<Grant>, handler: RouteHandler<Grant>): this {
+    return this.add('put', path, access, handler);
+  }
+
+  delete<Grant>(path: string, access: Access<Grant>, handler: RouteHandler<Grant>): this {
+    return this.add('delete', path, access, handler);
+  }
+
+  /** Every method of `path` that no route above took (registered after them): the 405 answer. */
+  otherMethods<Grant>(path: string, access: Access<Grant>, handler: RouteHandler<Grant>): this {
+    return this.add('all', path, access, handler);
+  }
+
+  /** The routes with who may call each; a GET route answers HEAD too. */
+  list(): readonly RouteEntry[] {
+    return this.entries;
+  }
+
+  middleware(): Middleware {
+    const middleware: RoutesMiddleware = this.router.routes() as Middleware;
+    middleware[TABLE] = this;
+    return middleware;
+  }
+
+  private add<Grant>(method: 'get' | 'post' | 'put' | 'delete' | 'all', path: string, access: Access<Grant>, handler: RouteHandler<Grant>): this {
+    if (access.caller === 'bot' && !path.includes(':botId')) throw new Error(`Route ${path} is for a bot but names none (:botId).`);
+    this.router[method](path, async (ctx: Context) => {
+      const grant = await access.grant(ctx);
+      const values = ctx.params as Record<string, string>;
+      for (const [name, check] of Object.entries(this.params)) if (values[name] !== undefined) check(values[name]);
+      return handler(ctx, grant);
+    });
+    const layer = this.router.stack[this.router.stack.length - 1];
+    this.entries.push({ method: method === 'all' ? '*' : method.toUpperCase(), path: String(layer.path), caller: access.caller });
+    return this;
+  }
+}
+
+/** Every route an app serves, with who may call it, read from its middleware (in the order they are tried). */
+export function registeredRoutes(middleware: readonly Middleware[]): RouteEntry[] {
+  return middleware.flatMap((m) => (m as RoutesMiddleware)[TABLE]?.list() ?? []);
+}
