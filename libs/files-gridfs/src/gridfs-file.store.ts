@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { finished } from 'node:stream/promises';
-import { GridFSBucket, MongoRuntimeError, ObjectId } from 'mongodb';
+import { GridFSBucket, MongoGridFSChunkError, MongoRuntimeError, ObjectId } from 'mongodb';
 import type { Collection, Db, GridFSBucketWriteStream, GridFSChunk, GridFSFile, IndexDescription } from 'mongodb';
 import type { ByteRange, FileOwner, FileStore, StoredFile } from '@gi/domain';
 
@@ -109,15 +109,28 @@ export class GridFsFileStore implements FileStore {
     const offset = Math.min(range?.offset ?? 0, file.length);
     const length = Math.min(range?.length ?? file.length, file.length - offset);
     if (length === 0) return new Uint8Array(0);
+    // A delete racing the download removes the files document first, then the chunks: the driver's own
+    // lookup finds nothing (ENOENT), a chunk is missing (ChunkIsMissing), or the chunks simply end early.
+    // Each reads as "no such file" once the file is known gone; with the file still there, as damage.
+    const parts: Buffer[] = [];
     try {
-      const parts: Buffer[] = [];
       for await (const part of this.bucket.openDownloadStream(file._id, { start: offset, end: offset + length })) parts.push(part as Buffer);
-      return Buffer.concat(parts);
     } catch (error) {
-      // Deleted between the lookup and the download.
-      if (error instanceof MongoRuntimeError && error.code === 'ENOENT') return null;
+      if (error instanceof MongoGridFSChunkError) {
+        if (await this.isGone(file._id, filter)) return null;
+      } else if (error instanceof MongoRuntimeError && error.code === 'ENOENT') {
+        return null;
+      }
       throw error;
     }
+    const bytes = Buffer.concat(parts);
+    if (bytes.length === length) return bytes;
+    if (await this.isGone(file._id, filter)) return null;
+    throw new Error(`File ${id} lacks chunks: it ended after ${bytes.length} of the ${length} bytes asked for.`);
+  }
+
+  private async isGone(id: ObjectId, filter: ReturnType<typeof ownerFilter>): Promise<boolean> {
+    return (await this.files.findOne({ _id: id, ...filter }, { projection: { _id: 1 } })) === null;
   }
 
   async delete(owner: FileOwner, id: string): Promise<boolean> {

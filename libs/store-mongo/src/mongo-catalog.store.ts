@@ -2,7 +2,7 @@ import type { Collection } from 'mongodb';
 import { WEBHOOK_FIELDS, withDefaultLimits } from '@gi/domain';
 import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, IntegrationTarget, Quotas, SigningSecret } from '@gi/domain';
 import type { EntityDocument, IntegrationDocument, QuotaDocument, SigningSecretDocument, TokenDocument } from './mongo-documents';
-import { isDuplicateKey } from './mongo-errors';
+import { isDuplicateKey, retriedOnFailover } from './mongo-errors';
 
 /** Concurrent deploys of one integration retry on the unique version index; this many tries is plenty. */
 const DEPLOY_ATTEMPTS = 20;
@@ -142,8 +142,11 @@ export class MongoCatalogStore implements CatalogStore {
 
   async rotateSigningSecret(botId: string, secret: SigningSecret, retireAt: number): Promise<void> {
     // Retire first: a crash in between leaves the old secrets with an end and no new one, and the
-    // caller (who never saw the new secret) simply rotates again.
-    await this.signingSecrets.updateMany({ botId, $or: [{ expiresAt: null }, { expiresAt: { $gt: retireAt } }] }, { $set: { expiresAt: retireAt } });
+    // caller (who never saw the new secret) simply rotates again. Not a retryable write (many
+    // documents): sent again after a failover, it retires those the first try left.
+    await retriedOnFailover(() =>
+      this.signingSecrets.updateMany({ botId, $or: [{ expiresAt: null }, { expiresAt: { $gt: retireAt } }] }, { $set: { expiresAt: retireAt } }),
+    );
     await this.signingSecrets.insertOne({ botId, ...secret });
   }
 

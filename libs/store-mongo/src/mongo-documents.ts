@@ -3,6 +3,7 @@ import type { CallbackState, ConnectorLimits, Endpoint, InvocationMode, Invocati
 /** Collection names of one deployment's database. */
 export const COLLECTIONS = {
   invocations: 'invocations',
+  invocationLogs: 'invocationLogs',
   entities: 'entities',
   integrations: 'integrations',
   tokens: 'tokens',
@@ -32,6 +33,8 @@ export interface InvocationDocument {
   responseContentType: string;
   /** JSON text of the WebhookEntity. */
   entity: string;
+  /** The body as sent; null for file transfers, absent on invocations stored before raw bodies were kept. */
+  rawBody?: string | null;
   status: InvocationStatus;
   attempt: number;
   leaseOwner: string | null;
@@ -44,7 +47,13 @@ export interface InvocationDocument {
   expireAt: Date;
   /** JSON text of the Outcome. */
   outcome: string | null;
+  /** The lines the last attempt recorded with its outcome (those appended while it ran are in invocationLogs). */
   logs: LogLine[];
+  /**
+   * Batches appended to invocationLogs; each append increments it in the same transaction, so an append
+   * conflicts with (and is retried after) any change of the invocation it races with.
+   */
+  logBatches?: number;
   progress: Progress | null;
   /** Marks the invocations one sweep call took, so it returns exactly those. */
   sweepToken?: string;
@@ -52,11 +61,28 @@ export interface InvocationDocument {
   callback?: CallbackDocument | null;
 }
 
+/**
+ * Lines a running attempt logged, appended while it ran: one document per batch, kept apart from the
+ * invocation so that no attempt's lines, however many attempts an invocation takes, count against its
+ * document's 16 MiB. Keyed `<invocationId>:<attempt>:<seq>`: a batch sent twice is stored once.
+ */
+export interface LogBatchDocument {
+  _id: string;
+  botId: string;
+  invocationId: string;
+  attempt: number;
+  seq: number;
+  lines: LogLine[];
+  /** The invocation's: the TTL monitor deletes the batches with it. */
+  expireAt: Date;
+}
+
 /** An invocation's callback: pending from the start, due once the invocation finished and `dueAt` came. */
 export interface CallbackDocument {
   url: string;
   state: CallbackState;
   attempts: number;
+  /** Null until the invocation finishes (then its finish time, then each retry's); 0 on invocations stored by releases before. */
   dueAt: number | null;
   error: string | null;
   deliveredAt: number | null;

@@ -17,7 +17,13 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
     { name: 'bot_by_status', key: { botId: 1, status: 1 } },
     { name: 'callbacks_due', key: { 'callback.dueAt': 1 }, partialFilterExpression: { 'callback.state': 'pending' } },
     // The TTL monitor deletes a record once expireAt has passed; it runs about once a minute, so every
-    // read also filters on expireAt and an expired record is gone for callers at once.
+    // read also filters on expireAt and an expired record is gone for callers at once. Never one that
+    // an executor holds: its run goes on and records its outcome (the expiry sweep removes it after).
+    { name: 'ttl_expire_at_unleased', key: { expireAt: 1 }, expireAfterSeconds: 0, partialFilterExpression: { leaseOwner: { $type: 'null' } } },
+  ],
+  // An invocation's batches in order; gone with it.
+  invocationLogs: [
+    { name: 'bot_invocation_in_order', key: { botId: 1, invocationId: 1, attempt: 1, seq: 1 } },
     { name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 },
   ],
   entities: [{ name: 'unique_bot_entity', key: { botId: 1, name: 1 }, unique: true }],
@@ -37,9 +43,28 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   ],
 };
 
-/** Creates the collections' indexes; safe to run from every process at every start. */
+/** Indexes of earlier releases that this one replaced, dropped at start before their successors are created. */
+export const RETIRED_INDEXES: Partial<Record<keyof typeof COLLECTIONS, string[]>> = {
+  // Deleted invocations whose run was still under way.
+  invocations: ['ttl_expire_at'],
+};
+
+/** IndexNotFound, NamespaceNotFound: a retired index already gone, or a collection not created yet. */
+const ALREADY_GONE = new Set([26, 27]);
+
+/**
+ * Creates the collections' indexes; safe to run from every process at every start. A new index
+ * commits once a majority of the voting members built it, not every one of them (the server's
+ * default): an upgrade with a member down starts, and the member builds it when it is back.
+ */
 export async function ensureIndexes(db: Db): Promise<void> {
   for (const [collection, indexes] of Object.entries(INDEXES) as Array<[keyof typeof COLLECTIONS, IndexDescription[]]>) {
-    await db.collection(COLLECTIONS[collection]).createIndexes(indexes);
+    const target = db.collection(COLLECTIONS[collection]);
+    for (const name of RETIRED_INDEXES[collection] ?? []) {
+      await target.dropIndex(name).catch((error: { code?: unknown }) => {
+        if (!ALREADY_GONE.has(Number(error?.code))) throw error;
+      });
+    }
+    await target.createIndexes(indexes, { commitQuorum: 'majority' });
   }
 }

@@ -1,5 +1,5 @@
 import type { Collection, Document, MongoClient } from 'mongodb';
-import type { IdempotencyKeyDocument, InvocationDocument } from './mongo-documents';
+import type { IdempotencyKeyDocument, InvocationDocument, LogBatchDocument } from './mongo-documents';
 import { MongoInvocationStore } from './mongo-invocation.store';
 
 /**
@@ -48,7 +48,8 @@ describe('MongoInvocationStore queries', () => {
     const collection = new RecordingCollection();
     const keys = new RecordingCollection() as unknown as Collection<IdempotencyKeyDocument>;
     // Transactions (createWithKey) need a real server: the store contract covers them.
-    const store = new MongoInvocationStore(collection as unknown as Collection<InvocationDocument>, keys, {} as MongoClient, { now: () => now });
+    const logBatches = new RecordingCollection() as unknown as Collection<LogBatchDocument>;
+    const store = new MongoInvocationStore(collection as unknown as Collection<InvocationDocument>, logBatches, keys, {} as MongoClient, { now: () => now });
     return { collection, store };
   }
 
@@ -106,7 +107,7 @@ describe('MongoInvocationStore queries', () => {
     expect(collection.calls[0].filter.$or).toEqual([{ status: 'Queued' }, { status: 'Running', leaseUntil: { $lt: now } }]);
   });
 
-  it('stores the caller entity as JSON text, so its field names are never operators', async () => {
+  it('stores the caller entity as JSON text, so its field names are never operators, and the raw body beside it as text', async () => {
     const { collection, store } = open();
     const entity = { RequestParams: '', RequestHeaders: '', RequestBody: { $where: 'x', 'a.b': 1 }, ResponseBody: null };
     await store.create({
@@ -120,6 +121,7 @@ describe('MongoInvocationStore queries', () => {
       endpoint: 'GenericIntegration',
       responseContentType: 'application/json',
       entity,
+      rawBody: '{"$where":"x","a.b":1}',
       createdAt: now,
       expireAt: now + 1000,
       callbackUrl: null,
@@ -127,5 +129,6 @@ describe('MongoInvocationStore queries', () => {
     const doc = collection.calls[0].filter;
     expect(doc).toMatchObject({ _id: 'inv-1', botId: 'bot-a', status: 'Queued', publishedAt: now, expireAt: new Date(now + 1000) });
     expect(JSON.parse(doc.entity)).toEqual(entity);
+    expect(doc.rawBody).toBe('{"$where":"x","a.b":1}');
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Collection, Filter, MatchKeysAndValues, MongoClient } from 'mongodb';
+import type { Collection, Document, Filter, MatchKeysAndValues, MongoClient, Sort } from 'mongodb';
 import type {
   ActiveCount,
   CallbackDelivery,
@@ -13,19 +13,27 @@ import type {
   InvocationStore,
   InvocationSummary,
   InvocationTiming,
+  LogBatch,
   LogLine,
   NewInvocation,
   Outcome,
   Progress,
+  StoredLogLine,
 } from '@gi/domain';
-import { outcomeError } from '@gi/domain';
-import type { CallbackDocument, IdempotencyKeyDocument, InvocationDocument } from './mongo-documents';
-import { isDuplicateKey } from './mongo-errors';
+import { outcomeError, outcomeJson, recordedOutcomeJson, storedEntityJson, UnrecordableOutcome } from '@gi/domain';
+import type { CallbackDocument, IdempotencyKeyDocument, InvocationDocument, LogBatchDocument } from './mongo-documents';
+import { isDuplicateKey, isTooLarge, isUnavailable, retriedOnFailover, storeUnavailable } from './mongo-errors';
+import { backoff, inTransaction } from './mongo-transaction';
 
 /** The most invocations one sweep call moves; the next round takes the rest. */
 const SWEEP_BATCH = 10_000;
-/** Tries to take an Idempotency-Key whose holder expired while it was read; one more is never needed in practice. */
-const KEY_TRIES = 3;
+/**
+ * How long a write waits for the majority of the replica set (the write concern's wtimeout), and how
+ * long a request waits for an Idempotency-Key's holder to be confirmed by it.
+ */
+export const MAJORITY_WAIT_MS = 10_000;
+/** How long a request that failed waits for the undoing of what it may have written; the undo goes on after. */
+const UNDO_WAIT_MS = 2_000;
 
 const SUMMARY_PROJECTION = {
   _id: 1,
@@ -68,59 +76,108 @@ type StateDocument = Pick<InvocationDocument, keyof typeof STATE_PROJECTION>;
 export class MongoInvocationStore implements InvocationStore {
   constructor(
     private readonly invocations: Collection<InvocationDocument>,
+    private readonly logBatches: Collection<LogBatchDocument>,
     private readonly keys: Collection<IdempotencyKeyDocument>,
     private readonly client: MongoClient,
     private readonly clock: Clock,
+    /** The write concern's wtimeout, and how long a request waits for an Idempotency-Key's holder to be confirmed. */
+    private readonly majorityWaitMs = MAJORITY_WAIT_MS,
   ) {}
 
+  /**
+   * A write that fails is undone before the caller hears of it: one that the majority did not confirm
+   * in time (or whose reply was lost) may still be on the primary, and the sweeper would run an
+   * invocation its caller was told was not accepted.
+   */
   async create(invocation: NewInvocation): Promise<void> {
-    await this.invocations.insertOne(toDocument(invocation));
+    const document = toDocument(invocation, storedEntityJson(invocation.entity, invocation.rawBody));
+    try {
+      await this.invocations.insertOne(document);
+    } catch (error) {
+      if (isUnavailable(error)) await this.undoCreate(invocation, null);
+      throw error;
+    }
   }
 
   /**
    * The key and the invocation are written in one transaction. Taking the key is an upsert that only
    * matches an expired record: when a live one exists it becomes an insert that the unique index on
-   * {botId, key} refuses (E11000), and the transaction stores nothing; the holder is then read back.
+   * {botId, key} refuses (E11000), and the transaction stores nothing. The holder is then read like
+   * every read, at majority: the primary may hold it before the majority does, and until then it could
+   * still be rolled back and the invocation it names could not be read. So the read is repeated until
+   * the holder is confirmed (or gone: its request failed, and the key is taken again), as long as a
+   * write waits for the majority. A commit that fails is undone like a failed create.
    */
   async createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
+    const document = toDocument(invocation, storedEntityJson(invocation.entity, invocation.rawBody));
     const taken = { ...record, expireAt: new Date(record.expireAt) };
-    for (let attempt = 1; ; attempt++) {
+    const deadline = Date.now() + this.majorityWaitMs;
+    for (let attempt = 0; ; attempt++) {
       try {
-        await this.client.withSession((session) =>
-          session.withTransaction(async () => {
+        await inTransaction(
+          this.client,
+          async (session) => {
             await this.keys.updateOne(
               { botId: record.botId, key: record.key, expireAt: { $lte: new Date(record.createdAt) } },
               { $set: taken },
               { upsert: true, session },
             );
-            await this.invocations.insertOne(toDocument(invocation), { session });
-          }),
+            await this.invocations.insertOne(document, { session });
+          },
+          deadline,
         );
         return null;
       } catch (error) {
-        if (!isDuplicateKey(error) || attempt >= KEY_TRIES) throw error;
+        if (!isDuplicateKey(error)) {
+          if (isUnavailable(error)) await this.undoCreate(invocation, record);
+          throw error;
+        }
       }
-      // The primary's own view: the transaction that took the key has committed there.
-      const holder = await this.keys.findOne(
-        { botId: record.botId, key: record.key, expireAt: { $gt: new Date(record.createdAt) } },
-        { readConcern: { level: 'local' } },
-      );
-      if (holder) {
-        return {
-          botId: holder.botId,
-          key: holder.key,
-          fingerprint: holder.fingerprint,
-          invocationId: holder.invocationId,
-          createdAt: holder.createdAt,
-          expireAt: holder.expireAt.getTime(),
-        };
+      const holder = await this.keys.findOne({ botId: record.botId, key: record.key, expireAt: { $gt: new Date(record.createdAt) } });
+      if (holder) return toRecord(holder);
+      if (Date.now() >= deadline) {
+        throw storeUnavailable(new Error(`Idempotency-Key held by a request the replica set did not confirm within ${this.majorityWaitMs} ms`));
       }
+      await backoff(attempt);
     }
   }
 
+  /**
+   * Removes what a failed create may have left on the primary: the invocation while it is still
+   * Queued, and the key record naming it. Acknowledged by the primary alone, like the write it undoes
+   * may be; waited for briefly, as the server may be unreachable too.
+   */
+  private async undoCreate(invocation: NewInvocation, record: IdempotencyRecord | null): Promise<void> {
+    const queued = { _id: invocation.id, botId: invocation.botId, status: 'Queued' as const };
+    const primaryOnly = { w: 1 } as const;
+    const undo = record
+      ? inTransaction(
+          this.client,
+          async (session) => {
+            const { deletedCount } = await this.invocations.deleteOne(queued, { session });
+            if (deletedCount === 1) await this.keys.deleteOne({ botId: record.botId, key: record.key, invocationId: invocation.id }, { session });
+          },
+          Date.now() + UNDO_WAIT_MS,
+          // The primary's latest data: a transaction reading at majority would not see what it must undo.
+          { readConcern: { level: 'local' }, writeConcern: primaryOnly },
+        )
+      : this.invocations.deleteOne(queued, { writeConcern: primaryOnly });
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, UNDO_WAIT_MS);
+    });
+    await Promise.race([undo.then(() => undefined, () => undefined), waited]);
+    clearTimeout(timer);
+  }
+
+  /** The document first, then the batches: a completion in between adds lines the batches lack, never a line twice. */
   async get(ref: InvocationRef): Promise<Invocation | null> {
     const doc = await this.invocations.findOne({ _id: ref.id, botId: ref.botId, expireAt: { $gt: new Date(this.clock.now()) } });
-    return doc ? toInvocation(doc) : null;
+    if (!doc) return null;
+    const batches = await this.logBatches
+      .find({ botId: ref.botId, invocationId: ref.id }, { projection: { _id: 0, attempt: 1, lines: 1 }, sort: { attempt: 1, seq: 1 } })
+      .toArray();
+    return toInvocation(doc, batches);
   }
 
   async getState(ref: InvocationRef): Promise<InvocationState | null> {
@@ -145,7 +202,7 @@ export class MongoInvocationStore implements InvocationStore {
       },
       { returnDocument: 'after' },
     );
-    return doc ? toInvocation(doc) : null;
+    return doc ? toInvocation(doc, []) : null;
   }
 
   async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {
@@ -158,13 +215,53 @@ export class MongoInvocationStore implements InvocationStore {
     await this.invocations.updateOne(this.leased(ref, owner), { $set: { progress } });
   }
 
+  /**
+   * One transaction: the invocation's batch count goes up while `owner` holds the attempt's lease, and
+   * the batch is inserted. Any change of the invocation committed meanwhile (a cancellation, a new
+   * claim) conflicts with that increment, so the transaction is retried and then finds the lease gone.
+   */
+  async appendLogs(ref: InvocationRef, owner: string, batch: LogBatch): Promise<boolean> {
+    let held = false;
+    try {
+      await this.client.withSession((session) =>
+        session.withTransaction(async () => {
+          const leased = await this.invocations.findOneAndUpdate(
+            { ...this.leased(ref, owner), attempt: batch.attempt },
+            { $inc: { logBatches: 1 } },
+            { projection: { expireAt: 1 }, session },
+          );
+          held = leased !== null;
+          if (!leased) return;
+          await this.logBatches.insertOne(
+            { _id: `${ref.id}:${batch.attempt}:${batch.seq}`, botId: ref.botId, invocationId: ref.id, attempt: batch.attempt, seq: batch.seq, lines: batch.lines, expireAt: leased.expireAt },
+            { session },
+          );
+        }),
+      );
+    } catch (error) {
+      // Stored before (a retry of a batch whose first write's answer was lost): nothing more to do.
+      if (isDuplicateKey(error)) return true;
+      throw error;
+    }
+    return held;
+  }
+
   async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean> {
+    const recorded = recordedOutcomeJson(outcome, logs);
     // A retryable write: when the reply to a successful update is lost, the retry returns that
     // update's result, so the owner is never told "not recorded" for an outcome that was.
-    const result = await this.invocations.updateOne(this.leased(ref, owner), {
-      $set: { status: outcome.status, outcome: JSON.stringify(outcome), logs, finishedAt: now, leaseOwner: null, leaseUntil: null },
-    });
-    return result.matchedCount === 1;
+    try {
+      const result = await this.invocations.updateOne(
+        this.leased(ref, owner),
+        finishing({ status: outcome.status, outcome: recorded, logs, finishedAt: now, leaseOwner: null, leaseUntil: null }, now),
+      );
+      return result.matchedCount === 1;
+    } catch (error) {
+      // Within the budgets no invocation reaches the server's 16 MiB; should one, it is recorded as a
+      // failure that says so rather than tried again on every delivery.
+      if (isTooLarge(error)) throw new UnrecordableOutcome(error);
+      throw error;
+    }
   }
 
   async giveUp(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
@@ -175,11 +272,16 @@ export class MongoInvocationStore implements InvocationStore {
     return this.end(ref, { status: 'Cancelled', error }, now);
   }
 
+  /** The update leaves at once; MongoDB offers no synchronous write, so the caller bounds its wait. */
+  async quarantine(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
+    return this.end(ref, { status: 'Failed', error }, now);
+  }
+
   /** Gives up on or cancels an unfinished invocation, whatever its lease. */
   private async end(ref: InvocationRef, outcome: Exclude<Outcome, { status: 'Completed' }>, now: number): Promise<boolean> {
     const result = await this.invocations.updateOne(
       { _id: ref.id, botId: ref.botId, status: { $in: ['Queued', 'Running'] }, expireAt: { $gt: new Date(now) } },
-      { $set: { status: outcome.status, outcome: JSON.stringify(outcome), finishedAt: now, leaseOwner: null, leaseUntil: null } },
+      finishing({ status: outcome.status, outcome: outcomeJson(outcome), finishedAt: now, leaseOwner: null, leaseUntil: null }, now),
     );
     return result.matchedCount === 1;
   }
@@ -187,7 +289,7 @@ export class MongoInvocationStore implements InvocationStore {
   async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {
     const expired: Filter<InvocationDocument> = { status: 'Running', leaseUntil: { $lt: before } };
     // A requeued invocation counts as never published, so the next sweep publishes it.
-    const taken = await this.sweep(expired, { status: 'Queued', leaseOwner: null, leaseUntil: null, publishedAt: 0 }, SWEEP_BATCH);
+    const taken = await this.sweep(expired, { leaseUntil: 1 }, { status: 'Queued', leaseOwner: null, leaseUntil: null, publishedAt: 0 }, SWEEP_BATCH);
     return taken.map((doc) => ({ botId: doc.botId, id: doc._id }));
   }
 
@@ -195,7 +297,7 @@ export class MongoInvocationStore implements InvocationStore {
     // Stamping `publishedAt: now` makes a taken invocation stop matching for every sweeper whose
     // `before` is not later than `now`, which is how concurrent sweepers call this.
     const stale: Filter<InvocationDocument> = { status: 'Queued', publishedAt: { $lt: before }, expireAt: { $gt: new Date(now) } };
-    const taken = await this.sweep(stale, { publishedAt: now }, limit);
+    const taken = await this.sweep(stale, { publishedAt: 1 }, { publishedAt: now }, limit);
     return taken.map((doc) => ({ botId: doc.botId, id: doc._id, pool: doc.pool }));
   }
 
@@ -212,13 +314,14 @@ export class MongoInvocationStore implements InvocationStore {
   }
 
   async takeDueCallbacks(now: number, leaseMs: number, limit: number): Promise<InvocationRef[]> {
+    // A callback's due time is empty (null) until its invocation finishes, so the index holds only due ones in range.
     const due: Filter<InvocationDocument> = {
       'callback.state': 'pending',
       'callback.dueAt': { $lte: now },
       status: { $in: ['Completed', 'Failed', 'Cancelled'] },
       expireAt: { $gt: new Date(now) },
     };
-    const taken = await this.sweep(due, { 'callback.dueAt': now + leaseMs }, limit);
+    const taken = await this.sweep(due, { 'callback.dueAt': 1 }, { 'callback.dueAt': now + leaseMs }, limit);
     return taken.map((doc) => ({ botId: doc.botId, id: doc._id }));
   }
 
@@ -282,10 +385,15 @@ export class MongoInvocationStore implements InvocationStore {
   }
 
   async deleteExpired(now: number): Promise<number> {
+    const expired = { $lte: new Date(now) };
     // The TTL monitor deletes expired keys too, about once a minute; this keeps both on the sweep's schedule.
-    await this.keys.deleteMany({ expireAt: { $lte: new Date(now) } });
-    const result = await this.invocations.deleteMany({ expireAt: { $lte: new Date(now) } });
-    return result.deletedCount;
+    await retriedOnFailover(() => this.keys.deleteMany({ expireAt: expired }));
+    await retriedOnFailover(() => this.logBatches.deleteMany({ expireAt: expired }));
+    // Never an invocation whose run is under way (the TTL index spares it too): its run goes on and
+    // records its outcome, and it goes once that is done, or once its lease lapsed (its executor died).
+    const unleased = await retriedOnFailover(() => this.invocations.deleteMany({ expireAt: expired, leaseOwner: { $type: 'null' } }));
+    const abandoned = await retriedOnFailover(() => this.invocations.deleteMany({ status: 'Running', leaseUntil: { $lt: now }, expireAt: expired }));
+    return unleased.deletedCount + abandoned.deletedCount;
   }
 
   /** The invocation while `owner` holds its lease. */
@@ -294,37 +402,58 @@ export class MongoInvocationStore implements InvocationStore {
   }
 
   /**
-   * Moves up to `limit` invocations matching `filter` (oldest first) with `changes`, and returns
-   * exactly the ones this call moved. The update re-checks the filter per document, atomically, and
-   * `changes` make a document stop matching, so when sweepers race each invocation is moved by one
-   * of them; the token it stamps tells this call which ones were its own.
+   * Moves up to `limit` invocations matching `filter` (first in `order`, the key of the index that
+   * finds them, so the server neither reads nor sorts more than `limit` documents) with `changes`,
+   * and returns exactly the ones this call moved, in that order. The update re-checks the filter per
+   * document, atomically, and `changes` make a document stop matching, so when sweepers race each
+   * invocation is moved by one of them; the token it stamps tells this call which ones were its own.
    */
   private async sweep(
     filter: Filter<InvocationDocument>,
+    order: Sort,
     changes: MatchKeysAndValues<InvocationDocument>,
     limit: number,
   ): Promise<Array<Pick<InvocationDocument, '_id' | 'botId' | 'pool'>>> {
     if (limit <= 0) return [];
-    const candidates = await this.invocations
-      .find(filter, { projection: { _id: 1 }, sort: { createdAt: 1, _id: 1 }, limit })
-      .toArray();
+    const candidates = await this.invocations.find(filter, { projection: { _id: 1 }, sort: order, limit }).toArray();
     if (candidates.length === 0) return [];
     const ids = candidates.map((doc) => doc._id);
     const sweepToken = randomUUID();
-    await this.invocations.updateMany({ ...filter, _id: { $in: ids } }, { $set: { ...changes, sweepToken } });
+    // Not a retryable write (it may touch many documents): sent again after a failover, it moves those the first try left.
+    await retriedOnFailover(() => this.invocations.updateMany({ ...filter, _id: { $in: ids } }, { $set: { ...changes, sweepToken } }));
     // Only this call wrote this token, and its own acknowledged write is visible on the primary without
     // waiting for the majority snapshot.
     const taken = await this.invocations
-      .find(
-        { _id: { $in: ids }, sweepToken },
-        { projection: { _id: 1, botId: 1, pool: 1 }, sort: { createdAt: 1, _id: 1 }, readConcern: { level: 'local' } },
-      )
+      .find({ _id: { $in: ids }, sweepToken }, { projection: { _id: 1, botId: 1, pool: 1 }, readConcern: { level: 'local' } })
       .toArray();
-    return taken as Array<Pick<InvocationDocument, '_id' | 'botId' | 'pool'>>;
+    const position = new Map(ids.map((id, index) => [id, index]));
+    return (taken as Array<Pick<InvocationDocument, '_id' | 'botId' | 'pool'>>).sort((a, b) => (position.get(a._id) ?? 0) - (position.get(b._id) ?? 0));
   }
 }
 
-function toDocument(invocation: NewInvocation): InvocationDocument {
+/**
+ * The update that finishes an invocation: `fields` as given, each a literal (caller data is never read
+ * as an expression), and a pending callback falls due now. A pipeline, so the callback is touched
+ * only where there is one, in the same atomic write.
+ */
+function finishing(fields: Record<string, unknown>, now: number): Document[] {
+  const literals = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, { $literal: value }]));
+  const callback = { $cond: [{ $eq: ['$callback.state', 'pending'] }, { $mergeObjects: ['$callback', { dueAt: now }] }, '$callback'] };
+  return [{ $set: { ...literals, callback } }];
+}
+
+function toRecord(doc: IdempotencyKeyDocument): IdempotencyRecord {
+  return {
+    botId: doc.botId,
+    key: doc.key,
+    fingerprint: doc.fingerprint,
+    invocationId: doc.invocationId,
+    createdAt: doc.createdAt,
+    expireAt: doc.expireAt.getTime(),
+  };
+}
+
+function toDocument(invocation: NewInvocation, entity: string): InvocationDocument {
   return {
     _id: invocation.id,
     botId: invocation.botId,
@@ -336,7 +465,8 @@ function toDocument(invocation: NewInvocation): InvocationDocument {
     mode: invocation.mode,
     endpoint: invocation.endpoint,
     responseContentType: invocation.responseContentType,
-    entity: JSON.stringify(invocation.entity),
+    entity,
+    rawBody: invocation.rawBody,
     status: 'Queued',
     attempt: 0,
     leaseOwner: null,
@@ -349,7 +479,7 @@ function toDocument(invocation: NewInvocation): InvocationDocument {
     outcome: null,
     logs: [],
     progress: null,
-    callback: invocation.callbackUrl === null ? null : { url: invocation.callbackUrl, state: 'pending', attempts: 0, dueAt: 0, error: null, deliveredAt: null },
+    callback: invocation.callbackUrl === null ? null : { url: invocation.callbackUrl, state: 'pending', attempts: 0, dueAt: null, error: null, deliveredAt: null },
   };
 }
 
@@ -386,7 +516,15 @@ function toSummary(doc: SummaryDocument): InvocationSummary {
   };
 }
 
-function toInvocation(doc: InvocationDocument): Invocation {
+/** Every line in order: the batches appended while the attempts ran, then the rest the last one recorded. */
+function logsOf(batches: Array<Pick<LogBatchDocument, 'attempt' | 'lines'>>, doc: Pick<InvocationDocument, 'logs' | 'attempt'>): StoredLogLine[] {
+  const lines: StoredLogLine[] = [];
+  for (const batch of batches) for (const line of batch.lines) lines.push({ ...line, attempt: batch.attempt });
+  for (const line of doc.logs) lines.push({ ...line, attempt: doc.attempt });
+  return lines;
+}
+
+function toInvocation(doc: InvocationDocument, batches: Array<Pick<LogBatchDocument, 'attempt' | 'lines'>>): Invocation {
   const { error: _error, ...summary } = toSummary(doc);
   return {
     ...summary,
@@ -395,11 +533,12 @@ function toInvocation(doc: InvocationDocument): Invocation {
     endpoint: doc.endpoint,
     responseContentType: doc.responseContentType,
     entity: JSON.parse(doc.entity),
+    rawBody: doc.rawBody ?? null,
     leaseOwner: doc.leaseOwner,
     leaseUntil: doc.leaseUntil,
     expireAt: doc.expireAt.getTime(),
     outcome: doc.outcome ? (JSON.parse(doc.outcome) as Outcome) : null,
-    logs: doc.logs,
+    logs: logsOf(batches, doc),
     progress: doc.progress,
     callback: doc.callback ? callbackOf(doc.callback) : null,
   };

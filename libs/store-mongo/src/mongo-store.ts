@@ -10,13 +10,15 @@ import type {
   InstanceDocument,
   IntegrationDocument,
   InvocationDocument,
+  LogBatchDocument,
   QuotaDocument,
   SigningSecretDocument,
   TokenDocument,
 } from './mongo-documents';
+import { withUnavailability } from './mongo-errors';
 import { ensureIndexes } from './mongo-indexes';
 import { MongoInstanceRegistry } from './mongo-instance.registry';
-import { MongoInvocationStore } from './mongo-invocation.store';
+import { MAJORITY_WAIT_MS, MongoInvocationStore } from './mongo-invocation.store';
 import { MongoTokenStore } from './mongo-token.store';
 
 export interface MongoStoreOptions {
@@ -25,8 +27,10 @@ export interface MongoStoreOptions {
   dbName?: string;
   /** Shown in the server's logs and currentOp, e.g. the service name. */
   appName?: string;
-  /** How long an operation waits for a reachable primary (an election takes a few seconds). */
+  /** How long an operation waits for a reachable primary; SERVER_SELECTION_MS unless a test needs less. */
   serverSelectionTimeoutMS?: number;
+  /** How long a write waits for the majority (wtimeout); MAJORITY_WAIT_MS unless a test needs less. */
+  majorityWaitMs?: number;
 }
 
 /** The MongoDB store, and its database for what lives beside it on the same connection (GridFS files). */
@@ -36,23 +40,58 @@ export interface MongoStore extends Store {
 
 export const DEFAULT_MONGO_DATABASE = 'generic-integration';
 const PING_TIMEOUT_MS = 2_000;
+/**
+ * How long an operation waits for a primary: longer than an election (a new primary within about 12 s
+ * of losing one, with the server's default settings), so the one retry of a write cut short by a
+ * failover reaches the new primary. Then the store answers unavailable (503).
+ */
+export const SERVER_SELECTION_MS = 20_000;
+/** How long opening a connection to a member may take. */
+const CONNECT_MS = 10_000;
+
+/**
+ * The settings behind the store's promises. A connection string that sets one of them otherwise is
+ * refused at start: the driver would let it win, silently (`readConcernLevel=local` over the majority
+ * read concern, a `wtimeoutMS` over the code's). Setting one to the same value (Atlas strings carry
+ * `retryWrites=true&w=majority`) is harmless.
+ */
+export const GUARANTEED_SETTINGS: Readonly<Record<string, string>> = {
+  w: 'majority',
+  wtimeoutMS: String(MAJORITY_WAIT_MS),
+  wtimeout: String(MAJORITY_WAIT_MS),
+  journal: 'true',
+  j: 'true',
+  readConcernLevel: 'majority',
+  readPreference: 'primary',
+  retryWrites: 'true',
+  retryReads: 'true',
+  serverSelectionTimeoutMS: String(SERVER_SELECTION_MS),
+};
+/** Connection string settings that only mean something when reads may go elsewhere than the primary. */
+const SECONDARY_READ_SETTINGS = ['readPreferenceTags', 'maxStalenessSeconds'];
 
 /**
  * The distributed store: invocations, the catalog, the token registry and live instances in one MongoDB database.
- * A write resolves once a majority of the replica set holds it (and writes are retried once across a
- * failover), reads see only majority-committed data, so an accepted invocation survives losing the
- * primary and a poll never sees a state that a failover could roll back. These settings win over any
- * given in the URL. Opens the connection and creates the indexes before it resolves.
+ * A write resolves once a majority of the replica set holds it (within MAJORITY_WAIT_MS, else it is
+ * undone where it must be and fails), a single-document write is retried once across a failover, and
+ * reads see only majority-committed data, so an accepted invocation survives losing the primary and a
+ * poll never sees a state that a failover could roll back. Failures that mean "not now" (no primary,
+ * no majority in time) reach callers as unavailable (503 with Retry-After). Opens the connection and
+ * creates the indexes before it resolves.
  */
 export async function createMongoStore(url: string, options: MongoStoreOptions = {}): Promise<MongoStore> {
+  const conflict = settingsConflict(url);
+  if (conflict) throw new Error(`Cannot open the MongoDB store at ${redactUrl(url)}: ${conflict}`);
+  const majorityWaitMs = options.majorityWaitMs ?? MAJORITY_WAIT_MS;
   const client = new MongoClient(url, {
     appName: options.appName ?? 'generic-integration',
     retryWrites: true,
     retryReads: true,
-    writeConcern: { w: 'majority', wtimeoutMS: 10_000 },
+    writeConcern: { w: 'majority', wtimeoutMS: majorityWaitMs },
     readConcern: { level: 'majority' },
     readPreference: 'primary',
-    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? SERVER_SELECTION_MS,
+    connectTimeoutMS: CONNECT_MS,
   });
   let db: Db;
   try {
@@ -66,21 +105,27 @@ export async function createMongoStore(url: string, options: MongoStoreOptions =
   }
   const clock = options.clock ?? systemClock;
   return {
-    invocations: new MongoInvocationStore(
-      db.collection<InvocationDocument>(COLLECTIONS.invocations),
-      db.collection<IdempotencyKeyDocument>(COLLECTIONS.idempotencyKeys),
-      client,
-      clock,
+    invocations: withUnavailability(
+      new MongoInvocationStore(
+        db.collection<InvocationDocument>(COLLECTIONS.invocations),
+        db.collection<LogBatchDocument>(COLLECTIONS.invocationLogs),
+        db.collection<IdempotencyKeyDocument>(COLLECTIONS.idempotencyKeys),
+        client,
+        clock,
+        majorityWaitMs,
+      ),
     ),
-    catalog: new MongoCatalogStore(
-      db.collection<EntityDocument>(COLLECTIONS.entities),
-      db.collection<IntegrationDocument>(COLLECTIONS.integrations),
-      db.collection<TokenDocument>(COLLECTIONS.tokens),
-      db.collection<QuotaDocument>(COLLECTIONS.quotas),
-      db.collection<SigningSecretDocument>(COLLECTIONS.signingSecrets),
+    catalog: withUnavailability(
+      new MongoCatalogStore(
+        db.collection<EntityDocument>(COLLECTIONS.entities),
+        db.collection<IntegrationDocument>(COLLECTIONS.integrations),
+        db.collection<TokenDocument>(COLLECTIONS.tokens),
+        db.collection<QuotaDocument>(COLLECTIONS.quotas),
+        db.collection<SigningSecretDocument>(COLLECTIONS.signingSecrets),
+      ),
     ),
-    tokens: new MongoTokenStore(db.collection<TokenDocument>(COLLECTIONS.tokens)),
-    instances: new MongoInstanceRegistry(db.collection<InstanceDocument>(COLLECTIONS.instances)),
+    tokens: withUnavailability(new MongoTokenStore(db.collection<TokenDocument>(COLLECTIONS.tokens))),
+    instances: withUnavailability(new MongoInstanceRegistry(db.collection<InstanceDocument>(COLLECTIONS.instances))),
     database: db,
     ping: () => ping(db),
     close: () => client.close(),
@@ -112,6 +157,21 @@ async function ping(db: Db): Promise<boolean> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Why the connection string cannot be used as it is: a setting of the store's given another value; null when none is. */
+export function settingsConflict(url: string): string | null {
+  const query = /\?([^#]*)/.exec(url)?.[1] ?? '';
+  for (const [name, value] of new URLSearchParams(query)) {
+    const setting = Object.keys(GUARANTEED_SETTINGS).find((key) => key.toLowerCase() === name.toLowerCase());
+    if (setting && value.toLowerCase() !== GUARANTEED_SETTINGS[setting].toLowerCase()) {
+      return `the connection string sets ${name}=${value}, but the store sets ${setting}=${GUARANTEED_SETTINGS[setting]} itself (its durability and consistency depend on it; see docs/operations.md); remove ${name} from the URL`;
+    }
+    if (SECONDARY_READ_SETTINGS.some((key) => key.toLowerCase() === name.toLowerCase())) {
+      return `the connection string sets ${name}, but the store reads from the primary only (see docs/operations.md); remove ${name} from the URL`;
+    }
+  }
+  return null;
 }
 
 /** The database named in the URL's path (`mongodb://host/name?...`), if any. */

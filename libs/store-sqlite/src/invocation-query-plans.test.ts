@@ -62,4 +62,18 @@ describe('SQLite invocation queries', () => {
     expect(await planOfListing('Failed')).toMatch(/^SEARCH invocations USING INDEX invocations_failures \(bot_id=\?\)/);
     expect(await planOfListing('Completed')).toMatch(/^SEARCH invocations USING INDEX invocations_by_bot \(bot_id=\?\)/);
   });
+
+  it('log batches: appended after a search of the invocation by its key, read in order by their key, deleted by expiry unless their invocation is kept', () => {
+    const recording = recordingStatements(db);
+    new SqliteInvocationStore(recording.db, systemClock, new GroupCommit(db));
+    const plans = [...recording.sql].filter((sql) => /\binvocation_logs\b/.test(sql)).map((sql) => planOf(db, sql).join(' | '));
+    expect(plans).toEqual([
+      expect.stringMatching(/^SEARCH invocation_logs USING PRIMARY KEY \(bot_id=\? AND invocation_id=\?\)$/),
+      expect.stringMatching(/^SEARCH invocations USING INDEX sqlite_autoindex_invocations_1 \(id=\?\)$/),
+      // Expired lines of an invocation still kept (its run holds the lease) stay: one key lookup each.
+      expect.stringMatching(
+        /^SEARCH invocation_logs USING INDEX invocation_logs_by_expiry \(expire_at<\?\) \| CORRELATED SCALAR SUBQUERY \d+ \| SEARCH i USING INDEX sqlite_autoindex_invocations_1 \(id=\?\)$/,
+      ),
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import type { CallbackDelivery, CallbackState, IdempotencyRecord, Invocation, InvocationState, InvocationSummary, NewInvocation, Outcome } from '@gi/domain';
+import type { CallbackDelivery, CallbackState, IdempotencyRecord, Invocation, InvocationState, InvocationSummary, LogLine, NewInvocation, Outcome, StoredLogLine } from '@gi/domain';
 import { outcomeError } from '@gi/domain';
 
 /** One row of `invocations`, as SQLite returns it. */
@@ -14,6 +14,8 @@ export interface InvocationRow {
   endpoint: string;
   response_content_type: string;
   entity: string;
+  /** Null for file transfers, and for invocations stored before raw bodies were kept. */
+  raw_body: string | null;
   status: string;
   attempt: number;
   lease_owner: string | null;
@@ -38,9 +40,9 @@ export const SUMMARY_COLUMNS =
 
 /** What was stored at creation and never changes: what a claim reads back when it does not hold the invocation as created. */
 export const CREATED_COLUMNS =
-  'id, bot_id, token_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type, entity, created_at, expire_at, callback_url';
+  'id, bot_id, token_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type, entity, raw_body, created_at, expire_at, callback_url';
 
-export type CreatedRow = Pick<InvocationRow, 'id' | 'bot_id' | 'token_id' | 'entity_name' | 'integration_id' | 'integration_version' | 'pool' | 'mode' | 'endpoint' | 'response_content_type' | 'entity' | 'created_at' | 'expire_at' | 'callback_url'>;
+export type CreatedRow = Pick<InvocationRow, 'id' | 'bot_id' | 'token_id' | 'entity_name' | 'integration_id' | 'integration_version' | 'pool' | 'mode' | 'endpoint' | 'response_content_type' | 'entity' | 'raw_body' | 'created_at' | 'expire_at' | 'callback_url'>;
 
 export function toCreated(row: CreatedRow): NewInvocation {
   return {
@@ -55,6 +57,7 @@ export function toCreated(row: CreatedRow): NewInvocation {
     endpoint: row.endpoint as Invocation['endpoint'],
     responseContentType: row.response_content_type,
     entity: JSON.parse(row.entity),
+    rawBody: row.raw_body,
     createdAt: row.created_at,
     expireAt: row.expire_at,
     callbackUrl: row.callback_url,
@@ -63,8 +66,9 @@ export function toCreated(row: CreatedRow): NewInvocation {
 
 /**
  * The invocation a claim took, from what its creation stored and the claim itself. Only an unfinished
- * invocation can be claimed, so it has no outcome, logs or finish time, the claim cleared its progress,
- * and its callback is as created (attempts start once it finishes).
+ * invocation can be claimed, so it has no outcome or finish time, the claim cleared its progress, its
+ * callback is as created (attempts start once it finishes), and the lines of earlier attempts are left
+ * out (see InvocationStore.claim).
  */
 export function toClaimed(created: NewInvocation, attempt: number, lease: { owner: string; leaseUntil: number; now: number }): Invocation {
   const { callbackUrl, ...stored } = created;
@@ -121,7 +125,27 @@ export function toSummary(row: Pick<InvocationRow, 'id' | 'bot_id' | 'entity_nam
   };
 }
 
-export function toInvocation(row: InvocationRow): Invocation {
+/** One batch of `invocation_logs`. */
+export interface LogBatchRow {
+  attempt: number;
+  lines: string;
+}
+
+/**
+ * Every line of an invocation in order: the batches its attempts appended while they ran (read in
+ * attempt and seq order), then the rest its last attempt recorded with its outcome.
+ */
+export function logsOf(batches: LogBatchRow[], row: Pick<InvocationRow, 'logs' | 'attempt'>): StoredLogLine[] {
+  const lines: StoredLogLine[] = [];
+  const add = (text: string, attempt: number) => {
+    for (const line of JSON.parse(text) as LogLine[]) lines.push({ ...line, attempt });
+  };
+  for (const batch of batches) add(batch.lines, batch.attempt);
+  add(row.logs, row.attempt);
+  return lines;
+}
+
+export function toInvocation(row: InvocationRow, batches: LogBatchRow[]): Invocation {
   const { error: _error, ...summary } = toSummary(row);
   return {
     ...summary,
@@ -130,11 +154,12 @@ export function toInvocation(row: InvocationRow): Invocation {
     endpoint: row.endpoint as Invocation['endpoint'],
     responseContentType: row.response_content_type,
     entity: JSON.parse(row.entity),
+    rawBody: row.raw_body,
     leaseOwner: row.lease_owner,
     leaseUntil: row.lease_until,
     expireAt: row.expire_at,
     outcome: row.outcome ? JSON.parse(row.outcome) : null,
-    logs: JSON.parse(row.logs),
+    logs: logsOf(batches, row),
     progress: row.progress ? JSON.parse(row.progress) : null,
     callback: row.callback_url === null ? null : callbackOf(row),
   };

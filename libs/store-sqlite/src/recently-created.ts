@@ -3,7 +3,7 @@ import type { InvocationRef, NewInvocation } from '@gi/domain';
 export interface RecentlyCreatedLimits {
   /** Invocations held at most. */
   count: number;
-  /** The JSON size of the entities held, at most; an entity larger than a sixteenth of it is never held. */
+  /** The JSON size of the entities held (with their raw bodies), at most; one larger than a sixteenth of it is never held. */
   entityBytes: number;
 }
 

@@ -141,4 +141,21 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX invocations_finished_runs ON invocations (bot_id, integration_id, finished_at DESC) WHERE finished_at IS NOT NULL;
   CREATE INDEX invocations_failures ON invocations (bot_id, created_at DESC) WHERE status IN ('Failed', 'Cancelled');
   `,
+  // The request body as sent (for connectors that check a signature over it), and the lines a running
+  // attempt logged, appended in batches while it runs: readable before it ends, kept when its process
+  // dies. A completion still writes the rest in the row's own logs column, so a run that logged nothing
+  // while running writes here nothing at all.
+  `
+  ALTER TABLE invocations ADD COLUMN raw_body TEXT;
+  CREATE TABLE invocation_logs (
+    bot_id TEXT NOT NULL,
+    invocation_id TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    lines TEXT NOT NULL,
+    expire_at INTEGER NOT NULL,
+    PRIMARY KEY (bot_id, invocation_id, attempt, seq)
+  ) WITHOUT ROWID;
+  CREATE INDEX invocation_logs_by_expiry ON invocation_logs (expire_at);
+  `,
 ];

@@ -11,14 +11,16 @@ import type {
   InvocationStore,
   InvocationSummary,
   InvocationTiming,
+  LogBatch,
   LogLine,
   NewInvocation,
   Outcome,
   Progress,
 } from '@gi/domain';
+import { outcomeJson, recordedOutcomeJson, storedEntityJson } from '@gi/domain';
 import type { GroupCommit } from './group-commit';
 import { CREATED_COLUMNS, STATE_COLUMNS, SUMMARY_COLUMNS, toClaimed, toCreated, toInvocation, toRecord, toState, toSummary } from './invocation-rows';
-import type { CreatedRow, InvocationRow, KeyRow, StateRow } from './invocation-rows';
+import type { CreatedRow, InvocationRow, KeyRow, LogBatchRow, StateRow } from './invocation-rows';
 import { RecentlyCreated } from './recently-created';
 import type { SqliteDatabase } from './sqlite-database';
 
@@ -28,6 +30,8 @@ import type { SqliteDatabase } from './sqlite-database';
  */
 const IN_FLIGHT = "status IN ('Queued', 'Running')";
 const FAILURES = "status IN ('Failed', 'Cancelled')";
+/** A pending callback falls due when its invocation finishes (its due time stays empty until then, so no sweep meets it earlier). */
+const CALLBACK_FALLS_DUE = "callback_due_at = CASE WHEN callback_state = 'pending' THEN @now ELSE callback_due_at END";
 
 /**
  * A listing by status reads the partial index holding that status, so a bot's long history of completed
@@ -64,11 +68,12 @@ export class SqliteInvocationStore implements InvocationStore {
     this.statements = {
       insert: db.prepare(`INSERT INTO invocations
         (id, bot_id, token_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type,
-         entity, status, created_at, published_at, expire_at, callback_url, callback_state, callback_due_at)
+         entity, raw_body, status, created_at, published_at, expire_at, callback_url, callback_state, callback_due_at)
         VALUES (@id, @botId, @tokenId, @entityName, @integrationId, @integrationVersion, @pool, @mode, @endpoint,
-         @responseContentType, @entity, 'Queued', @createdAt, @createdAt, @expireAt, @callbackUrl,
-         CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 'pending' END, CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 0 END)`),
+         @responseContentType, @entity, @rawBody, 'Queued', @createdAt, @createdAt, @expireAt, @callbackUrl,
+         CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 'pending' END, NULL)`),
       get: db.prepare('SELECT * FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?'),
+      logBatches: db.prepare('SELECT attempt, lines FROM invocation_logs WHERE bot_id = ? AND invocation_id = ? ORDER BY attempt, seq'),
       getState: db.prepare(`SELECT ${STATE_COLUMNS} FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?`),
       // The claim of an invocation this store created lately needs only the attempt back; others what creation stored.
       claimCreatedHere: db.prepare(`${CLAIM} RETURNING attempt`),
@@ -77,12 +82,19 @@ export class SqliteInvocationStore implements InvocationStore {
         WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
       progress: db.prepare(`UPDATE invocations SET progress = @progress
         WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
+      // A batch of the running attempt, while its owner holds the lease; a batch already stored stays as it is.
+      appendLogs: db.prepare(`INSERT INTO invocation_logs (bot_id, invocation_id, attempt, seq, lines, expire_at)
+        SELECT bot_id, id, attempt, @seq, @lines, expire_at FROM invocations
+        WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner AND attempt = @attempt
+        ON CONFLICT DO NOTHING`),
+      leasedAttempt: db.prepare(`SELECT 1 FROM invocations
+        WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner AND attempt = @attempt`),
       complete: db.prepare(`UPDATE invocations
-        SET status = @status, outcome = @outcome, logs = @logs, finished_at = @now, lease_owner = NULL, lease_until = NULL
+        SET status = @status, outcome = @outcome, logs = @logs, finished_at = @now, lease_owner = NULL, lease_until = NULL, ${CALLBACK_FALLS_DUE}
         WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
       // Gives up on or cancels an unfinished invocation, whatever its lease.
       end: db.prepare(`UPDATE invocations
-        SET status = @status, outcome = @outcome, finished_at = @now, lease_owner = NULL, lease_until = NULL
+        SET status = @status, outcome = @outcome, finished_at = @now, lease_owner = NULL, lease_until = NULL, ${CALLBACK_FALLS_DUE}
         WHERE id = @id AND bot_id = @botId AND status IN ('Queued', 'Running') AND expire_at > @now`),
       // A requeued invocation counts as never published, so the next sweep publishes it.
       requeue: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL, published_at = 0
@@ -106,7 +118,11 @@ export class SqliteInvocationStore implements InvocationStore {
         WHERE bot_id = ? AND ${IN_FLIGHT} AND expire_at > ? GROUP BY token_id`),
       timings: db.prepare(`SELECT integration_id, status, created_at, started_at, finished_at FROM invocations
         WHERE bot_id = @botId AND created_at >= @since AND expire_at > @now ORDER BY created_at DESC LIMIT @limit`),
-      deleteExpired: db.prepare('DELETE FROM invocations WHERE expire_at <= ?'),
+      // Never one whose run is under way: it goes on and records its outcome; it goes once that is done.
+      deleteExpired: db.prepare('DELETE FROM invocations WHERE expire_at <= @now AND (lease_owner IS NULL OR lease_until < @now)'),
+      // The lines of invocations that are gone (an invocation spared while it runs keeps its own).
+      deleteExpiredLogs: db.prepare(`DELETE FROM invocation_logs WHERE expire_at <= ?
+        AND NOT EXISTS (SELECT 1 FROM invocations i WHERE i.bot_id = invocation_logs.bot_id AND i.id = invocation_logs.invocation_id)`),
       deleteExpiredKeys: db.prepare('DELETE FROM idempotency_keys WHERE expire_at <= ?'),
       // Takes the key unless a live record holds it (an expired one is overwritten).
       takeKey: db.prepare(`INSERT INTO idempotency_keys (bot_id, key, fingerprint, invocation_id, created_at, expire_at)
@@ -134,22 +150,29 @@ export class SqliteInvocationStore implements InvocationStore {
     this.statements.insert.run({ ...invocation, entity });
   }
 
+  /** What an invocation held in memory costs: its entity's JSON and its raw body. */
+  private static heldSize(invocation: NewInvocation, entity: string): number {
+    return entity.length + (invocation.rawBody?.length ?? 0);
+  }
+
   async create(invocation: NewInvocation): Promise<void> {
-    const entity = JSON.stringify(invocation.entity);
+    const entity = storedEntityJson(invocation.entity, invocation.rawBody);
     await this.writes.write(() => this.insert(invocation, entity));
-    this.createdHere?.remember(invocation, entity.length);
+    this.createdHere?.remember(invocation, SqliteInvocationStore.heldSize(invocation, entity));
   }
 
   async createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
-    const entity = JSON.stringify(invocation.entity);
+    const entity = storedEntityJson(invocation.entity, invocation.rawBody);
     const holder = await this.writes.write(() => this.createWithKeyTransaction(invocation, entity, record));
-    if (!holder) this.createdHere?.remember(invocation, entity.length);
+    if (!holder) this.createdHere?.remember(invocation, SqliteInvocationStore.heldSize(invocation, entity));
     return holder;
   }
 
+  /** The row first, then the batches: a completion in between adds lines the batches lack, never a line twice. */
   async get(ref: InvocationRef): Promise<Invocation | null> {
     const row = this.statements.get.get(ref.id, ref.botId, this.clock.now()) as InvocationRow | undefined;
-    return row ? toInvocation(row) : null;
+    if (!row) return null;
+    return toInvocation(row, this.statements.logBatches.all(ref.botId, ref.id) as LogBatchRow[]);
   }
 
   async getState(ref: InvocationRef): Promise<InvocationState | null> {
@@ -179,8 +202,15 @@ export class SqliteInvocationStore implements InvocationStore {
     await this.writes.write(() => this.statements.progress.run(params));
   }
 
+  async appendLogs(ref: InvocationRef, owner: string, batch: LogBatch): Promise<boolean> {
+    const params = { id: ref.id, botId: ref.botId, owner, attempt: batch.attempt, seq: batch.seq, lines: JSON.stringify(batch.lines) };
+    const { appendLogs, leasedAttempt } = this.statements;
+    // Nothing inserted: the batch was stored before (the lease still held), or the lease is not held.
+    return this.writes.write(() => appendLogs.run(params).changes === 1 || leasedAttempt.get(params) !== undefined);
+  }
+
   async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean> {
-    const params = { ...ref, owner, now, status: outcome.status, outcome: JSON.stringify(outcome), logs: JSON.stringify(logs) };
+    const params = { ...ref, owner, now, status: outcome.status, outcome: recordedOutcomeJson(outcome, logs), logs: JSON.stringify(logs) };
     return (await this.writes.write(() => this.statements.complete.run(params))).changes === 1;
   }
 
@@ -192,8 +222,18 @@ export class SqliteInvocationStore implements InvocationStore {
     return this.end(ref, { status: 'Cancelled', error }, now);
   }
 
+  /** Written at once, outside the group commit (whose batch never spans a turn): done when this returns. */
+  quarantine(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
+    try {
+      const params = { id: ref.id, botId: ref.botId, status: 'Failed', outcome: outcomeJson({ status: 'Failed', error }), now };
+      return Promise.resolve(this.statements.end.run(params).changes === 1);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   private async end(ref: InvocationRef, outcome: Exclude<Outcome, { status: 'Completed' }>, now: number): Promise<boolean> {
-    const params = { id: ref.id, botId: ref.botId, status: outcome.status, outcome: JSON.stringify(outcome), now };
+    const params = { id: ref.id, botId: ref.botId, status: outcome.status, outcome: outcomeJson(outcome), now };
     return (await this.writes.write(() => this.statements.end.run(params))).changes === 1;
   }
 
@@ -257,6 +297,8 @@ export class SqliteInvocationStore implements InvocationStore {
 
   async deleteExpired(now: number): Promise<number> {
     this.statements.deleteExpiredKeys.run(now);
-    return this.statements.deleteExpired.run(now).changes;
+    const deleted = this.statements.deleteExpired.run({ now }).changes;
+    this.statements.deleteExpiredLogs.run(now);
+    return deleted;
   }
 }

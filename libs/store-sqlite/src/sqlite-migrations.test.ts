@@ -28,3 +28,34 @@ describe('SQLite store opening a database written before per-integration limits'
     }
   });
 });
+
+describe('SQLite store opening a database written before raw bodies and live logs', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'gi-store-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads the invocations stored then without a raw body, their lines marked with the attempt that recorded them', async () => {
+    const path = join(dir, 'store.db');
+    const old = new Database(path);
+    const before = MIGRATIONS.length - 1;
+    old.exec(MIGRATIONS.slice(0, before).join('\n'));
+    old.pragma(`user_version = ${before}`);
+    const now = Date.now();
+    old.prepare(`INSERT INTO invocations (id, bot_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type,
+        entity, status, attempt, created_at, started_at, finished_at, expire_at, outcome, logs)
+      VALUES ('inv-1', 'acme', 'Order', 'ack', 1, 'default', 'async', 'GenericIntegration', 'application/json',
+        '{"RequestParams":"","RequestHeaders":"","RequestBody":null,"ResponseBody":null}', 'Completed', 2, ?, ?, ?, ?,
+        '{"status":"Completed","responseBody":1}', '[{"at":1,"level":"info","message":"hello"}]')`).run(now, now, now, now + 60_000);
+    old.close();
+
+    const store = createSqliteStore(path, systemClock);
+    try {
+      expect(await store.invocations.get({ botId: 'acme', id: 'inv-1' })).toMatchObject({
+        rawBody: null,
+        logs: [{ at: 1, level: 'info', message: 'hello', attempt: 2 }],
+      });
+    } finally {
+      await store.close();
+    }
+  });
+});

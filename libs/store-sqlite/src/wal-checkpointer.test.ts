@@ -29,6 +29,7 @@ const invocation = (createdAt: number): NewInvocation => ({
   endpoint: 'GenericIntegration',
   responseContentType: 'application/json',
   entity: { RequestParams: '', RequestHeaders: 'Host=x', RequestBody: { orderId: 7, note: 'x'.repeat(300) }, ResponseBody: null },
+  rawBody: JSON.stringify({ orderId: 7, note: 'x'.repeat(300) }),
   createdAt,
   expireAt: createdAt + 3600_000,
   callbackUrl: null,

@@ -69,11 +69,16 @@ export class WalCheckpointer {
     return checkpointer;
   }
 
-  /** Stops checkpointing and waits until the worker has closed its connection and ended. */
+  /**
+   * Stops checkpointing and waits until the worker has closed its connection and ended. The worker
+   * is referenced again meanwhile: unreferenced, it would let the process's event loop drain (and the
+   * process exit) while this wait is still under way, with whatever follows it never run.
+   */
   async stop(): Promise<void> {
     if (!this.stopping) {
       this.stopping = true;
       clearTimeout(this.timer);
+      if (this.running) this.worker.ref();
       this.send('close');
     }
     await this.exited;
