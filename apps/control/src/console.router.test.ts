@@ -3,7 +3,8 @@ import { createServer, get } from 'node:http';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHttpApp, createLogger, createMetrics } from '@gi/http';
+import { createHttpApp } from '@gi/http';
+import { createLogger, createMetrics } from '@gi/observability';
 import { consoleAssetsDir, loadConsoleAssets } from './console-assets';
 import { CONSOLE_CSP, consoleRouter } from './console.router';
 
@@ -83,7 +84,7 @@ describe('GET /console', () => {
   let base: string;
 
   beforeAll(async () => {
-    const app = createHttpApp({ logger: createLogger('silent', 'test'), metrics: createMetrics(), ready: async () => true, routers: [consoleRouter(assets)] });
+    const app = createHttpApp({ logger: createLogger('silent', 'test'), metrics: createMetrics(), ready: async () => true, routes: [consoleRouter(assets)] });
     server = createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
@@ -92,7 +93,7 @@ describe('GET /console', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('serves the page with a strict Content-Security-Policy and no-sniff, no-frame headers', async () => {
-    for (const path of ['/console', '/console/']) {
+    for (const path of ['/console']) {
       const reply = await fetch(base + path);
       expect(reply.status).toBe(200);
       expect(reply.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -106,6 +107,14 @@ describe('GET /console', () => {
     expect(CONSOLE_CSP).toContain("frame-ancestors 'none'");
     expect(CONSOLE_CSP).toContain("require-trusted-types-for 'script'");
     expect(CONSOLE_CSP).not.toContain('unsafe');
+  });
+
+  it('has one spelling of each path: /console/ redirects to /console, other spellings are not found', async () => {
+    const slash = await fetch(`${base}/console/`, { redirect: 'manual' });
+    expect([slash.status, slash.headers.get('location')]).toEqual([308, '/console']);
+    for (const path of ['/Console', '/console/JS/main.js', '/console/js%2Fmain.js', '/console/js/main.js/']) {
+      expect([path, (await fetch(base + path)).status]).toEqual([path, 404]);
+    }
   });
 
   it('serves modules and the style sheet with their types and the same headers', async () => {

@@ -1,5 +1,6 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
+import { notFound } from '@gi/domain';
+import { publicAccess, Routes } from '@gi/http';
 import type { ConsoleAsset, ConsoleAssets } from './console-assets';
 
 /**
@@ -34,14 +35,14 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * GET /console: the web console (static ES modules and one style sheet). It holds no data and no
+ * GET /console: the web console (static ES modules and one style sheet), public: it holds no data and no
  * secret; everything it shows comes from the control API, called with the admin token the operator
- * signs in with.
+ * signs in with. Each file has one path, its name as stored (`/console/` redirects to `/console`).
  */
-export function consoleRouter(assets: ConsoleAssets): Router {
+export function consoleRouter(assets: ConsoleAssets): Routes {
   const index = assets.get('index.html');
   if (!index) throw new Error('The web console has no index.html.');
-  const router = new Router({ prefix: '/console' });
+  const PREFIX = '/console/';
 
   const send = (ctx: Context, asset: ConsoleAsset) => {
     ctx.set(CONSOLE_HEADERS);
@@ -55,10 +56,16 @@ export function consoleRouter(assets: ConsoleAssets): Router {
     ctx.body = asset.body;
   };
 
-  router.get('/', (ctx) => send(ctx, index));
-  router.get('/*asset', (ctx, next) => {
-    const asset = assets.get(ctx.params.asset);
-    return asset ? send(ctx, asset) : next();
-  });
-  return router;
+  return new Routes()
+    .get('/console', publicAccess, (ctx) => send(ctx, index))
+    .get(PREFIX, publicAccess, (ctx) => {
+      ctx.status = 308;
+      ctx.redirect('/console');
+    })
+    .get(`${PREFIX}*asset`, publicAccess, (ctx) => {
+      // Looked up by the path as sent: an escaped spelling of a name is not that name.
+      const asset = assets.get(ctx.path.slice(PREFIX.length));
+      if (!asset) throw notFound(`The console has no file ${ctx.path}.`);
+      send(ctx, asset);
+    });
 }

@@ -1,5 +1,7 @@
 import type { TokenService } from '@gi/auth';
-import type { Clock, ConnectorRuntime, JobBus, QuotaDefaults, Store } from '@gi/domain';
+import type { Clock, ConnectorRuntime, QuotaDefaults, Store } from '@gi/domain';
+import type { JobBus } from '@gi/contracts';
+import type { BodyTimeouts } from '@gi/http';
 
 export interface ControlSettings {
   adminToken: string;
@@ -7,6 +9,10 @@ export interface ControlSettings {
   /** Base URL shown on the webhook screen; the request's own origin when unset. */
   publicBaseUrl?: string;
   maxBodyBytes: number;
+  /** How long a client may take to send a body. */
+  bodyTimeouts: BodyTimeouts;
+  /** The deepest nesting of arrays and objects a JSON body may have. */
+  maxJsonDepth: number;
   /** What a bot without quotas of its own gets (shown as its effective quotas). */
   quotaDefaults: QuotaDefaults;
 }

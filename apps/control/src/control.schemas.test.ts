@@ -30,3 +30,29 @@ describe('integration settings', () => {
     expect(result.error?.issues[0]).toMatchObject({ path: ['limits'], code: 'unrecognized_keys' });
   });
 });
+
+describe('allowedHosts at deploy', () => {
+  const base = { entityName: 'Order', code: 'return 1' };
+  const problem = (allowedHosts: unknown) => {
+    const result = integrationBody.safeParse({ ...base, allowedHosts });
+    return result.success ? null : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  };
+
+  it('accepts names, wildcards, ports and IP addresses as URLs write them', () => {
+    expect(problem(['api.example.com', '*.example.com', 'api.example.com:8443', '*.example.com:443', '203.0.113.7', '[2001:db8::7]:8443'])).toBeNull();
+  });
+
+  it.each([
+    ['https://api.example.com', "allowedHosts.0: 'https://api.example.com' has a scheme: write the host alone, without https://"],
+    ['api.example.com/v1', "allowedHosts.0: 'api.example.com/v1' is not a host: give a host name, optionally with :port, without a path, query or credentials"],
+    ['example..com', "allowedHosts.0: 'example..com' has an empty label (a dot at the start or two dots in a row)"],
+    ['api.*.example.com', "allowedHosts.0: 'api.*.example.com' has a misplaced wildcard: it can only be the whole first label, as in *.example.com"],
+    ['*.com', "allowedHosts.0: '*.com' allows a whole top-level domain: a wildcard needs at least two labels after it, as in *.example.com"],
+    ['api.example.com:0', "allowedHosts.0: 'api.example.com:0' has an invalid port: it must be a number from 1 to 65535"],
+    ['2001:db8::7', "allowedHosts.0: '2001:db8::7' is not a host: an IPv6 address goes in brackets, as in [2001:db8::7] or [2001:db8::7]:8443"],
+    ['127.1', "allowedHosts.0: '127.1' is not written as URLs write it: use 127.0.0.1"],
+    ['', 'allowedHosts.0: an empty entry allows nothing'],
+  ])('refuses %j with a clear message', (entry, message) => {
+    expect(problem([entry])).toBe(message);
+  });
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  allowedHostProblem,
   callbackUrlProblem,
   CONNECTOR_LIMIT_BOUNDS,
   DEFAULT_CONNECTOR_LIMITS,
@@ -13,9 +14,10 @@ import type { ConnectorLimits } from '@gi/domain';
 import { MAX_TOKEN_TTL_SECONDS } from '@gi/auth';
 
 const name = z.string().refine(isValidName, 'letters, digits, _ . - (1-128, starting with a letter or digit)');
-const host = z
-  .string()
-  .regex(/^(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$/, 'a host name such as api.example.com, *.example.com or api.example.com:8443');
+const allowedHost = z.string().superRefine((entry, ctx) => {
+  const problem = allowedHostProblem(entry);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 const callbackUrl = z.string().superRefine((url, ctx) => {
   const problem = callbackUrlProblem(url);
@@ -45,7 +47,7 @@ export const integrationBody = z
     code: z.string().min(1).max(1024 * 1024),
     pool: name.default(DEFAULT_POOL),
     timeoutSeconds: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),
-    allowedHosts: z.array(host).max(100).default([]),
+    allowedHosts: z.array(allowedHost).max(100).default([]),
     limits: limitsBody.prefault({}),
     callbackUrl: callbackUrl.nullable().default(null),
   })

@@ -1,5 +1,5 @@
 import type { ConnectorFileReader, FileEntity, FileStore, InvocationRef } from '@gi/domain';
-import type { Logger } from '@gi/http';
+import type { Logger } from '@gi/observability';
 
 /**
  * `Context.ReadFile` for one run: only the files its own request carried (RequestFiles), read from

@@ -1,7 +1,7 @@
 import { webhookHeaders } from '@gi/auth';
 import { callbackRetryDelayMs, isTerminal } from '@gi/domain';
 import type { CallbackSender, Clock, InvocationRef, Store } from '@gi/domain';
-import type { Logger, Metrics } from '@gi/http';
+import type { Logger, Metrics } from '@gi/observability';
 import { callbackPayload } from './callback-payload';
 
 export interface CallbackSettings {

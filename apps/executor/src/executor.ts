@@ -1,4 +1,5 @@
-import type { JobDecision, JobDelivery, JobMessage, Subscription } from '@gi/domain';
+import type { JobDecision, JobDelivery, JobMessage, Subscription } from '@gi/contracts';
+import { giveUp } from './announce-outcome';
 import { IntegrationVersions } from './integration-versions';
 import { runInvocation } from './run-invocation';
 import type { ExecutorDeps } from './run-invocation';
@@ -33,13 +34,7 @@ export async function startExecutor(settings: Omit<ExecutorDeps, 'versions'>, po
       }
       deps.logger.error({ err, invocationId: job.invocationId, deliveries }, 'poison job: recorded as Failed and dead-lettered');
       const detail = `The job could not be handled in ${deliveries} deliveries (${err instanceof Error ? err.message.slice(0, 200) : 'unknown error'}); it was dead-lettered.`;
-      const gaveUp = await deps.store.invocations
-        .giveUp({ botId: job.botId, id: job.invocationId }, { code: 'connector_failed', title: 'Gave up', detail }, deps.clock.now())
-        .catch(() => false);
-      if (gaveUp) {
-        await deps.bus.publishCompletion({ kind: 'completed', version: 1, botId: job.botId, invocationId: job.invocationId, status: 'Failed' }).catch(() => undefined);
-        deps.callbacks?.kick();
-      }
+      await giveUp(deps, { botId: job.botId, id: job.invocationId }, detail, delivery).catch((error) => deps.logger.warn({ err: error, invocationId: job.invocationId }, 'giving up could not be recorded or announced'));
       return 'dead-letter';
     }
   };

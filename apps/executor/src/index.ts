@@ -8,3 +8,6 @@ export { sweepFiles } from './sweep-files';
 export { CallbackDispatcher } from './deliver-callbacks';
 export type { CallbackDeps, CallbackSettings } from './deliver-callbacks';
 export type { FileSweepResult } from './sweep-files';
+export { QUARANTINED, quarantineInHand } from './invocation-in-hand';
+export { EXPIRY_SWEEP_INTERVAL_MS, startSweeper } from './sweeper';
+export type { SweeperDeps, SweeperSettings } from './sweeper';

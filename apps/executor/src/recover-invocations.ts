@@ -1,4 +1,6 @@
-import type { Clock, JobBus, Store } from '@gi/domain';
+import { jobMessage } from '@gi/contracts';
+import type { JobBus } from '@gi/contracts';
+import type { Clock, Store } from '@gi/domain';
 
 /**
  * Republishes work that was accepted but not finished: running invocations whose lease ended before
@@ -7,13 +9,11 @@ import type { Clock, JobBus, Store } from '@gi/domain';
  * Claims are conditional, so a job published twice still runs once.
  */
 export async function recoverInvocations(
-  deps: { store: Store; bus: JobBus; clock: Clock },
+  deps: { store: Store; bus: Pick<JobBus, 'publish'>; clock: Clock },
   options: { leaseBefore: number; publishedBefore: number; batch?: number },
 ): Promise<{ requeued: number; republished: number }> {
   const requeued = await deps.store.invocations.requeueExpiredLeases(options.leaseBefore);
   const queued = await deps.store.invocations.takeUnpublished(options.publishedBefore, deps.clock.now(), options.batch ?? 10_000);
-  for (const ref of queued) {
-    await deps.bus.publish({ kind: 'job', version: 1, botId: ref.botId, invocationId: ref.id, pool: ref.pool });
-  }
+  for (const ref of queued) await deps.bus.publish(jobMessage(ref));
   return { requeued: requeued.length, republished: queued.length };
 }

@@ -1,7 +1,11 @@
-import { isTerminal, outcomeOf, runLimitsOf } from '@gi/domain';
-import type { Clock, ConnectorRuntime, FileStore, InvocationRef, JobBus, JobDecision, JobDelivery, JobMessage, LogLine, Outcome, Store } from '@gi/domain';
-import type { Logger, Metrics } from '@gi/http';
+import { isTerminal, outcomeOf, runLimitsOf, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
+import type { JobBus, JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
+import type { Clock, ConnectorRuntime, FileStore, Invocation, InvocationRef, LogLine, Outcome, Store } from '@gi/domain';
+import type { Logger, Metrics } from '@gi/observability';
+import { announceRecorded, giveUp } from './announce-outcome';
 import { connectorFileReader } from './connector-files';
+import { handling } from './invocation-in-hand';
+import { LiveLogWriter } from './live-log-writer';
 import { RunningInvocations } from './running-invocations';
 import type { IntegrationVersions } from './integration-versions';
 
@@ -24,6 +28,8 @@ export interface ExecutorDeps {
   callbacks?: { kick(): void };
   /** The deployed versions this executor has run (read from `store.catalog` once each). */
   versions: IntegrationVersions;
+  /** Fault injection for recovery tests only: called as each run starts. */
+  beforeRun?: (invocation: Invocation) => void;
 }
 
 /**
@@ -49,16 +55,23 @@ export async function runInvocation(
   }
 }
 
-async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: { signal: AbortSignal; stop: () => void }, delivery?: JobDelivery): Promise<JobDecision> {
+type Run = { signal: AbortSignal; stop: () => void };
+
+async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: Run, delivery?: JobDelivery): Promise<JobDecision> {
   const { store, clock, logger, ownerId, leaseMs } = deps;
   const invocation = await store.invocations.claim(ref, ownerId, leaseMs, clock.now());
   if (!invocation) {
     const current = await store.invocations.get(ref);
-    if (current && isTerminal(current.status)) await announce(deps, ref, current.status, delivery);
+    if (current && isTerminal(current.status)) return announceRecorded(deps, ref, current.status, logger.child({ invocationId: ref.id, botId: ref.botId }), delivery);
     // Unknown or expired: nothing to do. Leased by another executor: it finishes it, or the sweeper requeues it.
     return 'ack';
   }
+  return handling(ref, invocation.attempt, () => runClaimed(deps, ref, invocation, run, delivery));
+}
 
+/** Runs a claimed invocation's connector, records the outcome and announces it. */
+async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Invocation, run: Run, delivery?: JobDelivery): Promise<JobDecision> {
+  const { store, clock, logger, ownerId, leaseMs } = deps;
   const log = logger.child({ invocationId: ref.id, botId: ref.botId, attempt: invocation.attempt });
   const finishWith = async (outcome: Outcome, logs: LogLine[]) => {
     const decision = await finish(deps, ref, outcome, logs, log, delivery);
@@ -67,7 +80,14 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: { signal
   };
   if (invocation.attempt > deps.maxAttempts) {
     const detail = `The job was started ${deps.maxAttempts} times and never finished (its executor stopped each time); it is not retried again.`;
-    return finishWith({ status: 'Failed', error: { code: 'connector_failed', title: 'Gave up', detail } }, []);
+    try {
+      await giveUp(deps, ref, detail, delivery);
+      return 'ack';
+    } catch (err) {
+      // Recorded but not announced (the redelivery finds it finished and announces it), or not recorded.
+      log.warn({ err }, 'giving up could not be recorded or announced; the job is requeued');
+      return 'requeue';
+    }
   }
   const integration = await deps.versions.get(ref.botId, invocation.integrationId, invocation.integrationVersion);
   let outcome: Outcome;
@@ -83,6 +103,16 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: { signal
       (err) => log.warn({ err }, 'lease renewal failed'),
     );
   }, Math.max(1000, leaseMs / 3));
+  // Made for the first lines the run hands over while it goes on: a run that ends sooner writes none.
+  const live: { log?: LiveLogWriter } = {};
+  const onLogs = (lines: LogLine[]) => {
+    live.log ??= new LiveLogWriter({
+      attempt: invocation.attempt,
+      append: (batch) => store.invocations.appendLogs(ref, ownerId, batch),
+      onError: (err) => log.warn({ err }, 'log lines of the running invocation not written yet; they are tried again'),
+    });
+    live.log.offer(lines);
+  };
   const inFlight = deps.metrics.jobsInFlight.labels(invocation.pool);
   inFlight.inc();
   const endTimer = deps.metrics.jobDuration.startTimer({ pool: invocation.pool });
@@ -91,14 +121,17 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: { signal
       outcome = { status: 'Failed', error: { code: 'internal', title: 'Integration missing', detail: 'The integration version this invocation was accepted for no longer exists.' } };
     } else {
       const timeoutMs = integration.timeoutSeconds * 1000;
+      deps.beforeRun?.(invocation);
       const result = await deps.runtime.run({
         cacheKey: `${ref.botId}/${integration.integrationId}@${integration.version}`,
         code: integration.code,
         entity: invocation.entity,
+        rawBody: invocation.rawBody,
         timeoutMs,
         limits: runLimitsOf(integration.limits),
         allowedHosts: integration.allowedHosts,
         onProgress: (progress) => void store.invocations.setProgress(ref, ownerId, progress).catch(() => undefined),
+        onLogs,
         readFile: connectorFileReader(deps.files, ref, invocation.entity.RequestFiles, log),
         signal: run.signal,
       });
@@ -108,6 +141,8 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: { signal
   } finally {
     clearInterval(heartbeat);
     inFlight.dec();
+    // What was not written while the run went on is recorded with its outcome, after what was.
+    if (live.log) logs = [...(await live.log.close()), ...logs];
   }
   endTimer({ status: outcome.status });
   if (outcome.status === 'Cancelled') {
@@ -122,24 +157,29 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: { signal
   return finishWith(outcome, logs);
 }
 
-/** Records the outcome (only the lease owner can) and announces it. */
-async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, logs: LogLine[], log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
-  if (await deps.store.invocations.complete(ref, deps.ownerId, outcome, logs, deps.clock.now())) {
-    // Successes are counted in metrics; one log line each would cost more than the run at high volume.
-    log[outcome.status === 'Completed' ? 'debug' : 'info']({ status: outcome.status }, 'invocation finished');
-    await announce(deps, ref, outcome.status, delivery);
-  } else {
-    log.warn('lease lost before completion; the outcome of this attempt was discarded');
-  }
-  return 'ack';
-}
-
 /**
- * Announces a finished invocation: to every listener (long polls) and, for a sync call, straight back
- * to the waiting gateway. A lost direct reply costs that caller one store read at the end of its wait.
+ * Records the outcome (only the lease owner can) and announces it. An outcome the store cannot hold
+ * is recorded as a failure saying so: the invocation never stays Running for want of a result. Once
+ * the outcome is recorded the job is done; an announcement that fails (the broker restarting) is
+ * made again by the job's redelivery, which finds the invocation finished and only announces it.
  */
-async function announce(deps: ExecutorDeps, ref: InvocationRef, status: Outcome['status'], delivery?: JobDelivery) {
-  const event = { kind: 'completed' as const, version: 1 as const, botId: ref.botId, invocationId: ref.id, status };
-  if (delivery?.replyTo) await deps.bus.reply(delivery.replyTo, event).catch((err) => deps.logger.warn({ err, invocationId: ref.id }, 'direct reply not sent'));
-  await deps.bus.publishCompletion(event);
+async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, logs: LogLine[], log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
+  let recorded = outcome;
+  let completed: boolean;
+  try {
+    completed = await deps.store.invocations.complete(ref, deps.ownerId, outcome, logs, deps.clock.now());
+  } catch (err) {
+    // Anything else (the store unavailable) fails the job, which is requeued.
+    if (!(err instanceof UnrecordableOutcome)) throw err;
+    log.error({ err }, 'the outcome could not be recorded; the invocation is recorded as Failed instead');
+    recorded = unrecordableOutcome;
+    completed = await deps.store.invocations.complete(ref, deps.ownerId, recorded, logs, deps.clock.now());
+  }
+  if (!completed) {
+    log.warn('lease lost before completion; the outcome of this attempt was discarded');
+    return 'ack';
+  }
+  // Successes are counted in metrics; one log line each would cost more than the run at high volume.
+  log[recorded.status === 'Completed' ? 'debug' : 'info']({ status: recorded.status }, 'invocation finished');
+  return announceRecorded(deps, ref, recorded.status, log, delivery);
 }

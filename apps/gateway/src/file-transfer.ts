@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
 import { GiError, unsupportedMediaType } from '@gi/domain';
-import { stopReading } from './stop-reading';
 import type { GatewayDeps } from './gateway.deps';
 import { receiveFiles, uploadTooLarge } from './receive-files';
 import type { ReceivedRequest } from './receive-files';
@@ -16,7 +15,6 @@ export function fileTransferReader(ctx: Context, deps: GatewayDeps, botId: strin
   if (!uploads) throw new GiError('not_implemented', 'Not implemented', 'File uploads are not configured on this server.');
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > uploads.limits.maxUploadBytes) {
-    stopReading(ctx.req);
     throw uploadTooLarge(`The upload is larger than the limit of ${uploads.limits.maxUploadBytes} bytes (MAX_UPLOAD_SIZE).`);
   }
   return (invocationId) => receiveFiles(ctx.req, uploads, { botId, id: invocationId }, deps.logger);

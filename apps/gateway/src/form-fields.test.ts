@@ -3,7 +3,7 @@ import { FormFields } from './form-fields';
 
 describe('FormFields (RequestBody of a multipart call)', () => {
   it('maps names to text values, repeated names to arrays, JSON parts parsed', () => {
-    const fields = new FormFields();
+    const fields = new FormFields(64);
     fields.add('orderId', '42', 'text/plain');
     fields.add('tag', 'a', 'text/plain');
     fields.add('tag', 'b', 'text/plain');
@@ -14,14 +14,14 @@ describe('FormFields (RequestBody of a multipart call)', () => {
   });
 
   it('keeps an array sent as the first value of a JSON part apart from repeats', () => {
-    const fields = new FormFields();
+    const fields = new FormFields(64);
     fields.add('list', '[1,2]', 'application/json');
     fields.add('list', '3', 'text/plain');
     expect(fields.toRequestBody()).toEqual({ list: [[1, 2], '3'] });
   });
 
   it('is an empty object without fields', () => {
-    expect(new FormFields().toRequestBody()).toEqual({});
+    expect(new FormFields(64).toRequestBody()).toEqual({});
   });
 
   it.each([
@@ -30,7 +30,7 @@ describe('FormFields (RequestBody of a multipart call)', () => {
     ['malformed JSON', 'meta', '{oops', 'application/json', /'meta' is sent as JSON but could not be read: it is not valid JSON/],
     ['JSON with a forbidden key', 'meta', '{"__proto__":{}}', 'application/json', /forbidden key/],
   ])('refuses %s with 400', (_case, name, value, type, message) => {
-    const fields = new FormFields();
+    const fields = new FormFields(64);
     let thrown: unknown;
     try {
       fields.add(name, value, type);

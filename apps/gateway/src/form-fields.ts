@@ -11,10 +11,13 @@ export class FormFields {
   private readonly fields: Record<string, unknown> = {};
   private readonly repeated = new Set<string>();
 
+  /** `maxJsonDepth`: the deepest nesting of a part sent as JSON. */
+  constructor(private readonly maxJsonDepth: number) {}
+
   add(name: string | undefined, value: string, mimeType: string): void {
     if (!name) throw badRequest('Every form field needs a name (Content-Disposition: form-data; name="...").');
     if (FORBIDDEN_NAMES.has(name)) throw badRequest(`The form field name '${name}' is not allowed.`);
-    const parsed = isJsonMediaType(mimeType.toLowerCase()) ? parseJsonField(name, value) : value;
+    const parsed = isJsonMediaType(mimeType.toLowerCase()) ? parseJsonField(name, value, this.maxJsonDepth) : value;
     if (!Object.prototype.hasOwnProperty.call(this.fields, name)) {
       this.fields[name] = parsed;
     } else if (this.repeated.has(name)) {
@@ -30,9 +33,9 @@ export class FormFields {
   }
 }
 
-function parseJsonField(name: string, text: string): unknown {
+function parseJsonField(name: string, text: string, maxDepth: number): unknown {
   try {
-    return parseJson(text);
+    return parseJson(text, maxDepth);
   } catch (error) {
     const reason = error instanceof GiError ? error.detail.replace(/^The request body could not be read: /, '') : 'it is not valid JSON.';
     throw badRequest(`The form field '${name}' is sent as JSON but could not be read: ${reason}`);

@@ -1,5 +1,5 @@
 import type { Clock, InstanceRegistry } from '@gi/domain';
-import type { Logger } from '@gi/http';
+import type { Logger } from '@gi/observability';
 
 /** Each gateway announces itself this often in the store's instance registry. */
 export const PRESENCE_INTERVAL_MS = 2_000;

@@ -1,6 +1,8 @@
 import type { TokenService } from '@gi/auth';
-import type { Clock, CompletionWaiter, JobBus, PlatformVersion, Store } from '@gi/domain';
-import type { Logger } from '@gi/http';
+import type { JobBus } from '@gi/contracts';
+import type { Clock, CompletionWaiter, PlatformVersion, Store } from '@gi/domain';
+import type { BodyTimeouts } from '@gi/http';
+import type { Logger } from '@gi/observability';
 import type { QuotaGate } from './quota-gate';
 import type { Uploads } from './receive-files';
 
@@ -9,6 +11,10 @@ export interface GatewaySettings {
   platformVersion: PlatformVersion;
   syncTimeoutMs: number;
   maxBodyBytes: number;
+  /** How long a client may take to send a text body. */
+  bodyTimeouts: BodyTimeouts;
+  /** The deepest nesting of arrays and objects a JSON body (or JSON form field) may have. */
+  maxJsonDepth: number;
   invocationTtlMs: number;
   /** How long an Idempotency-Key holds its request and outcome. */
   idempotencyKeyTtlMs: number;

@@ -1,29 +1,33 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertName, CALLBACK_HEADER, GiError, notFound, parseIdempotencyKey, supportsAsync, supportsFileTransfer } from '@gi/domain';
+import { assertName, assertTextMediaType, CALLBACK_HEADER, GiError, notFound, parseIdempotencyKey, supportsAsync, supportsFileTransfer, webhookApiRoot } from '@gi/domain';
 import type { Endpoint } from '@gi/domain';
-import { readTextBody } from '@gi/http';
-import { acceptInvocation } from './accept-invocation';
-import { answerCall } from './answer-call';
+import { botAccess, readExactTextBody, Routes } from '@gi/http';
 import { fileTransferReader } from './file-transfer';
 import type { GatewayDeps } from './gateway.deps';
+import { handleWebhookCall } from './handle-webhook-call';
+import type { BodyReader } from './handle-webhook-call';
 import { parsePrefer } from './prefer';
+import { renderAnswer } from './render-answer';
 
 const methodNotAllowed = (ctx: Context) => {
   throw new GiError('method_not_allowed', 'Method not allowed', `${ctx.method} is not supported here; use POST.`, { headers: { Allow: 'POST' } });
 };
 
-/** POST .../GenericIntegration and .../GenericIntegrationFileTransfer (DESIGN 3.1). */
-export function gatewayRouter(deps: GatewayDeps): Router {
+/**
+ * POST .../GenericIntegration and .../GenericIntegrationFileTransfer (docs/openapi.yaml), for a token of
+ * the bot in the path: reads the call from the request line and headers, hands it to handleWebhookCall
+ * and renders its answer.
+ */
+export function gatewayRouter(deps: GatewayDeps): Routes {
   const { settings } = deps;
-  const router = new Router({ prefix: `/api/${settings.platformSegment}` });
+  const routes = new Routes({ prefix: webhookApiRoot(settings.platformSegment) });
+  const bot = botAccess(deps.tokens);
 
-  const handle = (endpoint: Endpoint) => async (ctx: Context) => {
+  const handle = (endpoint: Endpoint) => async (ctx: Context, { tokenId }: { tokenId: string }) => {
     const { botId, entityName, integrationId } = ctx.params as Record<string, string>;
     if (endpoint === 'GenericIntegrationFileTransfer' && !supportsFileTransfer(settings.platformVersion)) {
       throw notFound('GenericIntegrationFileTransfer needs platform version 9.19 or later.');
     }
-    const { tokenId } = await deps.tokens.verify(ctx.get('authorization') || undefined, botId);
     assertName('entityName', entityName);
     assertName('integrationId', integrationId);
     const idempotencyKey = parseIdempotencyKey(headerValues(ctx.req.rawHeaders, 'idempotency-key'));
@@ -32,11 +36,9 @@ export function gatewayRouter(deps: GatewayDeps): Router {
     if (!supportsAsync(settings.platformVersion)) prefer.respondAsync = false;
     const callbackHeader = ctx.headers[CALLBACK_HEADER.toLowerCase()] === undefined ? undefined : ctx.get(CALLBACK_HEADER);
 
-    const admission = await deps.quotas?.admit(botId, tokenId);
-    let accepted;
-    try {
-      const readFiles = endpoint === 'GenericIntegrationFileTransfer' ? fileTransferReader(ctx, deps, botId) : null;
-      accepted = await acceptInvocation(deps, {
+    const answer = await handleWebhookCall(
+      deps,
+      {
         botId,
         tokenId,
         entityName,
@@ -46,27 +48,27 @@ export function gatewayRouter(deps: GatewayDeps): Router {
         rawHeaders: ctx.req.rawHeaders,
         contentType: ctx.get('content-type') || undefined,
         idempotencyKey,
-        respondAsync: prefer.respondAsync && prefer.waitSeconds === undefined,
+        prefer,
         callbackHeader,
-        readBody: readFiles ?? (() => readTextBody(ctx, settings.maxBodyBytes)),
-      });
-    } catch (error) {
-      // Nothing was stored: the call does not count as in flight.
-      admission?.release();
-      throw error;
-    }
-    // A repeat of an Idempotency-Key stores nothing new either.
-    if (accepted.kind === 'new') admission?.stored();
-    else admission?.release();
-    await answerCall(ctx, deps, accepted, prefer);
+        prepareBody: () => (endpoint === 'GenericIntegrationFileTransfer' ? fileTransferReader(ctx, deps, botId) : textBodyReader(ctx, settings)),
+      },
+      { stored: (invocationId) => ctx.set('X-Invocation-Id', invocationId), hangUp: (stop) => ctx.res.once('close', stop) },
+    );
+    renderAnswer(ctx, answer);
   };
 
   for (const endpoint of ['GenericIntegration', 'GenericIntegrationFileTransfer'] as const) {
     const path = `/:botId/:entityName/:integrationId/${endpoint}`;
-    router.post(path, handle(endpoint));
-    router.all(path, methodNotAllowed);
+    routes.post(path, bot, handle(endpoint));
+    routes.otherMethods(path, bot, methodNotAllowed);
   }
-  return router;
+  return routes;
+}
+
+/** The reader of a text body, exactly as sent, once its Content-Type is known to be text (415 otherwise). */
+function textBodyReader(ctx: Context, settings: GatewayDeps['settings']): BodyReader {
+  assertTextMediaType(ctx.get('content-type') || undefined);
+  return () => readExactTextBody(ctx, { maxBytes: settings.maxBodyBytes, ...settings.bodyTimeouts });
 }
 
 /** Every value of a request header, one per header line (Node would join them with commas). */

@@ -15,8 +15,7 @@ const MAX_WAIT_SECONDS = 24 * 3600;
  */
 export function parsePrefer(header: string | undefined): Preferences {
   const seen = new Map<string, string>();
-  // Preferences are comma-separated; a quoted value may hold a comma.
-  for (const preference of (header ?? '').match(/(?:[^,"]|"(?:\\.|[^"\\])*")+/g) ?? []) {
+  for (const preference of splitPreferences(header ?? '')) {
     const [nameValue] = preference.split(';');
     const eq = nameValue.indexOf('=');
     const name = (eq === -1 ? nameValue : nameValue.slice(0, eq)).trim().toLowerCase();
@@ -28,4 +27,28 @@ export function parsePrefer(header: string | undefined): Preferences {
     respondAsync: seen.has('respond-async'),
     ...(wait !== undefined && /^\d{1,10}$/.test(wait) ? { waitSeconds: Math.min(Number(wait), MAX_WAIT_SECONDS) } : {}),
   };
+}
+
+/**
+ * Splits on the commas outside quoted strings (a quoted value may hold a comma), in one pass: the header
+ * is the caller's, so its cost must stay linear in its length whatever it holds. A quote left open runs
+ * to the end.
+ */
+function splitPreferences(header: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < header.length; i++) {
+    const c = header[i];
+    if (quoted) {
+      if (c === '\\') i++;
+      else if (c === '"') quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      parts.push(header.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(header.slice(start));
+  return parts;
 }

@@ -13,7 +13,9 @@ const limits: UploadLimits = {
   maxFieldBytes: 100,
   maxFieldsTotalBytes: 200,
   maxPartHeaderBytes: 1024,
+  maxJsonDepth: 64,
 };
+const timeouts = { idleMs: 10_000, totalMs: 60_000 };
 const boundary = 'b0undary';
 const body = (...parts: string[]) => `${parts.join('')}--${boundary}--\r\n`;
 const filePart = (name: string, data: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}.txt"\r\n\r\n${data}\r\n`;
@@ -53,7 +55,7 @@ async function receive(files: MemoryFiles, payload: string): Promise<ReceivedReq
   const logger = { error: jest.fn() };
   let outcome: ReceivedRequest | GiError | undefined;
   const server = createServer((req, res) => {
-    receiveFiles(req, { files, limits }, { botId: 'bot-a', id: 'inv-1' }, logger).then(
+    receiveFiles(req, { files, limits, timeouts }, { botId: 'bot-a', id: 'inv-1' }, logger).then(
       (received) => ((outcome = received), res.end()),
       (error: GiError) => ((outcome = error), res.end()),
     );
@@ -103,6 +105,13 @@ describe('receiveFiles', () => {
     const files = new MemoryFiles();
     const error = (await receive(files, `--${boundary}\r\nContent-Disposition: form-data; name="f"; filename="f.txt"\r\n\r\nhello`)) as GiError;
     expect([error.code, error.detail]).toEqual(['bad_request', expect.stringMatching(/^The multipart body is malformed \(Unexpected end of (form|file)\); nothing was stored\.$/)]);
+    expect(files.files.size).toBe(0);
+  });
+
+  it('answers 400 for a refused field followed by a file that never ends (that file stream, left without an error listener, ended the process)', async () => {
+    const files = new MemoryFiles();
+    const error = (await receive(files, `${fieldPart('', 'x')}--${boundary}\r\nContent-Disposition: form-data; name="f"; filename="f.txt"\r\n\r\nunfinished`)) as GiError;
+    expect([error.code, error.detail]).toEqual(['bad_request', expect.stringContaining('needs a name')]);
     expect(files.files.size).toBe(0);
   });
 });

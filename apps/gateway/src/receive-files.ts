@@ -3,8 +3,9 @@ import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { badRequest, GiError } from '@gi/domain';
 import type { FileEntity, FileOwner, FileStore } from '@gi/domain';
-import type { Logger } from '@gi/http';
-import { stopReading } from './stop-reading';
+import { BodyDeadline, stopReading } from '@gi/http';
+import type { BodyTimeouts } from '@gi/http';
+import type { Logger } from '@gi/observability';
 import { FormFields } from './form-fields';
 import { MultipartGuard } from './multipart-guard';
 
@@ -19,11 +20,15 @@ export interface UploadLimits {
   /** All non-file parts together: they become RequestBody, stored with the invocation. */
   maxFieldsTotalBytes: number;
   maxPartHeaderBytes: number;
+  /** The deepest nesting of a part sent as JSON (400 beyond it). */
+  maxJsonDepth: number;
 }
 
 export interface Uploads {
   files: FileStore;
   limits: UploadLimits;
+  /** A pause in an upload ends it as soon as in a text body; the whole upload may take longer. */
+  timeouts: BodyTimeouts;
 }
 
 /** A multipart call read to its end: RequestBody from the fields, RequestFiles from the stored files. */
@@ -45,7 +50,7 @@ export const uploadTooLarge = (detail: string) => new GiError('payload_too_large
  * input left empty. A named file of zero bytes is kept (Size 0).
  */
 export function receiveFiles(req: IncomingMessage, uploads: Uploads, owner: FileOwner, logger: Pick<Logger, 'error'>): Promise<ReceivedRequest> {
-  const { files: store, limits } = uploads;
+  const { files: store, limits, timeouts } = uploads;
   return new Promise<ReceivedRequest>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -70,7 +75,7 @@ export function receiveFiles(req: IncomingMessage, uploads: Uploads, owner: File
       maxHeaderBytes: limits.maxPartHeaderBytes,
       maxFieldBytes: limits.maxFieldBytes,
     });
-    const fields = new FormFields();
+    const fields = new FormFields(limits.maxJsonDepth);
     const written: Array<Promise<FileEntity | null>> = [];
     const open = new Set<Readable>();
     let received = 0;
@@ -81,6 +86,7 @@ export function receiveFiles(req: IncomingMessage, uploads: Uploads, owner: File
     const fail = (error: Error) => {
       if (failure || finished) return;
       failure = error;
+      deadline.stop();
       req.off('data', onData);
       stopReading(req);
       // Limits are reported from inside the parser's write: tear it down once that has returned.
@@ -97,19 +103,27 @@ export function receiveFiles(req: IncomingMessage, uploads: Uploads, owner: File
       });
     };
 
+    const deadline = new BodyDeadline(timeouts, fail);
     const onData = (chunk: Buffer) => {
+      deadline.touch();
       received += chunk.length;
       if (received > limits.maxUploadBytes) return fail(uploadTooLarge(`The upload is larger than the limit of ${limits.maxUploadBytes} bytes (MAX_UPLOAD_SIZE).`));
       const verdict = guard.push(chunk);
       if (verdict === 'header-too-large') return fail(uploadTooLarge(`A part's headers are larger than the limit of ${limits.maxPartHeaderBytes} bytes (MAX_PART_HEADER_SIZE).`));
       if (verdict === 'field-too-large') return fail(fieldTooLarge(limits));
-      if (!parser.write(chunk)) req.pause();
+      if (!parser.write(chunk)) {
+        req.pause();
+        deadline.hold();
+      }
     };
     parser.on('drain', () => {
-      if (!failure) req.resume();
+      if (failure) return;
+      deadline.touch();
+      req.resume();
     });
     req.on('data', onData);
     req.on('end', () => {
+      deadline.stop();
       if (!failure) parser.end();
     });
     req.on('error', () => fail(aborted()));
@@ -118,10 +132,11 @@ export function receiveFiles(req: IncomingMessage, uploads: Uploads, owner: File
     });
 
     parser.on('file', (name, stream, info) => {
+      // Its errors reach the store's write (which may start reading only later) and the parser's 'error';
+      // a stream left without a listener would end the process when the parser is torn down.
+      stream.on('error', () => undefined);
       if (failure) return void stream.resume();
       open.add(stream);
-      // Its errors reach the store's write (which may start reading only later) and the parser's 'error'.
-      stream.on('error', () => undefined);
       stream.once('limit', () => fail(uploadTooLarge(`A file is larger than the limit of ${limits.maxFileBytes} bytes (MAX_FILE_SIZE).`)));
       const fileName = info.filename ?? '';
       const entity = store.write(owner, stream).then(

@@ -1,5 +1,6 @@
 import type { TokenService } from '@gi/auth';
-import type { Clock, CompletionWaiter, JobBus, PlatformVersion, Store } from '@gi/domain';
+import type { JobBus } from '@gi/contracts';
+import type { Clock, CompletionWaiter, PlatformVersion, Store } from '@gi/domain';
 
 export interface ResultsSettings {
   platformSegment: string;

@@ -1,34 +1,35 @@
 import { createHash } from 'node:crypto';
-import Router from '@koa/router';
 import type { Context } from 'koa';
-import { cancelInvocation, finalReply, GiError, isTerminal, notFound, pendingReply, supportsAsync } from '@gi/domain';
+import { finalReply, GiError, isTerminal, notFound, pendingReply, supportsAsync, webhookApiRoot } from '@gi/domain';
 import type { InvocationState } from '@gi/domain';
+import { botAccess, Routes } from '@gi/http';
+import { awaitFinished, cancelInvocation } from '@gi/use-cases';
 import { parseInvocationId, parsePollQuery } from './poll-query';
 import { ifNoneMatch } from './if-none-match';
 import type { ResultsDeps } from './results.deps';
 import { RunTimes } from './run-times';
 
 /**
- * GET .../GetGenericIntegrationResponse (DESIGN 3.2): answers at once when the invocation is finished,
- * otherwise holds the request until its completion event or `waitSeconds`, then reads the store once.
+ * GET .../GetGenericIntegrationResponse (docs/openapi.yaml): answers at once when the invocation is
+ * finished, otherwise holds the request until its completion event or `waitSeconds` (awaitFinished).
  * Every reply carries an ETag; a poll whose If-None-Match still matches gets 304 without a body.
- * DELETE on the same URL (the `Location` of an async start) cancels the invocation for its bot.
+ * DELETE on the same URL (the `Location` of an async start) cancels the invocation for its bot. Both
+ * take a token of the bot in the path.
  */
-export function resultsRouter(deps: ResultsDeps): Router {
+export function resultsRouter(deps: ResultsDeps): Routes {
   const { settings, store } = deps;
-  const router = new Router({ prefix: `/api/${settings.platformSegment}` });
+  const routes = new Routes({ prefix: webhookApiRoot(settings.platformSegment) });
   const path = '/:botId/GetGenericIntegrationResponse';
+  const bot = botAccess(deps.tokens);
   const runTimes = new RunTimes(store.invocations, deps.clock);
 
-  const authorize = async (ctx: Context) => {
+  const botOf = (ctx: Context) => {
     if (!supportsAsync(settings.platformVersion)) throw notFound('GetGenericIntegrationResponse needs platform version 9.10 or later.');
-    const { botId } = ctx.params as Record<string, string>;
-    await deps.tokens.verify(ctx.get('authorization') || undefined, botId);
-    return botId;
+    return (ctx.params as Record<string, string>).botId;
   };
 
-  router.get(path, async (ctx: Context) => {
-    const botId = await authorize(ctx);
+  routes.get(path, bot, async (ctx: Context) => {
+    const botId = botOf(ctx);
     const query = parsePollQuery(ctx.query, settings.defaultWaitSeconds);
     const ref = { botId, id: query.invocationId };
 
@@ -36,35 +37,27 @@ export function resultsRouter(deps: ResultsDeps): Router {
     let invocation = await store.invocations.getState(ref);
     if (!invocation) throw notFound(`No invocation '${query.invocationId.slice(0, 80)}' exists for this bot (unknown or expired).`);
     if (!isTerminal(invocation.status) && query.waitSeconds > 0) {
-      const waiting = deps.waiter.wait(ref.id, query.waitSeconds * 1000);
-      ctx.res.once('close', waiting.cancel);
-      // Re-read after registering: the run may have finished between the first read and the registration.
-      invocation = (await store.invocations.getState(ref)) ?? invocation;
-      if (isTerminal(invocation.status)) waiting.cancel();
-      else {
-        await waiting.promise;
-        invocation = (await store.invocations.getState(ref)) ?? invocation;
-      }
+      const hangUp = (stop: () => void) => ctx.res.once('close', stop);
+      invocation = (await awaitFinished({ waiter: deps.waiter, invocations: store.invocations }, ref, { waitMs: query.waitSeconds * 1000, hangUp })) ?? invocation;
     }
     if (isTerminal(invocation.status)) return finalAnswer(ctx, invocation, query.responseContentType);
     ctx.set('Retry-After', String(await runTimes.retryAfter(invocation)));
     pendingAnswer(ctx, invocation);
   });
 
-  router.delete(path, async (ctx: Context) => {
-    const botId = await authorize(ctx);
+  routes.delete(path, bot, async (ctx: Context) => {
+    const botId = botOf(ctx);
     const invocationId = parseInvocationId(ctx.query);
     await cancelInvocation({ invocations: store.invocations, bus: deps.bus, clock: deps.clock }, { botId, id: invocationId }, 'caller');
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = { invocationId, status: 'Cancelled' };
   });
 
-  router.all(path, (ctx) => {
+  routes.otherMethods(path, bot, (ctx) => {
     throw new GiError('method_not_allowed', 'Method not allowed', `${ctx.method} is not supported here; use GET (poll) or DELETE (cancel).`, {
       headers: { Allow: 'GET, DELETE' },
     });
   });
-  return router;
+  return routes;
 }
 
 /** 202 with where the run stands; its ETag changes with the status, the attempt and the progress. */
@@ -84,7 +77,6 @@ function finalAnswer(ctx: Context, invocation: InvocationState, mediaType: strin
 
 /** Sets the status and ETag, then answers 304 when the poll's If-None-Match matches, else the body. */
 function answer(ctx: Context, status: number, etag: string, setBody: () => void): void {
-  ctx.set('Cache-Control', 'no-store');
   ctx.status = status;
   ctx.set('ETag', etag);
   if (ifNoneMatch(ctx.get('if-none-match') || undefined, etag)) ctx.status = 304;

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { AmqpJobBus, deleteTopology } from '../src';
-import type { JobMessage } from '@gi/domain';
+import type { JobMessage } from '@gi/contracts';
 import { connect } from 'amqplib';
 
 const url = process.argv[2] ?? 'amqp://guest:guest@127.0.0.1:5672';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { JobDecision, JobDelivery, JobMessage } from '@gi/domain';
+import type { JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
 import { GiError } from '@gi/domain';
 import { connect } from 'amqplib';
 import type { ChannelModel, GetMessage } from 'amqplib';

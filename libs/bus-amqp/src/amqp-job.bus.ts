@@ -1,5 +1,5 @@
 import { isValidName, unavailable } from '@gi/domain';
-import type { CancelEvent, CompletionEvent, JobBus, JobHandler, JobMessage, Subscription } from '@gi/domain';
+import type { CancelEvent, CompletionEvent, JobBus, JobHandler, JobMessage, Subscription } from '@gi/contracts';
 import { connect } from 'amqplib';
 import type { ChannelModel, RecoveringChannelModel } from 'amqplib';
 import { connectionUrl, resolveBusOptions } from './amqp-bus.options';

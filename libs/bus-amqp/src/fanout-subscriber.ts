@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Subscription } from '@gi/domain';
+import type { Subscription } from '@gi/contracts';
 import type { Decoded } from '@gi/contracts';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { BusLogger } from './amqp-bus.options';

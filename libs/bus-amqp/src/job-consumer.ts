@@ -1,4 +1,4 @@
-import type { JobDecision, JobHandler, JobMessage, Subscription } from '@gi/domain';
+import type { JobDecision, JobHandler, JobMessage, Subscription } from '@gi/contracts';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { BusLogger } from './amqp-bus.options';
 import type { AmqpSession } from './amqp-session';

@@ -1,4 +1,4 @@
-import type { CancelEvent, CompletionEvent, JobBus, JobHandler, JobMessage, Subscription } from '@gi/domain';
+import type { CancelEvent, CompletionEvent, JobBus, JobHandler, JobMessage, Subscription } from '@gi/contracts';
 
 interface Delivery {
   job: JobMessage;

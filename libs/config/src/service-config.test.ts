@@ -28,6 +28,31 @@ describe('parseServiceConfig', () => {
     for (const value of ['0', '65', '1.5', 'two']) expect(() => parseServiceConfig({ SANDBOX_WORKERS: value })).toThrow(/SANDBOX_WORKERS/);
   });
 
+  it('reads trusted addresses as IP addresses and refuses what a socket would not read as one', () => {
+    expect(parseServiceConfig({ CALLBACK_TRUSTED_ADDRESSES: '127.0.0.1, ::1', CONNECTOR_TRUSTED_ADDRESSES: '::ffff:127.0.0.1' })).toMatchObject({
+      CALLBACK_TRUSTED_ADDRESSES: ['127.0.0.1', '::1'],
+      CONNECTOR_TRUSTED_ADDRESSES: ['::ffff:127.0.0.1'],
+    });
+    for (const value of ['127.1', '0x7f.1', '2130706433', '127.0.0.1,', ':::1', 'fe80::1%eth0', 'localhost']) {
+      expect(() => parseServiceConfig({ CALLBACK_TRUSTED_ADDRESSES: value })).toThrow(/CALLBACK_TRUSTED_ADDRESSES: comma-separated IP addresses/);
+      expect(() => parseServiceConfig({ CONNECTOR_TRUSTED_ADDRESSES: value })).toThrow(/CONNECTOR_TRUSTED_ADDRESSES: comma-separated IP addresses/);
+    }
+  });
+
+  it('reads the JSON depth limit and the slow-client timeouts, with sane defaults', () => {
+    expect(parseServiceConfig({})).toMatchObject({
+      MAX_JSON_DEPTH: 64,
+      HEADERS_TIMEOUT_SECONDS: 10,
+      BODY_IDLE_TIMEOUT_SECONDS: 10,
+      BODY_TIMEOUT_SECONDS: 60,
+      UPLOAD_TIMEOUT_SECONDS: 1800,
+    });
+    expect(parseServiceConfig({ MAX_JSON_DEPTH: '100', BODY_IDLE_TIMEOUT_SECONDS: '1' })).toMatchObject({ MAX_JSON_DEPTH: 100, BODY_IDLE_TIMEOUT_SECONDS: 1 });
+    for (const [name, value] of [['MAX_JSON_DEPTH', '0'], ['MAX_JSON_DEPTH', '1001'], ['HEADERS_TIMEOUT_SECONDS', '0'], ['BODY_TIMEOUT_SECONDS', '1.5'], ['UPLOAD_TIMEOUT_SECONDS', 'long']]) {
+      expect(() => parseServiceConfig({ [name]: value })).toThrow(new RegExp(name));
+    }
+  });
+
   it('lists every problem at once', () => {
     try {
       parseServiceConfig({ PORT: 'eighty', PLATFORM_VERSION: 'nine', TOKEN_SECRET: 'short', MAX_BODY_SIZE: 'huge' });
@@ -37,6 +62,11 @@ describe('parseServiceConfig', () => {
       const problems = (error as ConfigError).problems.join('\n');
       for (const name of ['PORT', 'PLATFORM_VERSION', 'TOKEN_SECRET', 'MAX_BODY_SIZE']) expect(problems).toContain(name);
     }
+  });
+
+  it('takes a body size up to the 4 MiB an invocation keeps of its request', () => {
+    expect(parseServiceConfig({ MAX_BODY_SIZE: '4mb' }).MAX_BODY_SIZE).toBe(4 * 1024 * 1024);
+    expect(() => parseServiceConfig({ MAX_BODY_SIZE: '5mb' })).toThrow('MAX_BODY_SIZE: at most 4mb (an invocation keeps its request within 4 MiB)');
   });
 
   it('treats empty values as unset', () => {

@@ -1,5 +1,6 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
-import { parsePlatformVersion } from '@gi/domain';
+import { DEFAULT_MAX_JSON_DEPTH, MAX_STORED_ENTITY_BYTES, parsePlatformVersion } from '@gi/domain';
 
 /**
  * The service configuration, read once from the environment at start. Every problem is reported at
@@ -10,6 +11,12 @@ const bytes = z
   .string()
   .regex(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, 'a size such as 1048576, 512kb or 1mb')
   .transform(parseBytes);
+
+/** Comma-separated IP addresses; a spelling no socket reads (127.1) would silently trust nothing. */
+const addresses = z
+  .string()
+  .transform((v) => v.split(',').map((address) => address.trim()))
+  .refine((list) => list.every((address) => isIP(address) !== 0 && !address.includes('%')), 'comma-separated IP addresses such as 127.0.0.1 or ::1');
 
 const schema = z.object({
   PORT: int(0, 65535).default(8080),
@@ -25,7 +32,8 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   SYNC_TIMEOUT_SECONDS: int(1, 3600).default(300),
   POLL_DEFAULT_WAIT_SECONDS: int(0, 60).default(20),
-  MAX_BODY_SIZE: bytes.default(1024 ** 2),
+  // An invocation keeps its request within MAX_STORED_ENTITY_BYTES (4 MiB) in every store: a larger body could never be stored.
+  MAX_BODY_SIZE: bytes.refine((n) => n <= MAX_STORED_ENTITY_BYTES, 'at most 4mb (an invocation keeps its request within 4 MiB)').default(1024 ** 2),
   MAX_ADMIN_BODY_SIZE: bytes.default(2 * 1024 ** 2),
   // GenericIntegrationFileTransfer (multipart) limits; breaking one answers 413.
   MAX_FILE_SIZE: bytes.default(100 * 1024 ** 2),
@@ -35,6 +43,13 @@ const schema = z.object({
   MAX_FIELD_SIZE: bytes.default(1024 ** 2),
   // The multipart parser reads part headers of at most 16 KiB, so the limit cannot be set higher.
   MAX_PART_HEADER_SIZE: bytes.refine((n) => n >= 256 && n <= 16 * 1024, 'between 256b and 16kb').default(8 * 1024),
+  /** The deepest nesting of arrays and objects in a JSON body (webhook, JSON form field, control API); deeper: 400. */
+  MAX_JSON_DEPTH: int(1, 1000).default(DEFAULT_MAX_JSON_DEPTH),
+  // Slow clients: the request line and headers, a pause within a body, a whole text body, a whole upload. Over one: 408.
+  HEADERS_TIMEOUT_SECONDS: int(1, 600).default(10),
+  BODY_IDLE_TIMEOUT_SECONDS: int(1, 600).default(10),
+  BODY_TIMEOUT_SECONDS: int(1, 3600).default(60),
+  UPLOAD_TIMEOUT_SECONDS: int(1, 24 * 3600).default(1800),
   EXECUTOR_CONCURRENCY: int(1, 1024).default(64),
   /** Sandbox worker threads of a process that runs connectors; unset: as many as the cores, at most 4. */
   SANDBOX_WORKERS: int(1, 64).optional(),
@@ -62,23 +77,19 @@ const schema = z.object({
    * Private or loopback addresses connectors may call although Context.Http refuses such addresses by
    * default (an internal ERP, a local test server). The integration's allowedHosts still apply.
    */
-  CONNECTOR_TRUSTED_ADDRESSES: z
-    .string()
-    .regex(/^[0-9a-fA-F.:]+(,[0-9a-fA-F.:]+)*$/, 'comma-separated IP addresses')
-    .transform((v) => v.split(','))
-    .optional(),
+  CONNECTOR_TRUSTED_ADDRESSES: addresses.optional(),
   // Callbacks: attempts per callback, the wait after the first failed one (4 times longer each time, at
   // most an hour), the time one POST may take, and private addresses they may reach nevertheless.
   CALLBACK_MAX_ATTEMPTS: int(1, 50).default(8),
   CALLBACK_RETRY_SECONDS: int(1, 3600).default(5),
   CALLBACK_TIMEOUT_SECONDS: int(1, 120).default(10),
-  CALLBACK_TRUSTED_ADDRESSES: z
-    .string()
-    .regex(/^[0-9a-fA-F.:]+(,[0-9a-fA-F.:]+)*$/, 'comma-separated IP addresses')
-    .transform((v) => v.split(','))
-    .optional(),
-  /** Fault injection for recovery tests only: the gateway kills itself right after storing an invocation. */
-  FAULT_INJECTION: z.enum(['gateway-exit-after-persist']).optional(),
+  CALLBACK_TRUSTED_ADDRESSES: addresses.optional(),
+  /**
+   * Fault injection for recovery tests only. gateway-exit-after-persist: the gateway kills itself right
+   * after storing an invocation. executor-crash-in-run: an executor crashes (an uncaught exception)
+   * while handling an invocation whose query has `fault=crash`.
+   */
+  FAULT_INJECTION: z.enum(['gateway-exit-after-persist', 'executor-crash-in-run']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

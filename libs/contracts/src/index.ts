@@ -1,2 +1,4 @@
-/** The wire formats shared by processes: versioned bus messages, checked whenever they are read. */
+/** What processes share over the bus: its port, its versioned messages and their wire format, checked whenever read. */
+export * from './bus-messages';
 export * from './bus-message.codec';
+export * from './job-bus';

@@ -16,7 +16,7 @@
  * @typedef {{ id: string, integrationId: string, integrationVersion: number, entityName: string, mode: 'sync' | 'async', status: Status, attempt: number, createdAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, error: InvocationError | null }} InvocationSummary
  * @typedef {{ Id: string, FileName: string, ContentType: string, Size: number, Sha256: string, PartName: string }} FileEntity
  * @typedef {{ RequestParams: string, RequestHeaders: string, RequestBody: unknown, ResponseBody: unknown, RequestFiles?: FileEntity[] }} WebhookEntity
- * @typedef {{ at: string, level: 'info' | 'error', message: string }} LogLine
+ * @typedef {{ at: string, level: 'info' | 'error', message: string, attempt: number }} LogLine
  * @typedef {{ status: 'Completed', responseBody: unknown } | { status: 'Failed' | 'Cancelled', error: InvocationError }} Outcome
  * @typedef {InvocationSummary & { pool: string, endpoint: string, responseContentType: string, entity: WebhookEntity, outcome: Outcome | null, progress: { percent: number, message?: string } | null, logs: LogLine[], expireAt: string }} InvocationDetail
  * @typedef {{ perMinute: number[], failedPerMinute: number[], count: number, failed: number, p50Ms: number | null, p99Ms: number | null }} ActivitySeries

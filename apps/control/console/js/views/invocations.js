@@ -9,14 +9,48 @@ const STATUSES = ['Queued', 'Running', 'Completed', 'Failed', 'Cancelled'];
 /** @param {import('../api.js').InvocationDetail} inv */
 const isFinished = (inv) => inv.status === 'Completed' || inv.status === 'Failed' || inv.status === 'Cancelled';
 
-/** @param {import('../api.js').LogLine[]} logs */
-function logList(logs) {
-  if (logs.length === 0) return h('p', { class: 'muted' }, 'No log lines.');
+/**
+ * One line of the connector's log; marked with its attempt once the invocation has had more than one.
+ * @param {import('../api.js').LogLine} line
+ * @param {boolean} byAttempt
+ */
+function logItem(line, byAttempt) {
   return h(
-    'ol',
-    { class: 'logs' },
-    logs.map((line) => h('li', { class: `log ${line.level}` }, h('span', { class: 'log-time', title: line.at }, formatTime(line.at)), h('span', { class: 'log-level' }, line.level), h('span', { class: 'log-message' }, line.message))),
+    'li',
+    { class: `log ${line.level}` },
+    h('span', { class: 'log-time', title: line.at }, formatTime(line.at)),
+    byAttempt ? h('span', { class: 'log-attempt', title: `attempt ${line.attempt}` }, `#${line.attempt}`) : null,
+    h('span', { class: 'log-level' }, line.level),
+    h('span', { class: 'log-message' }, line.message),
   );
+}
+
+/**
+ * The connector's log. A running invocation's lines are those written so far: the live refresh adds
+ * new ones at the end (see `updateLogs`), so what the reader scrolled to or selected stays.
+ * @param {import('../api.js').InvocationDetail} inv
+ */
+function logList(inv) {
+  const byAttempt = inv.attempt > 1;
+  if (inv.logs.length === 0) return h('p', { class: 'muted' }, isFinished(inv) ? 'No log lines.' : 'No log lines yet.');
+  return h('ol', { class: byAttempt ? 'logs by-attempt' : 'logs' }, inv.logs.map((line) => logItem(line, byAttempt)));
+}
+
+/**
+ * Shows the lines written since `before` was shown, at the end of its list; false when the list must be drawn again.
+ * @param {HTMLElement} box
+ * @param {import('../api.js').InvocationDetail} before
+ * @param {import('../api.js').InvocationDetail} now
+ */
+function updateLogs(box, before, now) {
+  const list = box.querySelector('ol.logs');
+  if (now.logs.length === before.logs.length) return true;
+  if (!list || now.logs.length < before.logs.length || (now.attempt > 1) !== (before.attempt > 1)) return false;
+  const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
+  list.append(...now.logs.slice(before.logs.length).map((line) => logItem(line, now.attempt > 1)));
+  // A reader at the end follows the new lines; one who scrolled up stays where they were.
+  if (atEnd) list.scrollTop = list.scrollHeight;
+  return true;
 }
 
 /** @param {import('../api.js').FileEntity[] | undefined} files */
@@ -67,7 +101,7 @@ function detailContent(inv) {
       ? h('div', { class: 'progress' }, h('progress', { max: 100, value: inv.progress.percent }), h('span', {}, `${inv.progress.percent}% ${inv.progress.message ?? ''}`))
       : null,
     error ? notice('error', h('strong', {}, error.title), ' ', error.detail, h('div', { class: 'small muted' }, `code ${error.code}`)) : null,
-    section('Connector logs', logList(inv.logs)),
+    section(isFinished(inv) ? 'Connector logs' : 'Connector logs so far', h('div', { class: 'log-box' }, logList(inv))),
     section('ResponseBody', outcome?.status === 'Completed' ? codeBlock(formatData(outcome.responseBody) || '(empty)', { label: 'ResponseBody' }) : h('p', { class: 'muted' }, isFinished(inv) ? `None: the run ${inv.status === 'Cancelled' ? 'was cancelled' : 'failed'}.` : 'Not yet: the run has not finished.')),
     section('RequestParams', pairsTable(queryPairs(entity.RequestParams), 'No query parameters.')),
     section('RequestHeaders', pairsTable(queryPairs(entity.RequestHeaders), 'No headers.')),
@@ -167,8 +201,12 @@ export function invocationsView(root, { api, bot, item, go }) {
     try {
       const inv = await api.invocation(bot, id);
       if (id !== selected) return;
-      // Re-render only on change, so reading or selecting text is not disturbed by the live refresh.
-      if (!shown || shown.id !== inv.id || shown.status !== inv.status || shown.progress?.percent !== inv.progress?.percent) fill(detail, detailContent(inv));
+      // Re-render only on change, so reading or selecting text is not disturbed by the live refresh; new
+      // log lines of a running invocation are added to its list.
+      const logBox = detail.querySelector('.log-box');
+      const kept =
+        shown !== null && shown.id === inv.id && shown.status === inv.status && shown.progress?.percent === inv.progress?.percent && logBox instanceof HTMLElement && updateLogs(logBox, shown, inv);
+      if (!kept) fill(detail, detailContent(inv));
       shown = inv;
     } catch (error) {
       shown = null;

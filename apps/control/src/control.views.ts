@@ -1,0 +1,49 @@
+import { durationMs, outcomeError } from '@gi/domain';
+import type { EffectiveLimits, IntegrationDefinition, Invocation, InvocationSummary, TokenRecord } from '@gi/domain';
+
+/** What the control API shows of stored records: times as ISO text, secrets and code left out where they do not belong. */
+export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** An integration as deployed, without its code (the listing and the deploy reply). */
+export const deployedView = ({ code: _code, ...integration }: IntegrationDefinition) => ({ ...integration, deployedAt: iso(integration.deployedAt) });
+
+export const summaryView = (s: InvocationSummary) => ({
+  id: s.id,
+  integrationId: s.integrationId,
+  integrationVersion: s.integrationVersion,
+  entityName: s.entityName,
+  mode: s.mode,
+  status: s.status,
+  attempt: s.attempt,
+  createdAt: iso(s.createdAt),
+  startedAt: iso(s.startedAt),
+  finishedAt: iso(s.finishedAt),
+  durationMs: durationMs(s),
+  error: s.error,
+});
+
+export function detailView(inv: Invocation) {
+  return {
+    ...summaryView({ ...inv, error: outcomeError(inv.outcome) }),
+    pool: inv.pool,
+    endpoint: inv.endpoint,
+    responseContentType: inv.responseContentType,
+    entity: inv.entity,
+    outcome: inv.outcome,
+    progress: inv.progress,
+    logs: inv.logs.map((l) => ({ ...l, at: iso(l.at) })),
+    callback: inv.callback && { ...inv.callback, nextAttemptAt: iso(inv.callback.nextAttemptAt), deliveredAt: iso(inv.callback.deliveredAt) },
+    expireAt: iso(inv.expireAt),
+  };
+}
+
+/** What is enforced; null: no limit. */
+export const effectiveView = ({ rate, maxInFlight }: EffectiveLimits) => ({ ratePerSecond: rate?.perSecond ?? null, burst: rate?.burst ?? null, maxInFlight });
+
+export const tokenView = (t: TokenRecord) => ({
+  tokenId: t.tokenId,
+  label: t.label,
+  createdAt: iso(t.createdAt),
+  expiresAt: iso(t.expiresAt),
+  revokedAt: iso(t.revokedAt),
+});

@@ -1,0 +1,41 @@
+import { notFound } from '@gi/domain';
+import { cancelInvocation } from '@gi/use-cases';
+import type { ControlRoutes } from '../control-routes';
+import { validate } from '../control-routes';
+import { activityQuery, invocationListQuery } from '../control.schemas';
+import { detailView, iso, summaryView } from '../control.views';
+import { activityStart, summarizeActivity } from '../invocation-activity';
+
+/** The most invocations the activity chart reads; a busier window is reported as truncated. */
+const ACTIVITY_LIMIT = 50_000;
+
+/** A bot's invocations: listed, by minute (the console's activity chart), one in detail, cancelled. */
+export function invocationRoutes({ routes, admin, deps }: ControlRoutes): void {
+  const { store, clock } = deps;
+
+  routes.get('/bots/:botId/invocations', admin, async (ctx) => {
+    const filter = validate(invocationListQuery, ctx.query);
+    ctx.body = { invocations: (await store.invocations.list(ctx.params.botId, filter)).map(summaryView) };
+  });
+
+  routes.get('/bots/:botId/activity', admin, async (ctx) => {
+    const { minutes } = validate(activityQuery, ctx.query);
+    const now = clock.now();
+    const timings = await store.invocations.timings(ctx.params.botId, activityStart(now, minutes), ACTIVITY_LIMIT);
+    const activity = summarizeActivity(timings, now, minutes);
+    ctx.body = { ...activity, from: iso(activity.from), to: iso(activity.to), minutes, truncated: timings.length === ACTIVITY_LIMIT };
+  });
+
+  routes.get('/bots/:botId/invocations/:invocationId', admin, async (ctx) => {
+    const { botId, invocationId } = ctx.params;
+    const invocation = await store.invocations.get({ botId, id: invocationId });
+    if (!invocation) throw notFound(`No invocation '${invocationId}' for bot '${botId}'.`);
+    ctx.body = detailView(invocation);
+  });
+
+  routes.delete('/bots/:botId/invocations/:invocationId', admin, async (ctx) => {
+    const { botId, invocationId } = ctx.params;
+    await cancelInvocation({ invocations: store.invocations, bus: deps.bus, clock }, { botId, id: invocationId }, 'control-api');
+    ctx.body = { invocationId, status: 'Cancelled' };
+  });
+}

@@ -1,0 +1,42 @@
+import { completionEvent } from '@gi/contracts';
+import type { JobDecision, JobDelivery } from '@gi/contracts';
+import type { InvocationRef, Outcome } from '@gi/domain';
+import type { Logger } from '@gi/observability';
+import type { ExecutorDeps } from './run-invocation';
+
+type AnnounceDeps = Pick<ExecutorDeps, 'bus' | 'logger'>;
+
+/**
+ * Announces a finished invocation: to every listener (long polls) and, for a sync call, straight back
+ * to the waiting gateway. A lost direct reply costs that caller one store read at the end of its wait.
+ */
+export async function announce(deps: AnnounceDeps, ref: InvocationRef, status: Outcome['status'], delivery?: JobDelivery): Promise<void> {
+  const event = completionEvent(ref, status);
+  if (delivery?.replyTo) await deps.bus.reply(delivery.replyTo, event).catch((err) => deps.logger.warn({ err, invocationId: ref.id }, 'direct reply not sent'));
+  await deps.bus.publishCompletion(event);
+}
+
+/** Announces a recorded outcome; when that fails the job is requeued, and its redelivery announces it again. */
+export async function announceRecorded(deps: AnnounceDeps, ref: InvocationRef, status: Outcome['status'], log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
+  try {
+    await announce(deps, ref, status, delivery);
+    return 'ack';
+  } catch (err) {
+    log.warn({ err, status }, 'outcome recorded, but its announcement failed; the job is requeued to announce it again');
+    return 'requeue';
+  }
+}
+
+/**
+ * Gives up on an invocation that will not be run again: records it as Failed ("Gave up", with `detail`),
+ * whatever its lease, then tells its callback dispatcher and announces it like any outcome. Both ways
+ * of giving up come here: an invocation started `maxAttempts` times, and a job whose handling failed on
+ * its last delivery. Resolves false when it was already finished (nothing is announced).
+ */
+export async function giveUp(deps: Pick<ExecutorDeps, 'bus' | 'logger' | 'store' | 'clock' | 'callbacks'>, ref: InvocationRef, detail: string, delivery?: JobDelivery): Promise<boolean> {
+  const recorded = await deps.store.invocations.giveUp(ref, { code: 'connector_failed', title: 'Gave up', detail }, deps.clock.now());
+  if (!recorded) return false;
+  deps.callbacks?.kick();
+  await announce(deps, ref, 'Failed', delivery);
+  return true;
+}

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import {
+  assertCanSignCallbacks,
+  badRequest,
+  defaultResponseContentType,
+  formatRequestHeaders,
+  notFound,
+  parseAsyncResponse,
+  parseCallbackHeader,
+  parseQuery,
+  parseRequestBody,
+  parseResponseContentType,
+  singleControlValue,
+  supportsAsync,
+  unavailable,
+} from '@gi/domain';
+import type { IdempotencyRecord, InvocationMode, NewInvocation } from '@gi/domain';
+import { withoutByteOrderMark } from '@gi/http';
+import type { GatewayDeps } from './gateway.deps';
+import type { BodyReader, WebhookCall } from './handle-webhook-call';
+import type { ReceivedRequest } from './receive-files';
+import { requestFingerprint } from './request-fingerprint';
+
+/** A call found valid, its body read: the invocation to store, and the Idempotency-Key record to store with it. */
+export interface AcceptedCall {
+  invocation: NewInvocation;
+  mode: InvocationMode;
+  /** Null without an Idempotency-Key. */
+  record: IdempotencyRecord | null;
+  /** The call uploaded files (stored under the invocation id already). */
+  hasFiles: boolean;
+}
+
+/**
+ * Step 2 of a webhook call: validates it (the broker's back-pressure, the query, the integration, a
+ * caller's callback URL), then reads its body and builds the invocation: the entity with RequestParams,
+ * RequestHeaders and RequestBody, pinned to the integration's current version. Nothing is stored yet.
+ */
+export async function acceptCall(deps: GatewayDeps, call: WebhookCall, readBody: BodyReader): Promise<AcceptedCall> {
+  const { settings, store, clock } = deps;
+  // Back-pressure from the broker reaches the caller before anything is stored (a lost connection does
+  // not: stored invocations are published by the sweeper once it is back).
+  if (deps.bus.isBlocked()) throw unavailable('The message broker is refusing new work (resource alarm); nothing was accepted. Try again.', 10);
+  const { requestParams, control } = parseQuery(call.rawQuery);
+  const asyncMode = parseAsyncResponse(singleControlValue(control, 'asyncResponse'));
+  if (asyncMode && !supportsAsync(settings.platformVersion)) {
+    throw badRequest('Asynchronous mode (asyncResponse=true) needs platform version 9.10 or later.');
+  }
+  // `Prefer: respond-async` without a wait: the call runs as if `asyncResponse=true`.
+  const mode = asyncMode || (call.prefer.respondAsync && call.prefer.waitSeconds === undefined) ? 'async' : 'sync';
+  const requested = singleControlValue(control, 'responseContentType');
+  const responseContentType = requested
+    ? parseResponseContentType(requested)
+    : defaultResponseContentType(settings.platformVersion, mode);
+
+  const integration = await store.catalog.resolveIntegration(call.botId, call.integrationId);
+  if (!integration || integration.entityName !== call.entityName) {
+    throw notFound(`No integration '${call.integrationId}' is defined on entity '${call.entityName}' of bot '${call.botId}'.`);
+  }
+  const callbackUrl = call.callbackHeader === undefined ? integration.callbackUrl : parseCallbackHeader(call.callbackHeader);
+  // An integration's own callback URL was checked when it was deployed; a caller's is checked here.
+  if (call.callbackHeader !== undefined) {
+    await assertCanSignCallbacks(store.catalog, call.botId, clock.now(), 'its administrator creates one first (gi callback-secret rotate)');
+  }
+
+  const id = randomUUID();
+  const read = await readBody(id);
+  const { body, files, rawBody, fingerprinted } = bodyOf(read, call.contentType, settings.maxJsonDepth);
+  const now = clock.now();
+  const invocation: NewInvocation = {
+    id,
+    botId: call.botId,
+    tokenId: call.tokenId,
+    entityName: call.entityName,
+    integrationId: integration.integrationId,
+    integrationVersion: integration.version,
+    pool: integration.pool,
+    mode,
+    endpoint: call.endpoint,
+    responseContentType,
+    entity: {
+      RequestParams: requestParams,
+      RequestHeaders: formatRequestHeaders(call.rawHeaders),
+      RequestBody: body,
+      ResponseBody: null,
+      ...(files ? { RequestFiles: files } : {}),
+    },
+    rawBody,
+    createdAt: now,
+    expireAt: now + settings.invocationTtlMs,
+    callbackUrl,
+  };
+  const record: IdempotencyRecord | null = call.idempotencyKey
+    ? {
+        botId: call.botId,
+        key: call.idempotencyKey,
+        fingerprint: requestFingerprint({ ...call, body: fingerprinted }),
+        invocationId: id,
+        createdAt: now,
+        // A key never outlives its invocation: a live key always leads to a stored outcome.
+        expireAt: Math.min(now + settings.idempotencyKeyTtlMs, invocation.expireAt),
+      }
+    : null;
+  return { invocation, mode, record, hasFiles: files !== undefined };
+}
+
+/**
+ * What a call's body gives: RequestBody (and RequestFiles), the body exactly as sent for connectors that
+ * check a signature over it (GetRawRequestBody; a multipart request has no single body to keep), and
+ * what the Idempotency-Key fingerprint counts.
+ */
+function bodyOf(read: string | ReceivedRequest, contentType: string | undefined, maxJsonDepth: number) {
+  if (typeof read !== 'string') return { body: read.body, files: read.files, rawBody: null, fingerprinted: { fields: read.body, files: read.files } };
+  const text = withoutByteOrderMark(read);
+  return { body: parseRequestBody(contentType, text, maxJsonDepth), files: undefined, rawBody: read, fingerprinted: text };
+}

@@ -1,0 +1,114 @@
+import { isTerminal, pollLocation } from '@gi/domain';
+import type { Endpoint, InvocationState } from '@gi/domain';
+import { awaitFinished } from '@gi/use-cases';
+import { acceptCall } from './accept-call';
+import type { GatewayDeps } from './gateway.deps';
+import { persistInvocation } from './persist-invocation';
+import type { Preferences } from './prefer';
+import { publishJob } from './publish-job';
+import type { ReceivedRequest } from './receive-files';
+
+/**
+ * Reads the body once the call is known to be valid: the text of a body exactly as sent, or a multipart
+ * request already received (its files stored under the invocation id given).
+ */
+export type BodyReader = (invocationId: string) => Promise<string | ReceivedRequest>;
+
+/** A webhook call as the router read it from the request line and headers. */
+export interface WebhookCall {
+  botId: string;
+  /** The token the call came with. */
+  tokenId: string;
+  entityName: string;
+  integrationId: string;
+  endpoint: Endpoint;
+  rawQuery: string;
+  rawHeaders: string[];
+  contentType: string | undefined;
+  /** The Callback-Url header, if sent. */
+  callbackHeader: string | undefined;
+  /** The caller's Idempotency-Key, if it sent one. */
+  idempotencyKey: string | null;
+  /** What the caller's `Prefer` header asks for (respond-async is never honoured below platform 9.10). */
+  prefer: Preferences;
+  /**
+   * Refuses what the headers alone show cannot be read (415, 413) and returns the body's reader; called
+   * once the call is admitted, before anything of the body is read.
+   */
+  prepareBody: () => BodyReader;
+}
+
+/** How the caller learns of its call while it is handled. */
+export interface CallHooks {
+  /** The invocation exists (stored, or the original of a repeated Idempotency-Key): every reply from now on names it. */
+  stored: (invocationId: string) => void;
+  /** Hands over what ends a sync wait early: the caller hung up. */
+  hangUp: (stop: () => void) => void;
+}
+
+/** What the call is answered; rendering it is the router's part. */
+export type WebhookAnswer = { invocationId: string; location: string; preferenceApplied?: string } & (
+  /** 200 with the rendered ResponseBody, or the problem of its recorded error. */
+  | { kind: 'finished'; invocation: InvocationState }
+  /** 202 with the invocationId: an async start, or a hybrid wait that ran out. */
+  | { kind: 'accepted' }
+  /** 409: an async repeat of an Idempotency-Key whose invocation has not finished. */
+  | { kind: 'in-use' }
+  /** 504: the sync wait ran out; the job goes on and can be polled. */
+  | { kind: 'timed-out'; waitSeconds: number }
+);
+
+/**
+ * One webhook call, top to bottom: (1) admit it within the bot's and token's quotas, (2) accept it
+ * (validate, read the body, build the invocation), (3) persist the invocation, (4) publish its job,
+ * (5) wait for its outcome (sync) or answer at once (async). Async: 202 with the invocationId and its
+ * poll URL. Sync: the outcome once the job finishes, held at most the sync limit or the caller's
+ * `Prefer: wait=N`; then 202 when the caller also prefers respond-async, else 504. A repeat (same
+ * Idempotency-Key, same request) never runs anything: it answers the original's outcome when there is
+ * one; otherwise a sync repeat waits for it like the first caller and an async one gets 409.
+ */
+export async function handleWebhookCall(deps: GatewayDeps, call: WebhookCall, hooks: CallHooks): Promise<WebhookAnswer> {
+  const admission = await deps.quotas?.admit(call.botId, call.tokenId);
+  let stored;
+  try {
+    // Whatever can be refused on the headers alone is refused before the body is read.
+    const readBody = call.prepareBody();
+    const accepted = await acceptCall(deps, call, readBody);
+    stored = await persistInvocation(deps, accepted);
+  } catch (error) {
+    // Nothing was stored: the call does not count as in flight.
+    admission?.release();
+    throw error;
+  }
+  // A repeat of an Idempotency-Key stores nothing new either.
+  if (stored.kind === 'new') admission?.stored();
+  else admission?.release();
+  const { invocation, mode } = stored;
+  hooks.stored(invocation.id);
+  const answer = { invocationId: invocation.id, location: pollLocation(deps.settings.platformSegment, invocation.botId, invocation.id) };
+
+  if (mode === 'async') {
+    if (stored.kind === 'new') {
+      await publishJob(deps, invocation);
+      return { ...answer, kind: 'accepted', preferenceApplied: call.prefer.respondAsync ? 'respond-async' : undefined };
+    }
+    if (isTerminal(stored.invocation.status)) return { ...answer, kind: 'finished', invocation: stored.invocation };
+    return { ...answer, kind: 'in-use' };
+  }
+
+  const waitMs = Math.min(deps.settings.syncTimeoutMs, (call.prefer.waitSeconds ?? Number.POSITIVE_INFINITY) * 1000);
+  const waitApplied = call.prefer.waitSeconds === undefined ? undefined : `wait=${waitMs / 1000}`;
+  // The wait is registered before the job is published, so its completion cannot be missed. A caller
+  // hanging up only ends its own wait: the job goes on and its outcome stays pollable.
+  const state =
+    stored.kind === 'repeat' && isTerminal(stored.invocation.status)
+      ? stored.invocation
+      : await awaitFinished({ waiter: deps.waiter, invocations: deps.store.invocations }, invocation, {
+          waitMs,
+          hangUp: hooks.hangUp,
+          ...(stored.kind === 'new' ? { fresh: true, registered: () => publishJob(deps, invocation) } : {}),
+        });
+  if (state && isTerminal(state.status)) return { ...answer, kind: 'finished', invocation: state, preferenceApplied: waitApplied };
+  if (call.prefer.respondAsync) return { ...answer, kind: 'accepted', preferenceApplied: `respond-async, ${waitApplied}` };
+  return { ...answer, kind: 'timed-out', waitSeconds: waitMs / 1000, preferenceApplied: waitApplied };
+}

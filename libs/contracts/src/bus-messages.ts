@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { INVOCATION_STATUSES, isValidName } from '@gi/domain';
+import type { InvocationRef, InvocationStatus } from '@gi/domain';
+
+const name = z.string().refine(isValidName);
+const invocationId = z.string().min(1).max(128);
+
+/**
+ * Every message the processes send each other over the bus, by `kind`: its current version, what it is
+ * called in errors, and the schema of its fields. Decoding and encoding read this table alone.
+ */
+export const BUS_MESSAGES = {
+  /** "Look at this invocation": jobs carry ids, never data; the executor reloads from the store. */
+  job: { version: 1, noun: 'job message', fields: z.object({ botId: name, invocationId, pool: name }) },
+  /** Published once an outcome is recorded; wakes sync callers and long polls. */
+  completed: { version: 1, noun: 'completion event', fields: z.object({ botId: name, invocationId, status: z.enum(INVOCATION_STATUSES) }) },
+  /** Published when an invocation is cancelled: the executor running it stops the run. */
+  cancel: { version: 1, noun: 'cancel event', fields: z.object({ botId: name, invocationId }) },
+} as const;
+
+type Table = typeof BUS_MESSAGES;
+export type BusMessageKind = keyof Table;
+
+/** The messages of the bus: a union keyed on `kind`, each with its `version`. */
+export type BusMessage = { [K in BusMessageKind]: { kind: K; version: Table[K]['version'] } & z.infer<Table[K]['fields']> }[BusMessageKind];
+export type BusMessageOf<K extends BusMessageKind> = Extract<BusMessage, { kind: K }>;
+export type JobMessage = BusMessageOf<'job'>;
+export type CompletionEvent = BusMessageOf<'completed'>;
+export type CancelEvent = BusMessageOf<'cancel'>;
+
+/** The job of a stored invocation, for the executors of its pool. */
+export const jobMessage = (ref: InvocationRef & { pool: string }): JobMessage => ({ kind: 'job', version: 1, botId: ref.botId, invocationId: ref.id, pool: ref.pool });
+
+/** The news that an invocation finished (or was cancelled), with the status recorded. */
+export const completionEvent = (ref: InvocationRef, status: InvocationStatus): CompletionEvent => ({
+  kind: 'completed',
+  version: 1,
+  botId: ref.botId,
+  invocationId: ref.id,
+  status,
+});
+
+/** The request to stop an invocation's run, wherever it runs. */
+export const cancelEvent = (ref: InvocationRef): CancelEvent => ({ kind: 'cancel', version: 1, botId: ref.botId, invocationId: ref.id });

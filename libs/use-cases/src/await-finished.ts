@@ -1,0 +1,41 @@
+import { isTerminal } from '@gi/domain';
+import type { CompletionWaiter, InvocationRef, InvocationState, InvocationStore } from '@gi/domain';
+
+export interface AwaitDeps {
+  /** Fed with the bus's completion events. */
+  waiter: CompletionWaiter;
+  invocations: Pick<InvocationStore, 'getState'>;
+}
+
+export interface AwaitOptions {
+  waitMs: number;
+  /** Runs once the wait is registered, before the store is read again: publishing the job, say. */
+  registered?: () => Promise<void>;
+  /** Ending the wait early: the caller hung up. */
+  hangUp?: (cancel: () => void) => void;
+  /** Skips the read once registered: the invocation was just stored, nothing can have finished it. */
+  fresh?: boolean;
+}
+
+/**
+ * Waits until the invocation finishes or `waitMs` passes, then returns its state as the store holds it:
+ * finished, or where it stands when the time ran out; null when it is gone (expired). The wait is registered before
+ * `registered` runs and before the store is read again, so a completion event cannot slip between the
+ * two. The state alone is read: no answer needs the entity or the logs. Used by sync webhook calls and
+ * long polls alike.
+ */
+export async function awaitFinished(deps: AwaitDeps, ref: InvocationRef, options: AwaitOptions): Promise<InvocationState | null> {
+  const waiting = deps.waiter.wait(ref.id, options.waitMs);
+  options.hangUp?.(waiting.cancel);
+  try {
+    await options.registered?.();
+    if (!options.fresh) {
+      const current = await deps.invocations.getState(ref);
+      if (current && isTerminal(current.status)) return current;
+    }
+    await waiting.promise;
+  } finally {
+    waiting.cancel();
+  }
+  return deps.invocations.getState(ref);
+}
