@@ -346,6 +346,50 @@ describe('admin commands against the control API', () => {
         ].join('\n'),
       );
     });
+      it('show says a running invocation\'s lines are those so far, and marks each line with its attempt once there was more than one', async () => {
+      service.on('GET', '/admin/bots/acme/invocations/inv1', {
+        status: 200,
+        json: {
+          ...summary, status: 'Running', attempt: 2, finishedAt: null, durationMs: null, error: null, outcome: null,
+          logs: [
+            { at: '2026-01-01T00:00:01.000Z', level: 'info', message: 'page 1', attempt: 1 },
+            { at: '2026-01-01T00:00:05.000Z', level: 'error', message: 'page 1 again', attempt: 2 },
+          ],
+        },
+      });
+      const result = await gi(['invocations', 'show', '--bot', 'acme', 'inv1']);
+      expect(result.out.split('\n').slice(-4)).toEqual(['--- logs so far ---', '2026-01-01 00:00:01Z #1 INFO  page 1', '2026-01-01 00:00:05Z #2 ERROR page 1 again', '']);
+    });
+
+    it('show --follow prints the lines written while the run goes on, each once, until it ends', async () => {
+      const running = { ...summary, status: 'Running', finishedAt: null, durationMs: null, error: null, outcome: null };
+      const line = (second: number, message: string) => ({ at: `2026-01-01T00:00:0${second}.000Z`, level: 'info', message, attempt: 1 });
+      service.on(
+        'GET',
+        '/admin/bots/acme/invocations/inv1',
+        { status: 200, json: { ...running, logs: [] } },
+        { status: 200, json: { ...running, logs: [line(1, 'one'), line(2, 'two')] } },
+        { status: 200, json: { ...running, logs: [line(1, 'one'), line(2, 'two')] } },
+        { status: 200, json: { ...summary, logs: [line(1, 'one'), line(2, 'two'), line(3, 'three')] } },
+      );
+      const result = await gi(['invocations', 'show', '--bot', 'acme', 'inv1', '--follow']);
+      expect(result.code).toBe(0);
+      expect(result.out.split('\n').slice(-6)).toEqual([
+        '--- no logs yet ---',
+        '2026-01-01 00:00:01Z INFO  one',
+        '2026-01-01 00:00:02Z INFO  two',
+        '2026-01-01 00:00:03Z INFO  three',
+        '--- Failed: Missing entity: The request entity is null ---',
+        '',
+      ]);
+      expect(service.requestsTo('GET', '/admin/bots/acme/invocations/inv1')).toHaveLength(4);
+    });
+
+    it('show --follow --json prints the invocation once it has ended', async () => {
+      service.on('GET', '/admin/bots/acme/invocations/inv1', { status: 200, json: { ...summary, status: 'Queued', logs: [] } }, { status: 200, json: { ...summary, logs: [] } });
+      const result = await gi(['invocations', 'show', '--bot', 'acme', 'inv1', '-f', '--json']);
+      expect(JSON.parse(result.out)).toMatchObject({ id: 'inv1', status: 'Failed' });
+    });
   });
 
   describe('quotas', () => {

@@ -40,6 +40,18 @@ describe('gi connector run (local, no server)', () => {
     expect(run.err).toMatch(/duration \d+/);
   });
 
+  it('gives the connector the body exactly as given for GetRawRequestBody, and shows the lines logged before and after a wait in order', async () => {
+    const file = write('raw.js', `
+      Context.Log('before the wait');
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      Context.Log('after it');
+      Context.SetResponseEntity({ ResponseBody: { raw: Context.GetRawRequestBody(), parsed: Context.GetRequestEntity().RequestBody } });`);
+    const run = await gi(['connector', 'run', file, '--body', '{ "orderId" :  7 }']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.out)).toEqual({ raw: '{ "orderId" :  7 }', parsed: { orderId: 7 } });
+    expect(run.err.split('\n').slice(0, 2)).toEqual(['[info] before the wait', '[info] after it']);
+  });
+
   it('runs the shipped ack example', async () => {
     const run = await gi(['connector', 'run', join(EXAMPLES, 'ack.js'), '--body', '{"orderId": 42}']);
     expect([run.code, JSON.parse(run.out)]).toEqual([0, { Status: 'Accepted', Message: 'order 42' }]);
@@ -49,6 +61,12 @@ describe('gi connector run (local, no server)', () => {
     const file = write('text.js', 'const e = Context.GetRequestEntity(); e.ResponseBody = { hi: 1 }; Context.SetResponseEntity(e);');
     const run = await gi(['connector', 'run', file, '--response-content-type', 'application/xml']);
     expect(run.out.trim()).toBe('<?xml version="1.0" encoding="UTF-8"?><hi>1</hi>');
+  });
+
+  it('refuses an --allowed-host the service would refuse at deploy', async () => {
+    const run = await gi(['connector', 'run', join(EXAMPLES, 'ack.js'), '--allowed-host', 'https://api.example.com']);
+    expect(run.code).toBe(1);
+    expect(run.err).toContain("--allowed-host: 'https://api.example.com' has a scheme: write the host alone, without https://");
   });
 
   it('exits 1 with the title and message of RaiseError', async () => {

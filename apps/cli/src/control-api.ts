@@ -72,7 +72,7 @@ export const invocationListSchema = z.looseObject({ invocations: z.array(invocat
 export const invocationDetailSchema = invocationSummarySchema.extend({
   entity: z.unknown().optional(),
   outcome: z.unknown().optional(),
-  logs: z.array(z.looseObject({ at: time, level: z.string(), message: z.string() })).default([]),
+  logs: z.array(z.looseObject({ at: time, level: z.string(), message: z.string(), attempt: z.number().optional() })).default([]),
   progress: z.looseObject({ percent: z.number(), message: z.string().nullable().optional() }).nullable().optional(),
   callback: z
     .looseObject({ url: z.string(), state: z.string(), attempts: z.number(), nextAttemptAt: nullableTime, lastError: z.string().nullable().optional() })

@@ -1,7 +1,7 @@
 import { usageLine, type CommandSpec, type OptionSpecs } from './command';
 import { GLOBAL_OPTIONS } from './global-options';
 
-import { SERVICE_NAMES, SERVICE_SUMMARIES } from './services/service-names';
+import { SERVICE_NAMES, SERVICE_SUMMARIES } from './service-names';
 
 function optionLines(options: OptionSpecs): string[] {
   const rows = Object.entries(options).map(([name, o]) => {

@@ -8,7 +8,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 // The services (koa, SQLite, QuickJS, amqplib) load only for `gi up`, `gi gateway`, ..., so admin commands start fast.
-const runService: RunService = async (name, argv) => (await import('./services')).runService(name, argv);
+const runService: RunService = async (name, argv) => (await import('./start-service')).runService(name, argv);
 
 void runCli(process.argv.slice(2), nodeIo(), readCliEnv(), runService).then((code) => {
   process.exitCode = code;

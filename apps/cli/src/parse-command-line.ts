@@ -1,4 +1,4 @@
-import { SERVICE_NAMES, type ServiceName } from './services/service-names';
+import { SERVICE_NAMES, type ServiceName } from './service-names';
 import { parseArgs } from 'node:util';
 import { UsageError } from './cli-errors';
 import { commandName, type CommandSpec, type OptionSpecs } from './command';

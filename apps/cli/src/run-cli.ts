@@ -6,7 +6,7 @@ import { COMMANDS } from './commands';
 import { ControlClient } from './control-client';
 import { helpFor } from './help';
 import { parseCommandLine } from './parse-command-line';
-import type { ServiceName } from './services/service-names';
+import type { ServiceName } from './service-names';
 
 export type RunService = (name: ServiceName, argv: string[]) => Promise<void>;
 

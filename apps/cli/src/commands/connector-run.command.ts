@@ -1,4 +1,5 @@
 import {
+  allowedHostProblem,
   DEFAULT_CONNECTOR_LIMITS,
   DEFAULT_TIMEOUT_SECONDS,
   formatRequestHeaders,
@@ -8,7 +9,8 @@ import {
   renderResponseBody,
   runLimitsOf,
 } from '@gi/domain';
-import type { ConnectorRunResult } from '@gi/domain';
+import type { ConnectorRunResult, LogLine } from '@gi/domain';
+import { withoutByteOrderMark } from '@gi/http';
 import { CliError } from '../cli-errors';
 import { writeLine } from '../cli-io';
 import type { CommandSpec } from '../command';
@@ -49,14 +51,21 @@ export const connectorRun: CommandSpec = {
     const timeoutSeconds = input.int('timeout', 1, MAX_TIMEOUT_SECONDS) ?? DEFAULT_TIMEOUT_SECONDS;
     const limits = runLimitsOf({ ...DEFAULT_CONNECTOR_LIMITS, ...readLimits(input) });
     const mediaType = input.string('response-content-type') ?? 'application/json';
+    const allowedHosts = input.list('allowed-host');
+    for (const host of allowedHosts) {
+      const problem = allowedHostProblem(host);
+      if (problem) throw new CliError(`--allowed-host: ${problem}`);
+    }
 
     let entity;
+    // The body as the service would keep it for Context.GetRawRequestBody.
+    const rawBody = body.body?.toString('utf8') ?? '';
     try {
       const rawHeaders = [...(body.contentType ? [['Content-Type', body.contentType]] : []), ...headers].flat();
       entity = {
         RequestParams: new URLSearchParams(query).toString(),
         RequestHeaders: formatRequestHeaders(rawHeaders),
-        RequestBody: parseRequestBody(body.contentType, body.body?.toString('utf8') ?? ''),
+        RequestBody: parseRequestBody(body.contentType, withoutByteOrderMark(rawBody)),
         ResponseBody: null,
       };
     } catch (error) {
@@ -67,6 +76,7 @@ export const connectorRun: CommandSpec = {
     // Loaded here so other commands start without the sandbox.
     const { createQuickJsRuntime } = await import('@gi/sandbox');
     const runtime = await createQuickJsRuntime({ workers: 0 });
+    const printLog = (line: LogLine) => writeLine(ctx.io.err, `[${line.level}] ${line.message}`);
     let result: ConnectorRunResult;
     try {
       const compiled = runtime.compile(code);
@@ -75,10 +85,13 @@ export const connectorRun: CommandSpec = {
         cacheKey: `local/${file}`,
         code,
         entity,
+        rawBody,
         timeoutMs: timeoutSeconds * 1000,
         limits,
-        allowedHosts: input.list('allowed-host'),
+        allowedHosts,
         onProgress: (p) => writeLine(ctx.io.err, `progress ${p.percent}%${p.message ? ` ${p.message}` : ''}`),
+        // Lines logged while a long run goes on are shown as they come (with --json, all come with the result).
+        onLogs: ctx.json ? undefined : (lines) => lines.forEach(printLog),
       });
     } finally {
       await runtime.close();
@@ -87,7 +100,7 @@ export const connectorRun: CommandSpec = {
     if (ctx.json) {
       writeLine(ctx.io.out, json(result));
     } else {
-      for (const line of result.logs) writeLine(ctx.io.err, `[${line.level}] ${line.message}`);
+      result.logs.forEach(printLog);
       writeLine(ctx.io.err, `duration ${formatDuration(result.durationMs)}`);
       if (result.kind === 'ok') writeLine(ctx.io.out, renderResponseBody(result.responseBody, mediaType).payload);
     }

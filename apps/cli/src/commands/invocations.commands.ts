@@ -1,4 +1,5 @@
-import { INVOCATION_STATUSES } from '@gi/domain';
+import { INVOCATION_STATUSES, isTerminal } from '@gi/domain';
+import type { InvocationStatus } from '@gi/domain';
 import { writeLine } from '../cli-io';
 import type { CommandSpec } from '../command';
 import type { InvocationDetail, InvocationSummaryView } from '../control-api';
@@ -6,6 +7,10 @@ import { fields, formatDuration, formatTime, json, table, toMillis } from '../fo
 import { botOption } from './shared-options';
 
 const STATUSES: readonly string[] = INVOCATION_STATUSES;
+/** How often `show --follow` reads the invocation again (the service writes a running one's lines about once a second). */
+const FOLLOW_INTERVAL_MS = 1000;
+
+const finished = (inv: Pick<InvocationDetail, 'status'>) => STATUSES.includes(inv.status) && isTerminal(inv.status as InvocationStatus);
 
 const duration = (inv: InvocationSummaryView) => {
   if (inv.durationMs != null) return inv.durationMs;
@@ -56,14 +61,31 @@ export const invocationsList: CommandSpec = {
 
 export const invocationsShow: CommandSpec = {
   path: ['invocations', 'show'],
-  summary: 'Show one invocation: timings, outcome, progress and the logs of the connector',
+  summary: 'Show one invocation: timings, outcome, progress and the logs of the connector (so far, while it runs)',
   args: ['invocationId'],
-  options: { bot: botOption },
+  options: {
+    bot: botOption,
+    follow: { type: 'boolean', short: 'f', description: 'While it runs, print its new log lines as they are written, until it ends' },
+  },
+  details: 'The lines a run logs are written while it runs (about once a second), so a long job can be watched. The lines of an attempt cut short (its executor stopped) stay; once there was more than one attempt, each line is marked with its own (#1, #2...).',
   async run(ctx, input) {
     const botId = input.requiredName('bot');
-    const invocation = await ctx.control.getInvocation(botId, input.arg('invocationId'));
-    if (ctx.json) return void writeLine(ctx.io.out, json(invocation));
-    writeLine(ctx.io.out, renderInvocation(invocation));
+    const id = input.arg('invocationId');
+    let invocation = await ctx.control.getInvocation(botId, id);
+    const follow = input.flag('follow');
+    if (!ctx.json) writeLine(ctx.io.out, renderInvocation(invocation));
+    if (follow) {
+      let printed = invocation.logs.length;
+      while (!finished(invocation)) {
+        await ctx.io.sleep(FOLLOW_INTERVAL_MS);
+        invocation = await ctx.control.getInvocation(botId, id);
+        if (ctx.json) continue;
+        for (const line of invocation.logs.slice(printed)) writeLine(ctx.io.out, logLine(line, invocation));
+        printed = invocation.logs.length;
+      }
+      if (!ctx.json) writeLine(ctx.io.out, `--- ${invocation.status}${invocation.error ? `: ${errorText(invocation)}` : ''} ---`);
+    }
+    if (ctx.json) writeLine(ctx.io.out, json(invocation));
   },
 };
 
@@ -100,9 +122,16 @@ export function renderInvocation(inv: InvocationDetail): string {
   const lines = [fields(pairs)];
   const response = responseBodyOf(inv.outcome);
   if (response !== undefined) lines.push('', '--- response body ---', json(response));
-  lines.push('', inv.logs.length > 0 ? '--- logs ---' : '--- no logs ---');
-  for (const log of inv.logs) lines.push(`${formatTime(log.at)} ${log.level.toUpperCase().padEnd(5)} ${log.message}`);
+  const running = !finished(inv);
+  lines.push('', inv.logs.length > 0 ? (running ? '--- logs so far ---' : '--- logs ---') : running ? '--- no logs yet ---' : '--- no logs ---');
+  for (const log of inv.logs) lines.push(logLine(log, inv));
   return lines.join('\n');
+}
+
+/** One line of the connector's log; marked with its attempt once the invocation has had more than one. */
+function logLine(line: InvocationDetail['logs'][number], inv: Pick<InvocationDetail, 'attempt'>): string {
+  const attempt = (inv.attempt ?? 1) > 1 && line.attempt !== undefined ? `#${line.attempt} ` : '';
+  return `${formatTime(line.at)} ${attempt}${line.level.toUpperCase().padEnd(5)} ${line.message}`;
 }
 
 function callbackText(callback: NonNullable<InvocationDetail['callback']>): string {

@@ -5,10 +5,10 @@ import type { CommandInput } from '../command-input';
 /** Each integration limit as a command-line option, with the unit it is given in. */
 const LIMIT_FLAGS: ReadonlyArray<{ flag: string; key: keyof ConnectorLimits; value: string; what: string }> = [
   { flag: 'memory-mib', key: 'memoryMiB', value: 'MIB', what: 'Memory of one run, in MiB' },
-  { flag: 'cpu-seconds', key: 'cpuSeconds', value: 'SECONDS', what: "CPU time of one run's own code, in seconds" },
+  { flag: 'cpu-seconds', key: 'cpuSeconds', value: 'SECONDS', what: "CPU time of one run (its code and its crypto work), in seconds" },
   { flag: 'response-body-kib', key: 'responseBodyKiB', value: 'KIB', what: 'Largest ResponseBody, as JSON, in KiB' },
   { flag: 'log-kib', key: 'logKiB', value: 'KIB', what: 'Log one run may write, in KiB' },
-  { flag: 'pending-calls', key: 'pendingCalls', value: 'N', what: 'HTTP requests and file reads one run may have in flight' },
+  { flag: 'pending-calls', key: 'pendingCalls', value: 'N', what: 'HTTP requests, file reads and crypto operations one run may have in flight' },
 ];
 
 /** The options of `connector deploy` and `connector run` that set limits: the names and bounds of the control API. */

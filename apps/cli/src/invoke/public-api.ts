@@ -1,21 +1,20 @@
+import { pollPath, webhookApiRoot, webhookCallPath } from '@gi/domain';
 import type { Webhook } from '../control-api';
 
 /**
- * URLs of the public webhook API. The API root is "{base}/api/{platform}"; it is read from the
- * service's own webhook configuration when possible, so a configured platform segment or public
- * base URL is followed without extra options.
+ * URLs of the public webhook API (their shapes: libs/domain webhook-urls.ts). The API root is
+ * "{base}/api/{platform}"; it is read from the service's own webhook configuration when possible, so
+ * a configured platform segment or public base URL is followed without extra options.
  */
-const seg = encodeURIComponent;
-
-export const apiRootFor = (baseUrl: string, platform: string) => `${baseUrl.replace(/\/+$/, '')}/api/${seg(platform)}`;
+export const apiRootFor = (baseUrl: string, platform: string) => webhookApiRoot(platform, baseUrl);
 
 /** The API root the service advertises, or null when no integration URL shows it. */
 export function apiRootFromWebhook(webhook: Webhook): string | null {
-  const bot = seg(webhook.botId);
+  const { botId } = webhook;
   for (const { integrationId, entityName, urls } of webhook.integrations) {
     const suffixes: Array<[string | null | undefined, string]> = [
-      [urls.poll, `/${bot}/GetGenericIntegrationResponse`],
-      [urls.sync, `/${bot}/${seg(entityName)}/${seg(integrationId)}/GenericIntegration`],
+      [urls.poll, pollPath(botId)],
+      [urls.sync, webhookCallPath({ botId, entityName, integrationId })],
     ];
     for (const [url, suffix] of suffixes) {
       if (!url) continue;
@@ -32,14 +31,14 @@ export function genericIntegrationUrl(
   query: Array<[string, string]>,
   asyncResponse: boolean,
 ): string {
-  const url = new URL(`${apiRoot}/${seg(target.botId)}/${seg(target.entityName)}/${seg(target.integrationId)}/GenericIntegration`);
+  const url = new URL(`${apiRoot}${webhookCallPath(target)}`);
   for (const [key, value] of query) url.searchParams.append(key, value);
   if (asyncResponse) url.searchParams.set('asyncResponse', 'true');
   return url.href;
 }
 
 export function pollUrl(apiRoot: string, botId: string, invocationId: string): string {
-  const url = new URL(`${apiRoot}/${seg(botId)}/GetGenericIntegrationResponse`);
+  const url = new URL(`${apiRoot}${pollPath(botId)}`);
   url.searchParams.set('invocationId', invocationId);
   return url.href;
 }

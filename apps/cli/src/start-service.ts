@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { parseServiceConfig, processEnvironment } from '@gi/config';
-
 import type { ServiceName } from './service-names';
 
 /**
- * Starts one service in this process: `up` is the whole embedded deployment, the others run distributed.
+ * Starts one service in this process (its launcher is in apps/services, loaded only now, so admin
+ * commands start fast): `up` is the whole embedded deployment, the others run distributed.
  * A start that fails halfway (the broker cannot be reached after the store was opened, say) may leave
  * what it opened holding the process: it then ends shortly after the error is reported.
  */
@@ -18,19 +18,20 @@ export async function runService(name: ServiceName, argv: string[]): Promise<voi
 }
 
 async function startService(name: ServiceName, argv: string[]): Promise<void> {
+  const launchers = await import('@gi/services');
   switch (name) {
     case 'up':
-      return (await import('./embedded.service')).runEmbedded();
+      return launchers.runEmbedded();
     case 'gateway':
-      return (await import('./gateway.service')).runGateway();
+      return launchers.runGateway();
     case 'results':
-      return (await import('./results.service')).runResults();
+      return launchers.runResults();
     case 'control':
-      return (await import('./control.service')).runControl();
+      return launchers.runControl();
     case 'executor': {
       const { values } = parseArgs({ args: argv, options: { pools: { type: 'string' } }, strict: true });
       const pools = (values.pools ?? parseServiceConfig(processEnvironment()).EXECUTOR_POOLS).split(',').filter(Boolean);
-      return (await import('./executor.service')).runExecutor(pools);
+      return launchers.runExecutor(pools);
     }
   }
 }

@@ -1,9 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { METHODS } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Koa from 'koa';
-import type Router from '@koa/router';
 import { parse } from 'yaml';
 import { createTokenService } from '@gi/auth';
 import { LocalJobBus } from '@gi/bus-local';
@@ -11,11 +9,13 @@ import { parseServiceConfig } from '@gi/config';
 import { loadConsoleAssets } from '@gi/control';
 import { CompletionWaiter, systemClock } from '@gi/domain';
 import { DiskFileStore } from '@gi/files-disk';
-import { createHttpApp, createLogger, createMetrics, PROBLEM_TYPE_PREFIX, STATUS_OF } from '@gi/http';
+import { createHttpApp, PROBLEM_TYPE_PREFIX, registeredRoutes, STATUS_OF } from '@gi/http';
+import { createLogger, createMetrics } from '@gi/observability';
+import type { Caller, RouteEntry } from '@gi/http';
 import { createQuickJsRuntime } from '@gi/sandbox';
 import type { QuickJsConnectorRuntime } from '@gi/sandbox';
 import { createSqliteStore } from '@gi/store-sqlite';
-import { embeddedRouters } from './services/embedded.service';
+import { embeddedRoutes } from './embedded.service';
 
 /**
  * docs/openapi.yaml against the routes the service really registers. The routes are read from the
@@ -27,32 +27,15 @@ type Json = Record<string, unknown>;
 const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 const spec = parse(readFileSync(join(__dirname, '../../../docs/openapi.yaml'), 'utf8')) as Json & { paths: Record<string, Json>; components: Json };
 
-/** `/api/:botId/*asset/` in koa-router terms as an OpenAPI path: `/api/{botId}/{asset}`. */
-const openApiPath = (path: string) => path.replace(/[:*](\w+)/g, '{$1}').replace(/(.)\/$/, '$1');
+/** `/api/:botId/*asset` in koa-router terms as an OpenAPI path: `/api/{botId}/{asset}`. */
+const openApiPath = (path: string) => path.replace(/[:*](\w+)/g, '{$1}');
 
-interface Route {
-  /** An HTTP method, or `*` for a path that answers any method (the 405 fallbacks). */
-  method: string;
-  path: string;
+/** Every route of the app, as its route tables list them, with who may call it. */
+function appRoutes(app: Koa): RouteEntry[] {
+  return registeredRoutes(app.middleware).map((route) => ({ ...route, path: openApiPath(route.path) }));
 }
 
-/** Every route of the app's routers (router.use middleware carries no method and is left out). */
-function registeredRoutes(app: Koa): Route[] {
-  const routes: Route[] = [];
-  for (const middleware of app.middleware) {
-    const router = (middleware as { router?: Router }).router;
-    if (!router) continue;
-    for (const layer of router.stack) {
-      if (layer.methods.length === 0) continue;
-      // A RegExp route cannot be described in OpenAPI: its source shows up as a missing path.
-      const path = typeof layer.path === 'string' ? openApiPath(layer.path) : String(layer.path);
-      const anyMethod = METHODS.every((method) => layer.methods.includes(method));
-      const methods = anyMethod ? ['*'] : layer.methods.filter((method) => method !== 'HEAD');
-      for (const method of methods) routes.push({ method, path });
-    }
-  }
-  return routes;
-}
+const SCHEME_OF: Record<Caller, string | null> = { public: null, admin: 'adminToken', bot: 'botToken' };
 
 /** Follows a local `$ref` (`#/components/...`). */
 function resolve(node: unknown): Json {
@@ -85,7 +68,7 @@ function isProblem(schema: unknown): boolean {
 }
 
 describe('docs/openapi.yaml', () => {
-  let routes: Route[];
+  let routes: RouteEntry[];
   let dir: string;
   let store: ReturnType<typeof createSqliteStore>;
   let bus: LocalJobBus;
@@ -99,8 +82,8 @@ describe('docs/openapi.yaml', () => {
     runtime = await createQuickJsRuntime({ workers: 0 });
     const base = { config, logger: createLogger('silent', 'openapi'), metrics: createMetrics(), clock: systemClock, store, files: new DiskFileStore(join(dir, 'files')) };
     const tokens = createTokenService({ secret: 'openapi-test-secret-0123456789abcdef', tokens: store.tokens, clock: systemClock });
-    const routers = embeddedRouters({ base, bus, tokens, waiter: new CompletionWaiter(), runtime, adminToken: 'openapi-test-admin-token-0123', consoleAssets: loadConsoleAssets() });
-    routes = registeredRoutes(createHttpApp({ logger: base.logger, metrics: base.metrics, ready: async () => true, routers }));
+    const parts = { base, bus, tokens, waiter: new CompletionWaiter(), runtime, adminToken: 'openapi-test-admin-token-0123', consoleAssets: loadConsoleAssets() };
+    routes = appRoutes(createHttpApp({ logger: base.logger, metrics: base.metrics, ready: async () => true, routes: embeddedRoutes(parts) }));
   });
   afterAll(async () => {
     await runtime.close();
@@ -164,11 +147,12 @@ describe('docs/openapi.yaml', () => {
     expect([...problem.properties.type.enum].sort()).toEqual(types.sort());
   });
 
-  it('secures the webhooks with bot tokens and the control API with the admin token, each answering 401', () => {
-    for (const { path, method, operation } of operations()) {
-      const scheme = path.startsWith('/api/') ? 'botToken' : path.startsWith('/admin/') ? 'adminToken' : null;
-      expect([method, path, operation.security]).toEqual([method, path, scheme ? [{ [scheme]: [] }] : []]);
-      if (scheme) expect([method, path, Object.keys(operation.responses as Json)]).toEqual([method, path, expect.arrayContaining(['401'])]);
+  it('secures each operation as its route declares: bot token, admin token or none, each token answering 401', () => {
+    for (const { method, path, caller } of routes.filter((route) => route.method !== '*')) {
+      const operation = spec.paths[path]?.[method.toLowerCase()] as Json | undefined;
+      const scheme = SCHEME_OF[caller];
+      expect([method, path, operation?.security]).toEqual([method, path, scheme ? [{ [scheme]: [] }] : []]);
+      if (scheme) expect([method, path, Object.keys(operation?.responses as Json)]).toEqual([method, path, expect.arrayContaining(['401'])]);
     }
     const schemes = (spec.components as { securitySchemes: Record<string, Json> }).securitySchemes;
     expect(schemes.botToken).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });

@@ -1,0 +1,236 @@
+import { createTokenService } from '@gi/auth';
+import type { TokenService } from '@gi/auth';
+import { AmqpJobBus } from '@gi/bus-amqp';
+import { loadOrCreateSecret } from '@gi/config';
+import type { ServiceConfig } from '@gi/config';
+import type { JobBus } from '@gi/contracts';
+import type { ControlDeps } from '@gi/control';
+import { CompletionWaiter } from '@gi/domain';
+import type { ConnectorRuntime, QuotaDefaults } from '@gi/domain';
+import { HttpCallbackSender } from '@gi/egress';
+import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
+import type { ExecutorDeps, SweeperSettings } from '@gi/executor';
+import { QuotaGate } from '@gi/gateway';
+import type { GatewayDeps, UploadLimits } from '@gi/gateway';
+import type { ResultsDeps } from '@gi/results';
+import { createQuickJsRuntime } from '@gi/sandbox';
+import type { ServiceBase, ServiceProcessBase } from './open-store';
+import { bodyTimeouts, serverTimeouts, uploadTimeouts } from './serve-http';
+
+// The second step of every service (after open-store.ts): the parts its routers and workers are given,
+// built from the configuration and the store. The third, serving them over HTTP, is serve-http.ts.
+
+/** The token service; the signing secret comes from TOKEN_SECRET or the data directory. */
+export function openTokenService(base: ServiceBase): TokenService {
+  const secret = base.config.TOKEN_SECRET ?? loadOrCreateSecret(base.config.DATA_DIR, 'token-secret').value;
+  return createTokenService({ secret, tokens: base.store.tokens, clock: base.clock });
+}
+
+/** The RabbitMQ bus of the distributed services (AMQP_URL is required there). */
+export async function openAmqpBus(base: ServiceBase, role: string, pools: string[] = []): Promise<AmqpJobBus> {
+  const { config, logger } = base;
+  if (!config.AMQP_URL) throw new Error(`AMQP_URL is required to run the ${role} service (e.g. amqp://guest:guest@127.0.0.1:5672).`);
+  return AmqpJobBus.connect({
+    url: config.AMQP_URL,
+    prefix: config.BUS_PREFIX,
+    pools,
+    maxDeliveries: config.MAX_ATTEMPTS + 1,
+    connectionName: `gi-${role}-${process.pid}`,
+    logger,
+  });
+}
+
+/** A completion waiter fed by the bus's completion events. */
+export async function completionWaiter(bus: JobBus): Promise<CompletionWaiter> {
+  const waiter = new CompletionWaiter();
+  await bus.onCompletion((event) => waiter.notify(event));
+  return waiter;
+}
+
+/** The Custom Code runtime of a service that runs connectors. */
+export function openConnectorRuntime(base: ServiceBase) {
+  const { SANDBOX_WORKERS, CONNECTOR_TRUSTED_ADDRESSES } = base.config;
+  return createQuickJsRuntime({ workers: SANDBOX_WORKERS, http: { trustedAddresses: CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
+}
+
+/** The quotas of a bot that has none of its own. */
+export function quotaDefaults(config: ServiceConfig): QuotaDefaults {
+  return { ratePerSecond: config.BOT_RATE_LIMIT_PER_SECOND, burst: config.BOT_RATE_LIMIT_BURST ?? null, maxInFlight: config.BOT_MAX_IN_FLIGHT };
+}
+
+/**
+ * The quotas of the webhook endpoints. `peers` tells how many gateways share them (1 in the embedded
+ * deployment); the service defaults come from the environment.
+ */
+export function quotaGate(base: ServiceBase, peers: () => number): QuotaGate {
+  const { config, metrics } = base;
+  return new QuotaGate({
+    catalog: base.store.catalog,
+    invocations: base.store.invocations,
+    clock: base.clock,
+    defaults: quotaDefaults(config),
+    peers,
+    onRefused: (scope, quota) => metrics.quotaRefusals.inc({ scope, quota }),
+  });
+}
+
+/** The GenericIntegrationFileTransfer limits; all form fields together are held to MAX_BODY_SIZE like a text body. */
+export function uploadLimits(config: ServiceConfig): UploadLimits {
+  return {
+    maxFileBytes: config.MAX_FILE_SIZE,
+    maxFiles: config.MAX_FILES,
+    maxUploadBytes: config.MAX_UPLOAD_SIZE,
+    maxFields: config.MAX_FORM_FIELDS,
+    maxFieldBytes: config.MAX_FIELD_SIZE,
+    maxFieldsTotalBytes: config.MAX_BODY_SIZE,
+    maxPartHeaderBytes: config.MAX_PART_HEADER_SIZE,
+    maxJsonDepth: config.MAX_JSON_DEPTH,
+  };
+}
+
+export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter, quotas: QuotaGate): GatewayDeps {
+  const { config } = base;
+  return {
+    store: base.store,
+    bus,
+    tokens,
+    waiter,
+    clock: base.clock,
+    logger: base.logger,
+    uploads: { files: base.files, limits: uploadLimits(config), timeouts: uploadTimeouts(config) },
+    quotas,
+    afterPersist: config.FAULT_INJECTION === 'gateway-exit-after-persist' ? () => process.kill(process.pid, 'SIGKILL') : undefined,
+    settings: {
+      platformSegment: config.PLATFORM_SEGMENT,
+      platformVersion: config.PLATFORM_VERSION,
+      syncTimeoutMs: config.SYNC_TIMEOUT_SECONDS * 1000,
+      maxBodyBytes: config.MAX_BODY_SIZE,
+      bodyTimeouts: bodyTimeouts(config),
+      maxJsonDepth: config.MAX_JSON_DEPTH,
+      invocationTtlMs: config.INVOCATION_TTL_HOURS * 3600_000,
+      idempotencyKeyTtlMs: config.IDEMPOTENCY_KEY_TTL_SECONDS * 1000,
+    },
+  };
+}
+
+export function resultsDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter): ResultsDeps {
+  const { config } = base;
+  return {
+    store: base.store,
+    tokens,
+    waiter,
+    bus,
+    clock: base.clock,
+    settings: { platformSegment: config.PLATFORM_SEGMENT, platformVersion: config.PLATFORM_VERSION, defaultWaitSeconds: config.POLL_DEFAULT_WAIT_SECONDS },
+  };
+}
+
+export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pick<ConnectorRuntime, 'compile'>, bus: JobBus, adminToken: string): ControlDeps {
+  const { config } = base;
+  return {
+    store: base.store,
+    tokens,
+    runtime,
+    bus,
+    clock: base.clock,
+    settings: {
+      adminToken,
+      platformSegment: config.PLATFORM_SEGMENT,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      maxBodyBytes: config.MAX_ADMIN_BODY_SIZE,
+      bodyTimeouts: bodyTimeouts(config),
+      maxJsonDepth: config.MAX_JSON_DEPTH,
+      quotaDefaults: quotaDefaults(config),
+    },
+  };
+}
+
+/** What an executor pool of this process is given; `ownerId` names it as a lease owner. */
+export function executorDeps(
+  base: ServiceBase,
+  parts: { bus: JobBus; runtime: ConnectorRuntime; callbacks: CallbackDispatcher; ownerId: string },
+): Omit<ExecutorDeps, 'versions'> {
+  const { config } = base;
+  return {
+    store: base.store,
+    clock: base.clock,
+    logger: base.logger,
+    metrics: base.metrics,
+    files: base.files,
+    leaseMs: config.LEASE_SECONDS * 1000,
+    maxAttempts: config.MAX_ATTEMPTS,
+    ...parts,
+    ...executorFaults(config),
+  };
+}
+
+/**
+ * The sender of callbacks of a process that runs executors. Its deliveries are claimed for twice the time
+ * one POST may take, so a sender that dies mid-attempt leaves it to another soon after.
+ */
+export function callbackDispatcher(base: ServiceBase): CallbackDispatcher {
+  const { config } = base;
+  const timeoutMs = config.CALLBACK_TIMEOUT_SECONDS * 1000;
+  return new CallbackDispatcher({
+    store: base.store,
+    sender: new HttpCallbackSender({ trustedAddresses: config.CALLBACK_TRUSTED_ADDRESSES ?? [], timeoutMs }),
+    clock: base.clock,
+    logger: base.logger,
+    metrics: base.metrics,
+    settings: { maxAttempts: config.CALLBACK_MAX_ATTEMPTS, retryBaseMs: config.CALLBACK_RETRY_SECONDS * 1000, leaseMs: 2 * timeoutMs + 5_000 },
+  });
+}
+
+/**
+ * Files are swept once older than the longest an upload can take (the server's request timeout) plus
+ * this margin, for clocks of different hosts that disagree: an upload still running is never touched.
+ */
+const FILE_SWEEP_MARGIN_MS = 60 * 60_000;
+
+/** The sweeper of a process that runs executors: the only one of its store (embedded), or one of many. */
+export function sweeperSettings(config: ServiceConfig, soleExecutor: boolean, pools: string[]): SweeperSettings {
+  return {
+    soleExecutor,
+    intervalMs: config.SWEEP_INTERVAL_SECONDS * 1000,
+    republishAfterMs: config.REPUBLISH_AFTER_SECONDS * 1000,
+    pools,
+    expiryIntervalMs: EXPIRY_SWEEP_INTERVAL_MS,
+    fileGraceMs: serverTimeouts(config).requestMs + FILE_SWEEP_MARGIN_MS,
+  };
+}
+
+/**
+ * What a process that runs executors does on a fatal error: the invocation whose handling threw it is
+ * quarantined (recorded as Failed), so a restart does not run it, and crash, again.
+ */
+export function quarantineOnCrash(base: ServiceProcessBase): void {
+  base.lifecycle.onFatal(async () => {
+    const quarantined = quarantineInHand(base);
+    if (!quarantined) return;
+    const { ref, recorded } = quarantined;
+    base.logger.fatal({ invocationId: ref.id, botId: ref.botId }, 'quarantined: its run crashed the executor');
+    if (!(await recorded)) base.logger.error({ invocationId: ref.id, botId: ref.botId }, 'the quarantine could not be recorded; the invocation may run again');
+  });
+}
+
+/** Fault injection for recovery tests only (FAULT_INJECTION=executor-crash-in-run): see ServiceConfig. */
+function executorFaults(config: ServiceConfig): Pick<ExecutorDeps, 'beforeRun'> {
+  if (config.FAULT_INJECTION !== 'executor-crash-in-run') return {};
+  return {
+    beforeRun: (invocation) => {
+      if (new URLSearchParams(invocation.entity.RequestParams).get('fault') !== 'crash') return;
+      setImmediate(() => {
+        throw new Error('Injected fault: the executor crashes while handling this invocation.');
+      });
+    },
+  };
+}
+
+/** What the gateway and results services share: the store, the bus, tokens and a completion waiter. */
+export async function openPublicApi(base: ServiceProcessBase, name: 'gateway' | 'results') {
+  const bus = await openAmqpBus(base, name);
+  const tokens = openTokenService(base);
+  const waiter = await completionWaiter(bus);
+  const ready = async () => (await base.store.ping()) && (await bus.ping());
+  return { bus, tokens, waiter, ready };
+}

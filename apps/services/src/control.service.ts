@@ -1,0 +1,46 @@
+import type { TokenService } from '@gi/auth';
+import { consoleRouter, controlRouter, loadConsoleAssets } from '@gi/control';
+import type { ConsoleAssets } from '@gi/control';
+import type { ConnectorRuntime } from '@gi/domain';
+import type { JobBus } from '@gi/contracts';
+import { createHttpApp } from '@gi/http';
+import type { Routes } from '@gi/http';
+import { createQuickJsRuntime } from '@gi/sandbox';
+import { controlDeps, openAmqpBus, openTokenService } from './build-deps';
+import { openServiceBase } from './open-store';
+import type { ServiceBase } from './open-store';
+import { listen, stopListening } from './serve-http';
+
+/**
+ * The control service: the admin API and the web console. Its bus only carries cancellations; the
+ * runtime is used only to check that code compiles.
+ */
+export async function runControl(): Promise<void> {
+  const base = await openServiceBase('control');
+  const { config, logger, store, metrics } = base;
+  if (!config.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN is required to run the control service.');
+  const bus = await openAmqpBus(base, 'control');
+  const runtime = await createQuickJsRuntime({ workers: 0 });
+  const app = createHttpApp({
+    logger,
+    metrics,
+    ready: async () => (await store.ping()) && (await bus.ping()),
+    routes: controlServiceRoutes({ base, tokens: openTokenService(base), runtime, bus, adminToken: config.ADMIN_TOKEN, consoleAssets: loadConsoleAssets() }),
+  });
+  const server = await listen(app, base, { service: 'control' });
+  base.lifecycle.onShutdown([() => stopListening(server), () => bus.close(), () => runtime.close(), () => store.close()]);
+}
+
+export interface ControlParts {
+  base: ServiceBase;
+  tokens: TokenService;
+  runtime: Pick<ConnectorRuntime, 'compile'>;
+  bus: JobBus;
+  adminToken: string;
+  consoleAssets: ConsoleAssets;
+}
+
+/** What the control service serves: the admin API and the console. */
+export function controlServiceRoutes({ base, tokens, runtime, bus, adminToken, consoleAssets }: ControlParts): Routes[] {
+  return [controlRouter(controlDeps(base, tokens, runtime, bus, adminToken)), consoleRouter(consoleAssets)];
+}

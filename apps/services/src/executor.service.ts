@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { startExecutor, startSweeper } from '@gi/executor';
+import { createHttpApp } from '@gi/http';
+import { callbackDispatcher, executorDeps, openAmqpBus, openConnectorRuntime, quarantineOnCrash, sweeperSettings } from './build-deps';
+import { openServiceBase } from './open-store';
+import { listen, stopListening } from './serve-http';
+
+/**
+ * An executor: consumes the given pools, runs connectors, records outcomes, delivers callbacks. Every
+ * executor also sweeps (startSweeper): sweeps of several executors never hand out the same invocation.
+ */
+export async function runExecutor(pools: string[]): Promise<void> {
+  const base = await openServiceBase('executor');
+  const { config, logger, store, metrics } = base;
+  const bus = await openAmqpBus(base, 'executor', pools);
+  const runtime = await openConnectorRuntime(base);
+  const ownerId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const callbacks = callbackDispatcher(base);
+  const executor = await startExecutor(executorDeps(base, { bus, runtime, callbacks, ownerId }), pools, config.EXECUTOR_CONCURRENCY);
+  quarantineOnCrash(base);
+  const stopSweeper = await startSweeper({ store, bus, clock: base.clock, logger, metrics, files: base.files, callbacks }, sweeperSettings(config, false, pools));
+
+  const app = createHttpApp({ logger, metrics, ready: async () => (await store.ping()) && (await bus.ping()), routes: [] });
+  const server = await listen(app, base, { service: 'executor', pools, ownerId, sandbox: runtime.isolation });
+  base.lifecycle.onShutdown([
+    stopSweeper,
+    // Stop consuming and finish running jobs; unacknowledged ones go back to the queue.
+    () => executor.stop(),
+    () => callbacks.stop(),
+    () => bus.close(),
+    () => stopListening(server),
+    () => runtime.close(),
+    () => store.close(),
+  ]);
+}

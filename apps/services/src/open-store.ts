@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import { mongoUrlOf, parseServiceConfig, processEnvironment, sqlitePathOf } from '@gi/config';
+import type { ServiceConfig } from '@gi/config';
+import { systemClock } from '@gi/domain';
+import type { Clock, FileStore, Store } from '@gi/domain';
+import { DiskFileStore } from '@gi/files-disk';
+import { createGridFsFileStore } from '@gi/files-gridfs';
+import { createLogger, createMetrics } from '@gi/observability';
+import type { Logger, Metrics } from '@gi/observability';
+import { createMongoStore } from '@gi/store-mongo';
+import { createSqliteStore } from '@gi/store-sqlite';
+import { ServiceLifecycle } from './service-lifecycle';
+
+/** What every service process has: its configuration, logger, metrics, clock and store. */
+export interface ServiceBase {
+  config: ServiceConfig;
+  logger: Logger;
+  metrics: Metrics;
+  clock: Clock;
+  store: Store;
+  /** Uploaded files: in GridFS beside a MongoDB store, else under DATA_DIR/files (one host). */
+  files: FileStore;
+}
+
+/** A service process being started: its base, and how it ends (shutdown on SIGTERM/SIGINT, fatal errors). */
+export interface ServiceProcessBase extends ServiceBase {
+  lifecycle: ServiceLifecycle;
+}
+
+/**
+ * The first step of every service: reads the configuration, then opens the store and the file store.
+ * `claimsWhatItCreates`: the process runs the invocations it accepts (embedded), so a SQLite store
+ * keeps what it created for the claim that follows.
+ */
+export async function openServiceBase(name: string, { claimsWhatItCreates = false } = {}): Promise<ServiceProcessBase> {
+  const config = parseServiceConfig(processEnvironment());
+  const logger = createLogger(config.LOG_LEVEL, name);
+  // Before anything is opened: from now on a signal shuts the service down in order.
+  const lifecycle = new ServiceLifecycle(logger);
+  const clock = systemClock;
+  // STORE_URL picks the store: a mongodb:// URL is MongoDB, anything else a SQLite file.
+  const mongoUrl = mongoUrlOf(config);
+  const { store, files } = mongoUrl ? await openMongo(mongoUrl, clock, name) : openSqlite(config, clock, claimsWhatItCreates);
+  return { config, logger, metrics: createMetrics(), clock, store, files, lifecycle };
+}
+
+/** MongoDB keeps the files too (GridFS, same connection), so services on any host share them with no volume. */
+async function openMongo(url: string, clock: Clock, name: string): Promise<{ store: Store; files: FileStore }> {
+  const store = await createMongoStore(url, { clock, appName: `gi-${name}` });
+  try {
+    return { store, files: await createGridFsFileStore(store.database) };
+  } catch (error) {
+    await store.close();
+    throw new Error(`Cannot open the GridFS file store: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** SQLite: the files on local disk beside it, shared by the processes of one host. */
+function openSqlite(config: ServiceConfig, clock: Clock, claimsWhatItCreates: boolean): { store: Store; files: FileStore } {
+  return { store: createSqliteStore(sqlitePathOf(config), clock, { claimsWhatItCreates }), files: new DiskFileStore(join(config.DATA_DIR, 'files')) };
+}

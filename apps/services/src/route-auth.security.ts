@@ -1,0 +1,177 @@
+import jwt from 'jsonwebtoken';
+import type { Caller, InProcessReply, RouteEntry } from '@gi/http';
+import { ADMIN_TOKEN, SERVICES, ServicesFixture } from './services.fixture';
+import type { ComposedService } from './services.fixture';
+
+/**
+ * The route-auth matrix: every route every service registers (read from its route tables, with the
+ * access each declares), called in-process with every credential that is not its own and with every
+ * other spelling of its path. A wrong credential never gets a 2xx; nothing ever gets a 5xx; a path
+ * spelled another way matches no route.
+ */
+
+type Credential = 'none' | 'garbage' | 'basic' | 'forged' | 'admin' | 'bot' | 'otherBot';
+const CREDENTIALS: readonly Credential[] = ['none', 'garbage', 'basic', 'forged', 'admin', 'bot', 'otherBot'];
+/** The credentials a route accepts. */
+const RIGHT: Record<Caller, readonly Credential[]> = { public: CREDENTIALS, admin: ['admin'], bot: ['bot'] };
+
+interface Call {
+  route: RouteEntry;
+  method: string;
+  path: string;
+  credential: Credential;
+}
+
+// Nothing runs connectors here: a sync call that got through by mistake answers 504 in a second, not 300 s.
+const fixture = new ServicesFixture({ SYNC_TIMEOUT_SECONDS: '1' });
+const headerOf: Partial<Record<Credential, string>> = {};
+const values: Record<string, string> = { botId: 'acme', entityName: 'Order', integrationId: 'ack', asset: 'js/main.js' };
+
+beforeAll(async () => {
+  await fixture.start();
+  const acme = await fixture.setUpBot('acme');
+  const other = await fixture.setUpBot('other');
+  // A token of acme for the routes that revoke or change one: the bot's own token keeps working.
+  values.tokenId = (await fixture.admin('POST', '/bots/acme/tokens', { label: 'victim' })).json.tokenId as string;
+  const started = await fixture.service('embedded').call({
+    method: 'POST',
+    path: '/api/Platform/acme/Order/ack/GenericIntegration?asyncResponse=true',
+    headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json' },
+    body: '{"orderId":1}',
+  });
+  values.invocationId = (JSON.parse(started.body) as { invocationId: string }).invocationId;
+  // A well-formed token of acme, signed with another key.
+  const forged = jwt.sign({ sub: 'acme', jti: acme.tokenId, iss: 'generic-integration', aud: 'generic-integration' }, 'another-secret-0123456789abcdef0123456789');
+  Object.assign(headerOf, {
+    garbage: 'Bearer not-a-token',
+    basic: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}`,
+    forged: `Bearer ${forged}`,
+    admin: `Bearer ${ADMIN_TOKEN}`,
+    bot: `Bearer ${acme.token}`,
+    otherBot: `Bearer ${other.token}`,
+  });
+});
+afterAll(() => fixture.close());
+
+const concrete = (path: string) => path.replace(/[:*](\w+)/g, (_m, name: string) => values[name]);
+const staticSegments = (path: string) => path.split('/').filter((segment) => segment !== '' && !/^[:*]/.test(segment));
+
+/** What a route's call needs besides its path: a query that starts or polls without waiting, a JSON body. */
+function queryOf(path: string): string {
+  if (/GenericIntegration(FileTransfer)?$/.test(path)) return '?asyncResponse=true';
+  if (path.endsWith('/GetGenericIntegrationResponse')) return `?invocationId=${values.invocationId}&waitSeconds=0`;
+  return '';
+}
+
+/** The methods a route answers: a GET route also HEAD; the 405 answer of a path any other method. */
+const methodsOf = (route: RouteEntry) => (route.method === '*' ? ['PATCH', 'OPTIONS'] : route.method === 'GET' ? ['GET', 'HEAD'] : [route.method]);
+
+/**
+ * Every other spelling of a route's path: per static segment, its case changed, a letter %-encoded, a
+ * doubled slash, a dot segment before it, a detour through `..`; and a trailing slash. (Path parameters
+ * are values, not spellings: they are decoded, and the access check and the handler see the same value.)
+ */
+function variantsOf(path: string): string[] {
+  const variants = new Set<string>([`${path}/`]);
+  for (const segment of staticSegments(path)) {
+    const at = path.indexOf(`/${segment}`);
+    const swap = (spelled: string) => `${path.slice(0, at)}${spelled}${path.slice(at + segment.length + 1)}`;
+    const flipped = segment[0] === segment[0].toUpperCase() ? segment[0].toLowerCase() : segment[0].toUpperCase();
+    variants.add(swap(`/${flipped}${segment.slice(1)}`));
+    variants.add(swap(`/${segment.toUpperCase()}`));
+    variants.add(swap(`/%${segment.charCodeAt(0).toString(16).toUpperCase()}${segment.slice(1)}`));
+    variants.add(swap(`//${segment}`));
+    variants.add(swap(`/./${segment}`));
+    variants.add(swap(`/x/../${segment}`));
+  }
+  variants.delete(path);
+  return [...variants].map(concrete);
+}
+
+async function send(service: ComposedService, call: Call): Promise<InProcessReply> {
+  const { method, path, credential } = call;
+  const authorization = headerOf[credential];
+  const body = ['POST', 'PUT', 'PATCH'].includes(method) ? '{}' : undefined;
+  return service.call({ method, path: path + queryOf(call.route.path), headers: { ...(authorization ? { authorization } : {}), ...(body ? { 'content-type': 'application/json' } : {}) }, body });
+}
+
+/** Runs the calls (one after the other: some change what the next one sees) and returns a line per failed expectation. */
+async function check(service: ComposedService, calls: Call[], expectation: (reply: InProcessReply, call: Call) => string | null): Promise<string[]> {
+  const failures: string[] = [];
+  for (const call of calls) {
+    const reply = await send(service, call);
+    const problem = reply.status >= 500 ? `a ${reply.status}` : expectation(reply, call);
+    if (problem) failures.push(`${call.method} ${call.path} [${call.route.caller} route, ${call.credential}]: ${problem} (${reply.status} ${reply.body.slice(0, 120)})`);
+  }
+  return failures;
+}
+
+const protectedCalls = (routes: RouteEntry[], pick: (route: RouteEntry) => readonly Credential[]): Call[] =>
+  routes
+    .filter((route) => route.caller !== 'public')
+    .flatMap((route) => methodsOf(route).flatMap((method) => pick(route).map((credential) => ({ route, method, path: concrete(route.path), credential }))));
+
+/** The credentials of another kind than the route's: a webhook token on admin routes, the admin token on a bot's. */
+const otherKind = (route: RouteEntry): Credential[] => (route.caller === 'admin' ? ['bot', 'otherBot'] : ['admin']);
+
+describe.each(SERVICES)('route-auth matrix of the %s service', (name) => {
+  const service = () => fixture.service(name);
+
+  it('lists routes with their access; every admin and bot route answers no-store, whoever calls', () => {
+    const { routes } = service();
+    const callers = new Set(routes.map((route) => route.caller));
+    expect(callers.has('public')).toBe(true);
+    if (name === 'embedded' || name === 'control') expect(callers.has('admin')).toBe(true);
+    if (name === 'embedded' || name === 'gateway' || name === 'results') expect(callers.has('bot')).toBe(true);
+    for (const route of routes) expect(['public', 'admin', 'bot']).toContain(route.caller);
+  });
+
+  it('refuses every protected route without credentials or with malformed, garbage or forged ones (401, no-store)', async () => {
+    const calls = protectedCalls(service().routes, () => ['none', 'garbage', 'basic', 'forged']);
+    const failures = await check(service(), calls, (reply) => {
+      if (reply.status !== 401) return 'not 401';
+      if (reply.headers['cache-control'] !== 'no-store') return 'no Cache-Control: no-store';
+      return reply.headers['www-authenticate']?.startsWith('Bearer realm=') ? null : 'no WWW-Authenticate challenge';
+    });
+    expect(failures).toEqual([]);
+  });
+
+  it("refuses a webhook token on admin routes and the admin token on a bot's routes (401)", async () => {
+    const calls = protectedCalls(service().routes, otherKind);
+    expect(await check(service(), calls, (reply) => (reply.status === 401 && reply.headers['cache-control'] === 'no-store' ? null : 'not a no-store 401'))).toEqual([]);
+  });
+
+  it("refuses a token of another bot on a bot's routes (403)", async () => {
+    const calls = protectedCalls(service().routes, (route) => (route.caller === 'bot' ? ['otherBot'] : []));
+    expect(await check(service(), calls, (reply) => (reply.status === 403 && reply.headers['cache-control'] === 'no-store' ? null : 'not a no-store 403'))).toEqual([]);
+  });
+
+  it('takes the right credential on every route (the matrix is not vacuous), never with a 5xx', async () => {
+    const calls = service().routes.flatMap((route) =>
+      methodsOf(route).map((method) => ({ route, method, path: concrete(route.path), credential: RIGHT[route.caller].includes('bot') ? 'bot' : RIGHT[route.caller][0] }) as Call),
+    );
+    const failures = await check(service(), calls, (reply, call) => {
+      if (reply.status === 401 || reply.status === 403 || reply.status === 404) return 'refused although the credential is right';
+      if (call.route.caller !== 'public' && reply.headers['cache-control'] !== 'no-store') return 'no Cache-Control: no-store';
+      return null;
+    });
+    expect(failures).toEqual([]);
+  });
+
+  it('matches no other spelling of a path, whatever the credential: case, %-encoding, double and trailing slashes, dot segments', async () => {
+    const registered = new Set(service().routes.map((route) => concrete(route.path)));
+    const calls = service().routes.flatMap((route) =>
+      variantsOf(route.path).flatMap((path) =>
+        methodsOf(route)
+          .slice(0, 1)
+          .flatMap((method) => (['none', 'admin', 'bot', 'otherBot'] as const).map((credential) => ({ route, method, path, credential }))),
+      ),
+    );
+    expect(calls.length).toBeGreaterThan(service().routes.length * 4);
+    const failures = await check(service(), calls, (reply, call) => {
+      if (registered.has(call.path)) return reply.status < 300 && !RIGHT[call.route.caller].includes(call.credential) ? 'a 2xx with a wrong credential' : null;
+      return reply.status === 404 && reply.headers['cache-control'] === 'no-store' ? null : 'not a no-store 404';
+    });
+    expect(failures).toEqual([]);
+  });
+});
