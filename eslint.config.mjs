@@ -2,8 +2,37 @@ import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 // Module boundaries: domain depends on nothing; adapters only on domain, contracts and the egress guard;
-// services never on adapters (they are injected); only the composition root wires everything.
+// services never on adapters (they are injected); only the composition root (apps/services, the service
+// launchers) wires everything; the operator CLI talks HTTP and loads the launchers only to start one.
 const allow = (sourceTag, ...onlyDependOnLibsWithTags) => ({ sourceTag, onlyDependOnLibsWithTags });
+const boundaries = (constraints) => [
+  'error',
+  {
+    enforceBuildableLibDependency: false,
+    // The CLI loads the sandbox lazily for `gi connector run` and the launchers for `gi up`, `gi gateway`...;
+    // the services and their tests load them eagerly.
+    checkDynamicDependenciesExceptions: ['@gi/sandbox', '@gi/services'],
+    allow: [],
+    banTransitiveDependencies: false,
+    depConstraints: constraints,
+  },
+];
+/** `tests`: the tests of a service or of the launchers may also use the testing library (in-memory ports, stand-ins, contract suites). */
+const depConstraints = ({ tests = false } = {}) => [
+  allow('type:domain'),
+  allow('type:contracts', 'type:domain'),
+  allow('type:util', 'type:domain'),
+  allow('type:core', 'type:domain', 'type:contracts', 'type:core'),
+  // Outbound HTTP to addresses tenants choose (the SSRF guard), shared by the adapters that make such calls.
+  allow('type:egress', 'type:domain'),
+  allow('type:adapter', 'type:domain', 'type:contracts', 'type:egress'),
+  allow('type:service', 'type:domain', 'type:contracts', 'type:core', ...(tests ? ['type:testing'] : [])),
+  allow('type:composition', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:egress', 'type:adapter', 'type:service', ...(tests ? ['type:testing'] : [])),
+  // The operator CLI: the sandbox is the one adapter it runs itself (`gi connector run`).
+  allow('type:cli', 'type:domain', 'type:util', 'type:core', 'type:adapter', 'type:composition'),
+  allow('type:testing', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:egress', 'type:adapter', 'type:service'),
+  allow('type:e2e', 'type:testing', 'type:domain', 'type:contracts', 'type:adapter'),
+];
 
 export default [
   { ignores: ['**/node_modules/**', 'dist/**', 'coverage/**', '.nx/**', 'examples/**', '.ci/**'] },
@@ -18,30 +47,14 @@ export default [
         'error',
         { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Read configuration through @gi/config only.' },
       ],
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          // The CLI loads the sandbox lazily for `gi connector run`; the services load it eagerly.
-          checkDynamicDependenciesExceptions: ['@gi/sandbox'],
-          allow: [],
-          banTransitiveDependencies: false,
-          depConstraints: [
-            allow('type:domain'),
-            allow('type:contracts', 'type:domain'),
-            allow('type:util', 'type:domain'),
-            allow('type:core', 'type:domain', 'type:contracts', 'type:core'),
-            // Outbound HTTP to addresses tenants choose (the SSRF guard), shared by the adapters that make such calls.
-            allow('type:egress', 'type:domain'),
-            allow('type:adapter', 'type:domain', 'type:contracts', 'type:egress'),
-            allow('type:service', 'type:domain', 'type:contracts', 'type:core'),
-            allow('type:composition', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:egress', 'type:adapter', 'type:service'),
-            allow('type:testing', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:egress', 'type:adapter', 'type:service'),
-            allow('type:e2e', 'type:testing', 'type:domain', 'type:contracts', 'type:adapter'),
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': boundaries(depConstraints()),
     },
+  },
+  {
+    // The tests of a service run it on the in-memory ports of the testing library, those of the launchers
+    // on its stand-ins too; their code never may.
+    files: ['apps/{gateway,results,control,executor,services}/**/*.test.ts', 'apps/{gateway,results,control,executor,services}/**/*.security.ts'],
+    rules: { '@nx/enforce-module-boundaries': boundaries(depConstraints({ tests: true })) },
   },
   {
     files: ['**/*.js', '**/*.cjs'],

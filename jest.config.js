@@ -1,17 +1,39 @@
 /**
- * Jest: unit tests (pure logic and in-process adapters), e2e tests (real processes over HTTP), browser
- * tests (the web console in headless Chromium), and fault tests that restart the shared RabbitMQ
- * broker: `npm test` runs those last, alone.
+ * Jest, in tiers:
+ * - small: everything in-process on in-memory ports (libs/testing fake-store.ts, the in-process bus),
+ *   routers driven through `app.callback()` with no port; no broker, no database; seconds in all.
+ * - medium: the adapters against the real technology (SQLite, RabbitMQ, MongoDB when present, the
+ *   QuickJS sandbox, the disk): the adapter libraries' own tests, the contract suites, and any
+ *   `*.medium.test.ts` (a service on real adapters).
+ * - e2e: the built service as real processes over HTTP (`npm run build` first).
+ * Beside them: security (`*.security.ts`: the attack surface, in-process or against the built service;
+ * docs/security.md), browser (the web console in headless Chromium), and faults, which restart the
+ * shared RabbitMQ broker: `npm test` runs those last, alone.
  */
 const { pathsToModuleNameMapper } = require('./tools/jest-paths');
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] };
 const common = { testEnvironment: 'node', transform, moduleNameMapper: pathsToModuleNameMapper(), rootDir: __dirname };
+const setup = { setupFilesAfterEnv: ['<rootDir>/apps/e2e/src/jest.setup.ts'] };
+
+/** The adapters whose own tests run the technology they wrap. */
+const ADAPTERS = ['store-sqlite', 'store-mongo', 'bus-amqp', 'files-disk', 'files-gridfs', 'sandbox'];
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.test.ts'], testPathIgnorePatterns: ['/apps/e2e/'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/apps/e2e/**/*.e2e.ts'], setupFilesAfterEnv: ['<rootDir>/apps/e2e/src/jest.setup.ts'] },
-    { ...common, displayName: 'browser', testMatch: ['<rootDir>/apps/e2e/**/*.browser.ts'], setupFilesAfterEnv: ['<rootDir>/apps/e2e/src/jest.setup.ts'] },
-    { ...common, displayName: 'faults', testMatch: ['<rootDir>/apps/e2e/**/*.fault.ts'], setupFilesAfterEnv: ['<rootDir>/apps/e2e/src/jest.setup.ts'] },
+    {
+      ...common,
+      displayName: 'small',
+      testMatch: ['<rootDir>/{apps,libs}/**/*.test.ts'],
+      testPathIgnorePatterns: ['/apps/e2e/', '\\.medium\\.test\\.ts$', ...ADAPTERS.map((lib) => `/libs/${lib}/`)],
+    },
+    {
+      ...common,
+      displayName: 'medium',
+      testMatch: ['<rootDir>/{apps,libs}/**/*.medium.test.ts', `<rootDir>/libs/{${ADAPTERS.join(',')}}/**/*.test.ts`],
+    },
+    { ...common, ...setup, displayName: 'e2e', testMatch: ['<rootDir>/apps/e2e/**/*.e2e.ts'] },
+    { ...common, ...setup, displayName: 'security', testMatch: ['<rootDir>/{apps,libs}/**/*.security.ts'] },
+    { ...common, ...setup, displayName: 'browser', testMatch: ['<rootDir>/apps/e2e/**/*.browser.ts'] },
+    { ...common, ...setup, displayName: 'faults', testMatch: ['<rootDir>/apps/e2e/**/*.fault.ts'] },
   ],
 };

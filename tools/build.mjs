@@ -4,6 +4,10 @@
 import { build } from 'esbuild';
 import { cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
+import { writeGenerated } from './sandbox-globals.mjs';
+
+// The connector globals (libs/sandbox/globals) are compiled into the source the sandbox evaluates.
+if (await writeGenerated()) console.log('generated the connector globals (libs/sandbox/src/globals/sources.generated.ts)');
 
 // The sandbox's worker-thread entry is emitted beside each app bundle, where the runtime looks for it.
 const SANDBOX_WORKER = join('libs', 'sandbox', 'src', 'sandbox-worker.main.ts');

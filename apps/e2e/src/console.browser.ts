@@ -204,6 +204,35 @@ describe('web console (headless Chromium)', () => {
     await screenshot('overview');
   });
 
+  it('shows the log lines of a running invocation as they are written, and the rest once it ends', async () => {
+    const slow = `for (let step = 1; step <= 3; step++) {
+      if (step > 1) await new Promise((resolve) => setTimeout(resolve, 4000));
+      Context.Log('step ' + step + ' of 3');
+    }
+    Context.SetResponseEntity({ ResponseBody: { done: true } });`;
+    const slowToken = await api.setUp('acme', 'Order', 'slow', slow);
+    await tab('Invocations').click();
+    await page.getByLabel('Integration').selectOption('');
+    const started = await api.postJson(api.webhookUrl('acme', 'Order', 'slow', 'asyncResponse=true'), slowToken, {});
+    expect(started.status).toBe(202);
+    const id = started.json.invocationId as string;
+    const row = page.locator(`tr[data-id="${id}"]`);
+    await row.getByText('Running').waitFor();
+    await row.click();
+    const detail = page.locator('.detail-pane');
+    await detail.locator('.logs').getByText('step 1 of 3').waitFor();
+    await detail.getByText('Connector logs so far').waitFor();
+    expect((await api.admin('GET', `/bots/acme/invocations/${id}`)).json.status).toBe('Running');
+    await screenshot('invocation-running');
+    // A line written while it still runs is added to the list shown: the pane is not drawn again.
+    await inPage(`document.querySelector('.detail-pane ol.logs').dataset.mark = 'kept'`);
+    await detail.locator('.logs').getByText('step 2 of 3').waitFor({ timeout: 20_000 });
+    expect(await inPage(`document.querySelector('.detail-pane ol.logs').dataset.mark`)).toBe('kept');
+    await detail.locator('.logs').getByText('step 3 of 3').waitFor({ timeout: 20_000 });
+    await detail.getByText('Connector logs', { exact: true }).waitFor();
+    expect(await detail.locator('.logs li').allTextContents()).toEqual(['step 1 of 3', 'step 2 of 3', 'step 3 of 3'].map((text) => expect.stringContaining(text)));
+  }, 40_000);
+
   it('signs out, forgetting the token and stopping the live refresh', async () => {
     await tab('Invocations').click();
     await page.locator('table.clickable').waitFor();

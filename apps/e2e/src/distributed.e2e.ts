@@ -46,6 +46,27 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     expect(viaGateway.json).toEqual({ done: true, ms: 300 });
   });
 
+  it("shows a running job's log lines through the control service before it ends, and hands the executor the raw body", async () => {
+    const admin = new Api(control.baseUrl);
+    const code = `Context.Log('got ' + Context.GetRawRequestBody()); await new Promise((resolve) => setTimeout(resolve, 3000)); Context.Log('done'); Context.SetResponseEntity({ ResponseBody: { raw: Context.GetRawRequestBody() } });`;
+    expect((await admin.admin('PUT', '/bots/acme/integrations/live', { entityName: 'Order', code })).status).toBe(200);
+    const api = new Api(gateway.baseUrl);
+    const body = '{ "orderId" :  7 }';
+    const started = await api.call(api.webhookUrl('acme', 'Order', 'live', 'asyncResponse=true'), token, { body, headers: { 'content-type': 'application/json' } });
+    expect(started.status).toBe(202);
+    const id = started.json.invocationId as string;
+    let running;
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+      running = (await admin.admin('GET', `/bots/acme/invocations/${id}`)).json;
+      if (running.logs.length > 0) break;
+    }
+    expect(running).toMatchObject({ status: 'Running', logs: [{ message: `got ${body}`, attempt: 1 }] });
+    const polled = await new Api(results.baseUrl).poll('acme', token, id, 'waitSeconds=20');
+    expect([polled.status, polled.json]).toEqual([200, { raw: body }]);
+    const done = (await admin.admin('GET', `/bots/acme/invocations/${id}`)).json;
+    expect(done.logs.map((line: { message: string }) => line.message)).toEqual([`got ${body}`, 'done']);
+  });
+
   it('serves the web console from the control service, and only there', async () => {
     const page = await fetch(`${control.baseUrl}/console`);
     expect([page.status, page.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining("frame-ancestors 'none'")]);

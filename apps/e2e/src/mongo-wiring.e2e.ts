@@ -18,6 +18,7 @@ describe('a service on a MongoDB STORE_URL (stand-in server)', () => {
       const created = fake.named('createIndexes').map((command) => command.createIndexes);
       expect(created).toEqual([
         'invocations',
+        'invocationLogs',
         'entities',
         'integrations',
         'tokens',

@@ -1,4 +1,4 @@
-import type { CancelEvent, CompletionEvent, JobBus, JobMessage } from '@gi/domain';
+import type { CancelEvent, CompletionEvent, JobBus, JobMessage } from '@gi/contracts';
 
 export interface BusUnderTest {
   bus: JobBus;

@@ -14,6 +14,7 @@ export function newInvocation(overrides: Partial<NewInvocation> & { createdAt: n
     endpoint: 'GenericIntegration',
     responseContentType: 'application/json',
     entity: { RequestParams: 'a=1', RequestHeaders: 'Host=x', RequestBody: { orderId: 7 }, ResponseBody: null },
+    rawBody: '{"orderId": 7}',
     expireAt: overrides.createdAt + 3600_000,
     callbackUrl: null,
     ...overrides,

@@ -6,3 +6,5 @@ export * from './bus.contract';
 export * from './amqp-broker';
 export * from './mongo-test-server';
 export * from './fake-mongod.fixture';
+export * from './fake-store';
+export * from './small-services';

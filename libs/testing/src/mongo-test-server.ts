@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import type { StartedMongoDBContainer } from '@testcontainers/mongodb';
 import { dockerEngineAnswers } from './docker-engine';
 
@@ -57,4 +58,57 @@ export function withDatabase(url: string, database: string): string {
   const match = /^(mongodb(?:\+srv)?:\/\/[^/?#]+)(?:\/[^?#]*)?(\?[^#]*)?$/i.exec(url);
   if (!match) throw new Error(`Not a MongoDB URL: ${url}`);
   return `${match[1]}/${encodeURIComponent(database)}${match[2] ?? ''}`;
+}
+
+/** Members a replica set needs for the failover and lag tests: a primary and two secondaries that can be elected. */
+export const REPLICA_SET_MEMBERS = 3;
+
+// Prints how many electable members the replica set at argv[1] lists (0 when it cannot be reached).
+const MEMBERS_SCRIPT = `
+const { MongoClient } = require('mongodb');
+const client = new MongoClient(process.argv[1], { serverSelectionTimeoutMS: 5000 });
+client.connect()
+  .then(() => client.db('admin').command({ hello: 1 }))
+  .then((hello) => process.stdout.write(String(hello.setName ? (hello.hosts || []).length : 0)), () => process.stdout.write('0'))
+  .finally(() => client.close());
+`;
+
+/**
+ * Describes `title` against the replica set at MONGO_URL when it has REPLICA_SET_MEMBERS electable
+ * members (a primary can step down and a secondary take over; secondaries can be made to lag); else
+ * nothing but one line `SKIPPED <what>: ...` and a skipped test saying how to run it. A container of
+ * one member is never enough, so no container is started. The members are counted at registration, in
+ * a short-lived child process (jest registers tests synchronously).
+ */
+export function describeWithReplicaSet(title: string, what: string, suite: (url: string) => void): void {
+  const url = process.env.MONGO_URL || undefined;
+  let members = 0;
+  if (url) {
+    const run = spawnSync(process.execPath, ['-e', MEMBERS_SCRIPT, url], { timeout: 15_000, encoding: 'utf8' });
+    members = Number(run.stdout) || 0;
+  }
+  if (members < REPLICA_SET_MEMBERS) {
+    const why = url
+      ? `MONGO_URL names ${members === 0 ? 'no replica set that answers' : `a replica set of ${members} electable members`}; these tests need ${REPLICA_SET_MEMBERS}`
+      : `no MONGO_URL naming a replica set of ${REPLICA_SET_MEMBERS} members`;
+    describe(title, () => {
+      process.stdout.write(`SKIPPED ${what}: ${why}\n`);
+      it.skip(`${what}: skipped because ${why}; runs whenever MONGO_URL names one (docs/operations.md, "Running the MongoDB suites")`, () => undefined);
+    });
+    return;
+  }
+  describe(title, () => suite(url as string));
+}
+
+/**
+ * The URL of one member of the set at `url`, connected to directly (the credentials and options kept,
+ * the set's name dropped): `mongodb://u:p@a,b,c/db?replicaSet=rs0&tls=true` -> `mongodb://u:p@b/db?tls=true&directConnection=true`.
+ */
+export function directUrl(url: string, host: string): string {
+  const match = /^mongodb:\/\/([^@/?#]+@)?[^/?#]+(\/[^?#]*)?(?:\?([^#]*))?$/i.exec(url);
+  if (!match) throw new Error(`Not a mongodb:// URL listing its hosts: ${url}`);
+  const params = new URLSearchParams(match[3] ?? '');
+  for (const name of [...params.keys()]) if (name.toLowerCase() === 'replicaset') params.delete(name);
+  params.set('directConnection', 'true');
+  return `mongodb://${match[1] ?? ''}${host}${match[2] || '/'}?${params}`;
 }

@@ -1,4 +1,5 @@
-import type { IdempotencyRecord, NewInvocation, Store } from '@gi/domain';
+import { GiError, MAX_RECORDED_RESULT_BYTES, MAX_STORED_ENTITY_BYTES, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
+import type { IdempotencyRecord, LogLine, NewInvocation, Store } from '@gi/domain';
 import { newInvocation } from './fixtures';
 import type { ManualClock } from './manual-clock';
 
@@ -55,6 +56,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(done).toEqual(await stateOf());
         expect(done).toMatchObject({ status: 'Completed', outcome: { status: 'Completed', responseBody: { ok: 1 } }, finishedAt: clock.now() });
         expect(done).not.toHaveProperty('entity');
+        expect(done).not.toHaveProperty('rawBody');
         expect(done).not.toHaveProperty('logs');
         expect(await store.invocations.getState({ botId: 'bot-b', id: inv.id })).toBeNull();
         clock.advance(60_000);
@@ -153,6 +155,31 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.complete(running, 'w1', { status: 'Completed', responseBody: 1 }, [], clock.now())).toBe(false);
       });
 
+      it('refuses an outcome it cannot serialise without writing anything, and then records another', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        await store.invocations.claim(inv, 'w1', 60_000, clock.now());
+        const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
+        await expect(store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: deep }, [], clock.now())).rejects.toBeInstanceOf(UnrecordableOutcome);
+        await expect(store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: { n: 1n } }, [], clock.now())).rejects.toBeInstanceOf(UnrecordableOutcome);
+        expect(await store.invocations.get(inv)).toMatchObject({ status: 'Running', leaseOwner: 'w1' });
+        expect(await store.invocations.complete(inv, 'w1', unrecordableOutcome, [], clock.now())).toBe(true);
+        expect((await store.invocations.get(inv))?.outcome).toEqual(unrecordableOutcome);
+      });
+
+      it('quarantines an unfinished invocation whatever its lease, once, before the call settles where it can', async () => {
+        const { store, clock } = subject;
+        const running = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(running);
+        await store.invocations.claim(running, 'w1', 60_000, clock.now());
+        const error = { code: 'connector_failed' as const, title: 'Quarantined', detail: 'crashed' };
+        expect(await store.invocations.quarantine(running, error, clock.now())).toBe(true);
+        expect(await store.invocations.quarantine(running, error, clock.now())).toBe(false);
+        expect(await store.invocations.get(running)).toMatchObject({ status: 'Failed', outcome: { status: 'Failed', error }, leaseOwner: null });
+        expect(await store.invocations.claim(running, 'w2', 60_000, clock.now() + 120_000)).toBeNull();
+      });
+
       it('cancels a queued or running invocation once; then nobody claims, renews or completes it', async () => {
         const { store, clock } = subject;
         const queued = newInvocation({ createdAt: clock.now() });
@@ -188,6 +215,83 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         await store.invocations.setProgress(inv, 'w1', { percent: 40, message: 'page 2' });
         await store.invocations.setProgress(inv, 'other', { percent: 99 });
         expect((await store.invocations.get(inv))?.progress).toEqual({ percent: 40, message: 'page 2' });
+      });
+
+      it('keeps the raw body as sent, apart from the entity, and gives it to every claim', async () => {
+        const { store, clock } = subject;
+        const raw = '\uFEFF{ "orderId" : 7, "note": "caf\u00e9 \u{1F600}" }\r\n';
+        const inv = newInvocation({ createdAt: clock.now(), rawBody: raw });
+        const upload = newInvocation({ createdAt: clock.now(), rawBody: null, endpoint: 'GenericIntegrationFileTransfer' });
+        await store.invocations.create(inv);
+        await store.invocations.create(upload);
+        expect(await store.invocations.get(inv)).toMatchObject({ rawBody: raw, entity: inv.entity });
+        expect((await store.invocations.get(upload))?.rawBody).toBeNull();
+        expect((await store.invocations.claim(inv, 'w1', 10_000, clock.now()))?.rawBody).toBe(raw);
+        clock.advance(10_001);
+        expect((await store.invocations.claim(inv, 'w2', 10_000, clock.now()))?.rawBody).toBe(raw);
+        expect((await store.invocations.claim(upload, 'w2', 10_000, clock.now()))?.rawBody).toBeNull();
+        expect(await store.invocations.getState(inv)).not.toHaveProperty('rawBody');
+      });
+
+      it("appends the running attempt's lines for its lease owner alone, readable while it runs and in order after it ends", async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        const line = (message: string) => ({ at: clock.now(), level: 'info' as const, message });
+        const batch = (seq: number, ...messages: string[]) => ({ attempt: 1, seq, lines: messages.map(line) });
+        expect(await store.invocations.appendLogs(inv, 'w1', batch(0, 'too early'))).toBe(false);
+        await store.invocations.claim(inv, 'w1', 10_000, clock.now());
+        expect(await store.invocations.appendLogs(inv, 'w1', batch(0, 'one', 'two'))).toBe(true);
+        expect(await store.invocations.appendLogs(inv, 'w2', batch(1, 'not the owner'))).toBe(false);
+        expect(await store.invocations.appendLogs(inv, 'w1', { ...batch(1, 'another attempt'), attempt: 2 })).toBe(false);
+        expect(await store.invocations.appendLogs({ botId: 'bot-b', id: inv.id }, 'w1', batch(1, 'another bot'))).toBe(false);
+        const running = await store.invocations.get(inv);
+        expect(running).toMatchObject({ status: 'Running', logs: [{ message: 'one', attempt: 1 }, { message: 'two', attempt: 1 }] });
+        expect(running?.logs[0]).toEqual({ ...line('one'), attempt: 1 });
+        // A batch sent again (its first write's answer lost) is stored once.
+        expect(await store.invocations.appendLogs(inv, 'w1', batch(0, 'one', 'two'))).toBe(true);
+        expect(await store.invocations.appendLogs(inv, 'w1', batch(1, 'three'))).toBe(true);
+        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: 1 }, [line('four')], clock.now())).toBe(true);
+        expect(await store.invocations.appendLogs(inv, 'w1', batch(2, 'after the end'))).toBe(false);
+        const done = await store.invocations.get(inv);
+        expect(done?.logs.map((l) => [l.attempt, l.message])).toEqual([
+          [1, 'one'],
+          [1, 'two'],
+          [1, 'three'],
+          [1, 'four'],
+        ]);
+      });
+
+      it('keeps the lines of an attempt whose executor died before those of the attempt that finished', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        const lines = (...messages: string[]) => messages.map((message) => ({ at: clock.now(), level: 'info' as const, message }));
+        await store.invocations.claim(inv, 'w1', 10_000, clock.now());
+        expect(await store.invocations.appendLogs(inv, 'w1', { attempt: 1, seq: 0, lines: lines('first try') })).toBe(true);
+        clock.advance(10_001);
+        // The same executor claims it again after its lease ran out: a late batch of its first attempt is refused.
+        expect(await store.invocations.claim(inv, 'w1', 10_000, clock.now())).toMatchObject({ attempt: 2, logs: [] });
+        expect(await store.invocations.appendLogs(inv, 'w1', { attempt: 1, seq: 1, lines: lines('late') })).toBe(false);
+        expect(await store.invocations.appendLogs(inv, 'w1', { attempt: 2, seq: 0, lines: lines('second try') })).toBe(true);
+        await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: 1 }, lines('done'), clock.now());
+        expect((await store.invocations.get(inv))?.logs.map((l) => [l.attempt, l.message])).toEqual([
+          [1, 'first try'],
+          [2, 'second try'],
+          [2, 'done'],
+        ]);
+      });
+
+      it('keeps the lines a cancelled run appended, and takes no more', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        const lines = (...messages: string[]) => messages.map((message) => ({ at: clock.now(), level: 'error' as const, message }));
+        await store.invocations.claim(inv, 'w1', 10_000, clock.now());
+        await store.invocations.appendLogs(inv, 'w1', { attempt: 1, seq: 0, lines: lines('working') });
+        await store.invocations.cancel(inv, { code: 'cancelled', title: 'Invocation cancelled', detail: 'by the test' }, clock.now());
+        expect(await store.invocations.appendLogs(inv, 'w1', { attempt: 1, seq: 1, lines: lines('still working') })).toBe(false);
+        expect(await store.invocations.get(inv)).toMatchObject({ status: 'Cancelled', logs: [{ level: 'error', message: 'working', attempt: 1 }] });
       });
 
       it('requeues running invocations whose lease expired and hands out stale queued ones once per round', async () => {
@@ -244,6 +348,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         await store.invocations.cancel(t2, { code: 'cancelled', title: 'Invocation cancelled', detail: 'x' }, clock.now());
         expect(await store.invocations.countActive('bot-a', clock.now())).toEqual({ total: 3, byToken: { t1: 2 } });
         expect(await store.invocations.countActive('bot-c', clock.now())).toEqual({ total: 0, byToken: {} });
+      });
+
+      it('hands out due callbacks in the order they fell due: a retry due earlier before a later first attempt', async () => {
+        const { store, clock } = subject;
+        const url = 'https://hooks.example.com/gi';
+        const early = newInvocation({ createdAt: clock.now(), callbackUrl: url });
+        const retried = newInvocation({ createdAt: clock.now() + 1, callbackUrl: url });
+        for (const inv of [early, retried]) await store.invocations.create(inv);
+        await store.invocations.claim(retried, 'w', 60_000, clock.now());
+        await store.invocations.complete(retried, 'w', { status: 'Completed', responseBody: 1 }, [], clock.now());
+        expect(await store.invocations.takeDueCallbacks(clock.now(), 30_000, 10)).toEqual([{ botId: 'bot-a', id: retried.id }]);
+        await store.invocations.recordCallbackAttempt(retried, { at: clock.now(), error: 'The receiver answered 503.', nextAttemptAt: clock.now() + 100 });
+        clock.advance(1000);
+        // Finishes after the retry fell due: its first attempt is due at its finish.
+        await store.invocations.claim(early, 'w', 60_000, clock.now());
+        await store.invocations.complete(early, 'w', { status: 'Completed', responseBody: 1 }, [], clock.now());
+        clock.advance(1000);
+        expect(await store.invocations.takeDueCallbacks(clock.now(), 30_000, 1)).toEqual([{ botId: 'bot-a', id: retried.id }]);
+        expect(await store.invocations.takeDueCallbacks(clock.now(), 30_000, 1)).toEqual([{ botId: 'bot-a', id: early.id }]);
       });
 
       it('hands out the callback of a finished invocation once per lease, and records each attempt', async () => {
@@ -308,14 +431,102 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
 
       it('hides expired invocations at once and deletes them', async () => {
         const { store, clock } = subject;
-        const inv = newInvocation({ createdAt: clock.now(), expireAt: clock.now() + 1000 });
+        // Expired by the store's clock, not yet by the real one: MongoDB's TTL monitor (real time) must not delete it first.
+        const inv = newInvocation({ createdAt: clock.now(), expireAt: clock.now() + 3600_000 });
         await store.invocations.create(inv);
-        clock.advance(1000);
+        clock.advance(3600_000);
         expect(await store.invocations.get(inv)).toBeNull();
         expect(await store.invocations.claim(inv, 'w', 1000, clock.now())).toBeNull();
         expect(await store.invocations.list('bot-a', { limit: 10 })).toEqual([]);
         expect(await store.invocations.timings('bot-a', 0, 10)).toEqual([]);
         expect(await store.invocations.deleteExpired(clock.now())).toBe(1);
+      });
+
+      it('deletes the lines an expired invocation appended with it', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now(), expireAt: clock.now() + 1000 });
+        await store.invocations.create(inv);
+        await store.invocations.claim(inv, 'w1', 500, clock.now());
+        await store.invocations.appendLogs(inv, 'w1', { attempt: 1, seq: 0, lines: [{ at: clock.now(), level: 'info', message: 'old' }] });
+        clock.advance(1000);
+        expect(await store.invocations.deleteExpired(clock.now())).toBe(1);
+        // Nothing of it is left to show up under a new invocation with its id.
+        const again = { ...inv, createdAt: clock.now(), expireAt: clock.now() + 1000 };
+        await store.invocations.create(again);
+        await store.invocations.claim(again, 'w1', 500, clock.now());
+        expect((await store.invocations.get(again))?.logs).toEqual([]);
+      });
+
+      it('never deletes an expired invocation whose run holds its lease: the run goes on and records its outcome', async () => {
+        const { store, clock } = subject;
+        // Expiring by the store's clock only (see above).
+        const expiring = (overrides: Partial<NewInvocation> = {}) => newInvocation({ createdAt: clock.now(), expireAt: clock.now() + 3600_000, ...overrides });
+        const [running, lapsed, queued, finished] = [expiring(), expiring(), expiring(), expiring()];
+        for (const inv of [running, lapsed, queued, finished]) await store.invocations.create(inv);
+        await store.invocations.claim(running, 'w1', 2 * 3600_000, clock.now());
+        await store.invocations.claim(lapsed, 'w2', 1000, clock.now());
+        await store.invocations.claim(finished, 'w3', 60_000, clock.now());
+        await store.invocations.complete(finished, 'w3', { status: 'Completed', responseBody: 1 }, [], clock.now());
+        clock.advance(3600_000);
+        // The queued, the finished and the one whose executor is gone (its lease lapsed) go.
+        expect(await store.invocations.deleteExpired(clock.now())).toBe(3);
+        expect(await store.invocations.renewLease(running, 'w1', 60_000, clock.now())).toBe(true);
+        expect(await store.invocations.complete(running, 'w1', { status: 'Completed', responseBody: 2 }, [], clock.now())).toBe(true);
+        expect(await store.invocations.complete(lapsed, 'w2', { status: 'Completed', responseBody: 3 }, [], clock.now())).toBe(false);
+        expect(await store.invocations.deleteExpired(clock.now())).toBe(1);
+      });
+
+      it('keeps the largest invocation a call and its run may make: a 4 MiB request, a 10 MiB ResponseBody, 1 MiB of log in 10,000 lines', async () => {
+        const { store, clock } = subject;
+        // The body as sent counts against the request's 4 MiB too: this one has none (a file transfer's).
+        const inv = newInvocation({ createdAt: clock.now(), rawBody: null });
+        const room = MAX_STORED_ENTITY_BYTES - Buffer.byteLength(JSON.stringify({ ...inv.entity, RequestBody: '' }));
+        const entity = { ...inv.entity, RequestBody: 'x'.repeat(room) };
+        expect(Buffer.byteLength(JSON.stringify(entity))).toBe(MAX_STORED_ENTITY_BYTES);
+        await store.invocations.create({ ...inv, entity });
+        await store.invocations.claim(inv, 'w1', 60_000, clock.now());
+        const responseBody = 'y'.repeat(10 * 1024 * 1024 - 2);
+        const logs: LogLine[] = Array.from({ length: 10_000 }, (_, i) => ({ at: clock.now(), level: 'info', message: 'z'.repeat(i === 0 ? 1024 * 1024 - 9_999 * 104 : 104) }));
+        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody }, logs, clock.now())).toBe(true);
+        const done = await store.invocations.get(inv);
+        expect(done?.entity.RequestBody).toBe(entity.RequestBody);
+        expect(done?.outcome).toEqual({ status: 'Completed', responseBody });
+        expect(done?.logs).toHaveLength(10_000);
+      });
+
+      it('counts the body as sent against the size of the request', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        const half = Math.ceil(MAX_STORED_ENTITY_BYTES / 2);
+        const entity = { ...inv.entity, RequestBody: 'x'.repeat(half) };
+        await expect(store.invocations.create({ ...inv, entity, rawBody: 'x'.repeat(half) })).rejects.toMatchObject({ code: 'payload_too_large' });
+        expect(await store.invocations.get(inv)).toBeNull();
+      });
+
+      it('refuses a request over the size an invocation keeps (payload too large), storing nothing, with or without a key', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        const entity = { ...inv.entity, RequestBody: 'x'.repeat(MAX_STORED_ENTITY_BYTES) };
+        const refusal = await store.invocations.create({ ...inv, entity }).catch((error: unknown) => error);
+        expect(refusal).toBeInstanceOf(GiError);
+        expect(refusal).toMatchObject({ code: 'payload_too_large', detail: expect.stringContaining(`at most ${MAX_STORED_ENTITY_BYTES}`) });
+        const record = { botId: 'bot-a', key: 'big', fingerprint: 'f', invocationId: inv.id, createdAt: inv.createdAt, expireAt: inv.createdAt + 60_000 };
+        await expect(store.invocations.createWithKey({ ...inv, entity }, record)).rejects.toMatchObject({ code: 'payload_too_large' });
+        expect(await store.invocations.get(inv)).toBeNull();
+        // The key was not taken either.
+        expect(await store.invocations.createWithKey(inv, record)).toBeNull();
+      });
+
+      it('refuses a result that with its logs is over the size an invocation keeps, writing nothing', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        await store.invocations.claim(inv, 'w1', 60_000, clock.now());
+        const responseBody = 'y'.repeat(MAX_RECORDED_RESULT_BYTES - 1024 * 1024);
+        const logs: LogLine[] = Array.from({ length: 8 }, () => ({ at: clock.now(), level: 'info', message: 'z'.repeat(128 * 1024) }));
+        await expect(store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody }, logs, clock.now())).rejects.toBeInstanceOf(UnrecordableOutcome);
+        expect(await store.invocations.get(inv)).toMatchObject({ status: 'Running', outcome: null, logs: [] });
+        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody }, logs.slice(1), clock.now())).toBe(true);
       });
     });
 
@@ -353,6 +564,20 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(winners).toHaveLength(1);
         for (const holder of holders) if (holder) expect(holder.invocationId).toBe(winners[0].id);
         expect((await store.invocations.list('bot-a', { limit: 50 })).map((s) => s.id)).toEqual([winners[0].id]);
+      });
+
+      it('hands the holder of a key to a concurrent request only once the invocation it names can be read', async () => {
+        const { store, clock } = subject;
+        const contenders = Array.from({ length: 10 }, () => newInvocation({ createdAt: clock.now() }));
+        const answers = await Promise.all(
+          contenders.map(async (inv) => {
+            const holder = await store.invocations.createWithKey(inv, recordOf(inv, 'read-at-once'));
+            // What the gateway does next with a repeat: read the original (a 404 here would tell the caller "expired").
+            return holder ? store.invocations.getState({ botId: holder.botId, id: holder.invocationId }) : 'stored';
+          }),
+        );
+        expect(answers.filter((answer) => answer === 'stored')).toHaveLength(1);
+        for (const answer of answers) expect(answer).not.toBeNull();
       });
 
       it('hands an expired key to a new request, and deletes expired keys', async () => {

@@ -1,11 +1,14 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { busNames, poolQueueName } from '@gi/bus-amqp';
 import { mongoUrlOf, parseServiceConfig } from '@gi/config';
-import { createMetrics, operationsRouter } from '@gi/http';
+import { operationsRouter } from '@gi/http';
+import { createMetrics } from '@gi/observability';
 
 /**
  * The deployment files checked against the code, without Docker or a cluster: docker-compose.yml, the
@@ -23,10 +26,86 @@ const IMAGE = 'generic-integration:local';
 const SECRET_KEYS = /TOKEN|SECRET|PASSWORD|PASS$/;
 let SERVICE_NAMES: readonly string[];
 
+/** A route as the services' route tables list it. */
+interface Route {
+  method: string;
+  path: string;
+  caller: string;
+}
+/** The routes each public service serves, as its command composes them. */
+const ROUTES: Record<'gateway' | 'results' | 'control', Route[]> = { gateway: [], results: [], control: [] };
+type Fixture = { start(): Promise<Fixture>; service(name: string): { routes: Route[] }; close(): Promise<void> };
+let fixture: Fixture;
+
 beforeAll(async () => {
-  // The CLI's own list of service commands (a plain data module; read by path, not as a dependency).
-  ({ SERVICE_NAMES } = (await import(join(ROOT, 'apps/cli/src/services/service-names'))) as { SERVICE_NAMES: readonly string[] });
+  // The CLI's own list of service commands and its composition of the services (read by path, not as a dependency).
+  ({ SERVICE_NAMES } = (await import(join(ROOT, 'apps/cli/src/service-names'))) as { SERVICE_NAMES: readonly string[] });
+  const { ServicesFixture } = (await import(join(ROOT, 'apps/services/src/services.fixture'))) as { ServicesFixture: new () => Fixture };
+  fixture = await new ServicesFixture().start();
+  for (const name of ['gateway', 'results', 'control'] as const) ROUTES[name] = fixture.service(name).routes;
 });
+afterAll(() => fixture?.close());
+
+type Upstream = 'gateway' | 'results' | 'control' | null;
+/** A proxy's choice of service for a request. */
+type Proxy = (method: string, path: string) => Upstream | Promise<Upstream>;
+
+const OPERATIONS = new Set(['/healthz', '/readyz', '/metrics']);
+const SAMPLE: Record<string, string> = { botId: 'acme', entityName: 'Order', integrationId: 'ack', tokenId: 't-1', invocationId: 'i-1', asset: 'js/main.js' };
+const concrete = (path: string) => path.replace(/[:*](\w+)/g, (_m, name: string) => SAMPLE[name]);
+const methodsOf = (route: Route) => (route.method === '*' ? ['PATCH', 'PUT'] : route.method === 'GET' ? ['GET', 'HEAD'] : [route.method]);
+const matches = (route: Route, method: string, path: string) =>
+  (route.method === '*' || route.method === method || (route.method === 'GET' && method === 'HEAD')) &&
+  new RegExp(`^${route.path.replace(/:\w+/g, '[^/]+').replace(/\*\w+/g, '.+')}$`).test(path);
+
+/** How proxies match paths: escapes decoded, slashes merged, dot segments resolved (the request goes on as sent). */
+function normalized(path: string): string {
+  const segments: string[] = [];
+  for (const raw of path.split('/').slice(1)) {
+    let segment = raw;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      // kept as sent
+    }
+    if (segment === '..') segments.pop();
+    else if (segment !== '.' && segment !== '') segments.push(segment);
+  }
+  return `/${segments.join('/')}${path.endsWith('/') && segments.length > 0 ? '/' : ''}`;
+}
+
+/** The case variants of the first segment of a route's path, the one proxies route on (`/Admin`, `/ADMIN`, `/Api`, ...). */
+function caseVariants(path: string): string[] {
+  const [, first, ...rest] = path.split('/');
+  const flipped = first[0] === first[0].toUpperCase() ? first[0].toLowerCase() : first[0].toUpperCase();
+  return [...new Set([flipped + first.slice(1), first.toUpperCase(), first.toLowerCase()])].filter((spelled) => spelled !== first).map((spelled) => concrete(['', spelled, ...rest].join('/')));
+}
+
+/**
+ * The routing table a proxy must implement, checked against the services' own route tables: every route
+ * of a service reaches a service that serves it (polls the results service), and no case variant of the
+ * segment the proxy routes on (/admin, /console, /api) reaches any service.
+ */
+async function expectRoutesLikeTheServices(proxy: Proxy): Promise<void> {
+  const misrouted: string[] = [];
+  for (const [owner, routes] of Object.entries(ROUTES)) {
+    for (const route of routes.filter((r) => !OPERATIONS.has(r.path))) {
+      for (const method of methodsOf(route)) {
+        const path = concrete(route.path);
+        const upstream = await proxy(method, path);
+        const served = upstream !== null && ROUTES[upstream].some((candidate) => matches(candidate, method, path));
+        const poll = path.endsWith('/GetGenericIntegrationResponse') && ['GET', 'HEAD', 'DELETE'].includes(method);
+        if (!served || (poll && upstream !== 'results')) misrouted.push(`${method} ${path} (${owner}) -> ${upstream}`);
+      }
+      for (const variant of caseVariants(route.path)) {
+        const upstream = await proxy(methodsOf(route)[0], variant);
+        if (upstream !== null) misrouted.push(`${methodsOf(route)[0]} ${variant} -> ${upstream}`);
+      }
+    }
+  }
+  expect(misrouted).toEqual([]);
+  expect(Object.values(ROUTES).every((routes) => routes.length > 3)).toBe(true);
+}
 
 /** Every key of `env` must survive parsing: the config parser drops names it does not know. */
 function expectKnownToConfig(env: Record<string, string>, where: string): void {
@@ -114,19 +193,50 @@ describe('docker-compose.yml', () => {
     for (const [, service] of giServices) expect(Object.keys(service.depends_on as Json).sort()).toEqual(['mongo', 'rabbitmq']);
   });
 
-  it('puts one base URL in front: the proxy routes polls to results, /admin and /console to control, the rest of /api to the gateway', () => {
+  it('puts one base URL in front on port 8080, with the Caddyfile', () => {
     const proxy = services.proxy;
     const [mount] = (proxy.volumes as string[])[0].split(':');
     expect(mount).toBe('./deploy/caddy/Caddyfile');
     expect(interpolate((proxy.ports as string[])[0])).toBe('8080:8080');
-    const caddy = read('deploy/caddy/Caddyfile');
+  });
+});
+
+describe('deploy/caddy/Caddyfile', () => {
+  const caddy = read('deploy/caddy/Caddyfile');
+
+  /**
+   * The Caddyfile's routing: its named matchers (methods, and a path_regexp matched case-sensitively
+   * on the normalised path, as Caddy does) in the order of their handle blocks, then the 404.
+   */
+  function caddyProxy(): Proxy {
     const port = parseServiceConfig({}).PORT;
-    const upstream = (matcher: string) => new RegExp(`handle ${matcher} \\{\\s*reverse_proxy (\\S+)`).exec(caddy)?.[1];
-    expect([upstream('@poll'), upstream('/admin/\\*'), upstream('/console\\*'), upstream('/api/\\*')]).toEqual([`results:${port}`, `control:${port}`, `control:${port}`, `gateway:${port}`]);
-    const poll = new RegExp(/path_regexp (\S+)/.exec(caddy)?.[1] ?? '$^');
-    expect(poll.test('/api/Platform/acme/GetGenericIntegrationResponse')).toBe(true);
-    expect(poll.test('/api/Platform/acme/Order/ack/GenericIntegration')).toBe(false);
-    expect(caddy).toMatch(/@poll \{\s*method GET HEAD DELETE/);
+    const matchers = new Map<string, { methods: string[] | null; path: RegExp }>();
+    for (const [, name, body] of caddy.matchAll(/^\s*@(\w+)\s+(\{[^}]*\}|[^\n]+)/gm)) {
+      const methods = /method\s+([A-Z ]+)/.exec(body)?.[1].trim().split(/\s+/) ?? null;
+      const regexp = /path_regexp\s+(\S+)/.exec(body)?.[1];
+      if (!regexp) throw new Error(`matcher @${name} has no path_regexp`);
+      matchers.set(name, { methods, path: new RegExp(regexp) });
+    }
+    const handles = [...caddy.matchAll(/handle @(\w+) \{\s*reverse_proxy (\w+):(\d+)/g)].map(([, name, upstream, upstreamPort]) => {
+      expect(Number(upstreamPort)).toBe(port);
+      return { matcher: matchers.get(name)!, upstream: upstream as Upstream };
+    });
+    expect(caddy).toMatch(/handle \{\s*respond "Not found" 404/);
+    return (method, path) =>
+      handles.find(({ matcher }) => (matcher.methods === null || matcher.methods.includes(method)) && matcher.path.test(normalized(path)))?.upstream ?? null;
+  }
+
+  it('matches paths only with case-sensitive path_regexp matchers (the path matcher ignores case)', () => {
+    const directives = caddy.split('\n').map((line) => line.replace(/#.*/, '').trim());
+    expect(directives.filter((line) => /^(@\w+\s+)?path\s/.test(line) || /^handle\s+\//.test(line))).toEqual([]);
+    for (const [, regexp] of caddy.matchAll(/path_regexp\s+(\S+)/g)) expect(regexp).not.toMatch(/\(\?i\)/);
+  });
+
+  it('routes like the services: polls to results, /admin and /console to control, the rest of /api to the gateway; no case variant of /admin reaches control', async () => {
+    const proxy = caddyProxy();
+    await expectRoutesLikeTheServices(proxy);
+    expect([proxy('GET', '/Admin/bots'), proxy('GET', '/ADMIN/bots'), proxy('GET', '/Console'), proxy('GET', '/API/Platform/acme/GetGenericIntegrationResponse')]).toEqual([null, null, null, null]);
+    expect([proxy('PUT', '/api/Platform/acme/GetGenericIntegrationResponse'), proxy('GET', '/metrics')]).toEqual(['gateway', null]);
   });
 });
 
@@ -189,7 +299,7 @@ describe('deploy/k8s', () => {
   });
 
   it('probes /readyz and /healthz, which every service serves, on the port the services listen on', () => {
-    const routes = operationsRouter(createMetrics(), async () => true).stack.map((layer) => layer.path);
+    const routes = operationsRouter(createMetrics(), async () => true).list().map((route) => route.path);
     expect(routes).toEqual(expect.arrayContaining(['/healthz', '/readyz']));
     const port = parseServiceConfig(config).PORT;
     for (const deployment of deployments) {
@@ -270,14 +380,32 @@ describe('deploy/k8s', () => {
     expect(obj(hpa.spec).scaleTargetRef).toMatchObject({ kind: 'Deployment', name: 'gi-gateway' });
   });
 
-  it('routes the public paths like the compose proxy: polls to results, /admin and /console to control, /api to the gateway', () => {
+  /**
+   * ingress-nginx's routing of the Ingress: with use-regex every path is a `location ~*` (case ignored
+   * up to an inline `(?-i)`), tried longest first, on the normalised path; anything else is its 404.
+   */
+  function ingressProxy(): Proxy {
     const [ingress] = byKind('Ingress');
-    const [rule] = asList(obj(ingress.spec).rules) as Array<{ http: { paths: Array<{ path: string; backend: { service: { name: string } } }> } }>;
-    const backendOf = (path: string) => rule.http.paths.find((p) => p.path === path)?.backend.service.name;
-    const poll = rule.http.paths.find((p) => p.path.includes('GetGenericIntegrationResponse'));
-    expect(poll?.backend.service.name).toBe('gi-results');
-    expect(new RegExp(`^${poll?.path}$`).test('/api/Platform/acme/GetGenericIntegrationResponse')).toBe(true);
-    expect([backendOf('/admin'), backendOf('/console'), backendOf('/api')]).toEqual(['gi-control', 'gi-control', 'gi-gateway']);
+    expect(obj(obj(ingress.metadata).annotations ?? {})).toMatchObject({ 'nginx.ingress.kubernetes.io/use-regex': 'true' });
+    const [rule] = asList(obj(ingress.spec).rules) as Array<{ http: { paths: Array<{ path: string; pathType: string; backend: { service: { name: string } } }> } }>;
+    const locations = [...rule.http.paths]
+      .sort((a, b) => b.path.length - a.path.length)
+      .map(({ path, pathType, backend }) => {
+        expect({ path, pathType }).toEqual({ path, pathType: 'ImplementationSpecific' });
+        // JavaScript has no inline flags: what precedes `(?-i)` must hold no letter, so case cannot matter there.
+        const [caseless, sensitive] = path.includes('(?-i)') ? path.split('(?-i)') : [path, null];
+        expect({ path, caseSensitive: sensitive !== null && !/[a-z]/i.test(caseless) }).toEqual({ path, caseSensitive: true });
+        return { regexp: new RegExp(`^${caseless}${sensitive}`), upstream: backend.service.name.replace(/^gi-/, '') as Upstream };
+      });
+    return (_method, path) => locations.find(({ regexp }) => regexp.test(normalized(path)))?.upstream ?? null;
+  }
+
+  it('routes like the services, case-sensitively: polls to results, /admin and /console to control, /api to the gateway', async () => {
+    const proxy = ingressProxy();
+    await expectRoutesLikeTheServices(proxy);
+    expect([proxy('GET', '/Admin/bots'), proxy('GET', '/admin'), proxy('GET', '/Console/'), proxy('GET', '/Api/Platform/acme/Order/ack/GenericIntegration')]).toEqual([null, null, null, null]);
+    const [ingress] = byKind('Ingress');
+    const [rule] = asList(obj(ingress.spec).rules) as Array<{ http: { paths: Array<{ backend: { service: { name: string } } }> } }>;
     for (const path of rule.http.paths) {
       const service = named('Service', path.backend.service.name);
       expect(service).toBeDefined();
@@ -292,6 +420,15 @@ describe('deploy/k8s', () => {
     for (const o of objects) expect(typeof o.kind).toBe('string');
   });
 });
+
+/** A loopback port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 /**
  * Debian's docker-compose and caddy validate the files offline where they are installed
@@ -313,6 +450,43 @@ describe('validated by the tools themselves, where installed', () => {
       const run = spawnSync('docker-compose', ['--env-file', join(dir, '.env'), '-f', join(ROOT, 'docker-compose.yml'), 'config', '-q'], { encoding: 'utf8' });
       expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  withTool('caddy', 'caddy run of deploy/caddy/Caddyfile')('caddy routes like the services, case-sensitively (run with its upstreams on loopback)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gi-caddy-'));
+    const upstreams = await Promise.all(
+      (['results', 'control', 'gateway'] as const).map(async (name) => {
+        const server = createServer((req, res) => res.writeHead(200, { 'x-upstream': name }).end());
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        return { name, server, port: (server.address() as AddressInfo).port };
+      }),
+    );
+    const port = await freePort();
+    let caddyfile = read('deploy/caddy/Caddyfile').replace(/^:8080 \{/m, `http://127.0.0.1:${port} {`);
+    for (const upstream of upstreams) caddyfile = caddyfile.replace(`${upstream.name}:8080`, `127.0.0.1:${upstream.port}`);
+    writeFileSync(join(dir, 'Caddyfile'), caddyfile);
+    const caddy = spawn('caddy', ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], { env: { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir }, stdio: 'ignore' });
+    const proxy = (method: string, path: string) =>
+      new Promise<Upstream>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, method, path }, (res) => {
+          res.resume();
+          resolve(res.statusCode === 404 ? null : ((res.headers['x-upstream'] as Upstream) ?? null));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      for (let waited = 0; (await proxy('GET', '/healthz').catch(() => 'down')) === 'down'; waited += 100) {
+        if (waited > 10_000) throw new Error('caddy did not start');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await expectRoutesLikeTheServices(proxy);
+      expect(await Promise.all(['/Admin/bots', '/%41dmin/bots', '/Console', '/API/Platform/acme/Order/ack/GenericIntegration'].map((path) => proxy('GET', path)))).toEqual([null, null, null, null]);
+    } finally {
+      caddy.kill();
+      for (const upstream of upstreams) upstream.server.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -10,6 +10,31 @@ import { cursorReply, FakeMongod } from './fake-mongod.fixture';
 describe('MongoDB store on the wire', () => {
   const now = Date.UTC(2026, 0, 1);
   const ref = { botId: 'bot-a', id: 'inv-1' };
+  const invocationDocument = {
+    _id: 'inv-1',
+    botId: 'bot-a',
+    entityName: 'Order',
+    integrationId: 'ack',
+    integrationVersion: 1,
+    pool: 'default',
+    mode: 'async',
+    endpoint: 'GenericIntegration',
+    responseContentType: 'application/json',
+    entity: '{"RequestParams":"","RequestHeaders":"","RequestBody":null,"ResponseBody":null}',
+    rawBody: '',
+    status: 'Completed',
+    attempt: 1,
+    leaseOwner: null,
+    leaseUntil: null,
+    createdAt: now,
+    startedAt: now,
+    finishedAt: now,
+    publishedAt: now,
+    expireAt: new Date(now + 60_000),
+    outcome: '{"status":"Completed","responseBody":1}',
+    logs: [{ at: 2, level: 'error', message: 'recorded' }],
+    progress: null,
+  };
   let fake: FakeMongod;
   let store: Store | undefined;
 
@@ -27,12 +52,13 @@ describe('MongoDB store on the wire', () => {
     expect(fake.named('createIndexes')).toEqual([]);
   });
 
-  it('creates every index at start with majority write concern', async () => {
+  it('creates every index at start with majority write concern, committed by a majority of the members, after dropping retired ones', async () => {
     fake = await FakeMongod.start({ replicaSet: true });
     store = await createMongoStore(fake.url, { serverSelectionTimeoutMS: 2_000, clock: { now: () => now } });
     const created = fake.named('createIndexes');
     expect(created.map((command) => command.createIndexes)).toEqual([
       'invocations',
+      'invocationLogs',
       'entities',
       'integrations',
       'tokens',
@@ -48,6 +74,8 @@ describe('MongoDB store on the wire', () => {
       'recent_runs',
       'bot_by_status',
       'callbacks_due',
+      'ttl_expire_at_unleased',
+      'bot_invocation_in_order',
       'ttl_expire_at',
       'unique_bot_entity',
       'unique_bot_integration_version',
@@ -59,8 +87,12 @@ describe('MongoDB store on the wire', () => {
       'role_by_seen',
       'ttl_expire_at',
     ]);
-    for (const command of created) expect(command.writeConcern).toEqual({ w: 'majority', wtimeout: 10_000 });
+    for (const command of created) expect(command).toMatchObject({ writeConcern: { w: 'majority', wtimeout: 10_000 }, commitQuorum: 'majority' });
     expect(created[0].$db).toBe('gi-fake');
+    // The TTL index that deleted invocations still running goes before its successor on the same key is created.
+    const [dropped] = fake.named('dropIndexes');
+    expect(dropped).toMatchObject({ dropIndexes: 'invocations', index: 'ttl_expire_at' });
+    expect(fake.commands.indexOf(dropped)).toBeLessThan(fake.commands.indexOf(created[0]));
   });
 
   it('sends writes as retryable majority writes and reads with majority read concern', async () => {
@@ -94,6 +126,39 @@ describe('MongoDB store on the wire', () => {
     expect(reads[3].projection).not.toHaveProperty('code');
   });
 
+  it("appends a running attempt's lines in one transaction with a change of the invocation, and reads them after it", async () => {
+    fake = await FakeMongod.start({ replicaSet: true });
+    store = await createMongoStore(fake.url, { serverSelectionTimeoutMS: 2_000, clock: { now: () => now } });
+    const lines = [{ at: now, level: 'info' as const, message: 'hello' }];
+    // The lease is not held: nothing is inserted.
+    expect(await store.invocations.appendLogs(ref, 'w1', { attempt: 1, seq: 0, lines })).toBe(false);
+    expect(fake.named('insert')).toEqual([]);
+
+    const expireAt = new Date(now + 60_000);
+    fake.answer('findAndModify', () => ({ lastErrorObject: { n: 1, updatedExisting: true }, value: { _id: 'inv-1', expireAt }, ok: 1 }));
+    expect(await store.invocations.appendLogs(ref, 'w1', { attempt: 1, seq: 3, lines })).toBe(true);
+    const leased = fake.named('findAndModify')[1];
+    expect(leased).toMatchObject({ query: { _id: 'inv-1', botId: 'bot-a', status: 'Running', leaseOwner: 'w1', attempt: 1 }, update: { $inc: { logBatches: 1 } }, startTransaction: true, autocommit: false });
+    const [insert] = fake.named('insert');
+    expect(insert).toMatchObject({ insert: 'invocationLogs', autocommit: false });
+    expect(insert.documents).toEqual([{ _id: 'inv-1:1:3', botId: 'bot-a', invocationId: 'inv-1', attempt: 1, seq: 3, lines, expireAt }]);
+    expect(insert.lsid).toEqual(leased.lsid);
+    expect(insert.txnNumber).toEqual(leased.txnNumber);
+    const commits = fake.named('commitTransaction');
+    expect(commits.at(-1)).toMatchObject({ writeConcern: { w: 'majority' }, txnNumber: leased.txnNumber });
+
+    fake.answer('find', (command) =>
+      cursorReply(command, command.find === 'invocations' ? [invocationDocument] : [{ attempt: 1, lines: [{ at: 1, level: 'info', message: 'streamed' }] }]),
+    );
+    const read = await store.invocations.get(ref);
+    expect(read?.logs).toEqual([
+      { at: 1, level: 'info', message: 'streamed', attempt: 1 },
+      { at: 2, level: 'error', message: 'recorded', attempt: 1 },
+    ]);
+    const batches = fake.named('find').find((command) => command.find === 'invocationLogs');
+    expect(batches).toMatchObject({ filter: { botId: 'bot-a', invocationId: 'inv-1' }, sort: { attempt: 1, seq: 1 }, readConcern: { level: 'majority' } });
+  });
+
   it('sweeps in three steps: candidates, one conditional update stamping a token, then exactly the stamped ones', async () => {
     fake = await FakeMongod.start({ replicaSet: true });
     store = await createMongoStore(fake.url, { serverSelectionTimeoutMS: 2_000 });
@@ -102,7 +167,8 @@ describe('MongoDB store on the wire', () => {
 
     const [candidates, taken] = fake.named('find');
     const stale = { status: 'Queued', publishedAt: { $lt: now - 60_000 }, expireAt: { $gt: new Date(now) } };
-    expect(candidates).toMatchObject({ filter: stale, sort: { createdAt: 1, _id: 1 }, limit: 50 });
+    // Sorted on the key of the index that finds them (queued_by_published): the server reads no more than the limit.
+    expect(candidates).toMatchObject({ filter: stale, sort: { publishedAt: 1 }, limit: 50 });
     const [update] = fake.named('update');
     const [statement] = update.updates as Document[];
     expect(statement).toMatchObject({ q: { ...stale, _id: { $in: ['a', 'b'] } }, multi: true });
@@ -110,6 +176,7 @@ describe('MongoDB store on the wire', () => {
     expect(statement.u.$set).toEqual({ publishedAt: now, sweepToken: token });
     expect(update.writeConcern).toEqual({ w: 'majority', wtimeout: 10_000 });
     expect(taken).toMatchObject({ filter: { _id: { $in: ['a', 'b'] }, sweepToken: token }, readConcern: { level: 'local' } });
+    expect(taken).not.toHaveProperty('sort');
   });
 
   it('is ready while the server answers ping, and not once it is gone', async () => {

@@ -9,7 +9,7 @@ import { cursorReply, FakeMongod } from './fake-mongod.fixture';
  * What the GridFS file store puts on the wire, recorded by a stand-in server (no MongoDB runs here).
  * The stand-in answers with documents each test chooses; it never stores or filters anything, so these
  * tests show what the store asks and how it uses the answers, not how MongoDB behaves: the file store
- * contract against a real server (file-store-contract.gridfs.test.ts) does that.
+ * contract against a real server (file-store-contract.gridfs.medium.test.ts) does that.
  */
 describe('GridFS file store on the wire', () => {
   const owner = { botId: 'bot-a', id: 'inv-1' };
@@ -153,6 +153,41 @@ describe('GridFS file store on the wire', () => {
       expect(await read({ offset: 50, length: 5 })).toBe('');
       expect(await read({ offset: 3, length: 0 })).toBe('');
       expect(named('find', 'files.chunks')).toEqual([]);
+    });
+
+    describe('racing a delete (files document first, then the chunks, chunk 0 last)', () => {
+      /** The stand-in serves the file to the store's lookups until `gone` of them, and only `served` of its chunks. */
+      const serve = (options: { lookups: number; served: number[] }) => {
+        let lookups = 0;
+        fake.answer('find', (command) => {
+          if (command.find === 'files.files') return cursorReply(command, ++lookups <= options.lookups ? [file] : []);
+          return cursorReply(command, chunks.filter((chunk) => options.served.includes(chunk.n) && chunk.n >= ((command.filter.n?.$gte as number) ?? 0)));
+        });
+      };
+
+      it('answers null when the file went before the download looked it up', async () => {
+        serve({ lookups: 1, served: [0, 1, 2] });
+        expect(await files.read(owner, id.toHexString())).toBeNull();
+      });
+
+      it('answers null when a chunk went missing mid-download and the file is gone', async () => {
+        serve({ lookups: 2, served: [0, 2] });
+        expect(await files.read(owner, id.toHexString())).toBeNull();
+        // The third lookup asked whether the file still exists, through its owner.
+        expect(named('find', 'files.files')[2].filter).toEqual({ _id: id, ...ownerFilter });
+      });
+
+      it('answers null, not the first bytes alone, when the chunks ended early because the file is gone', async () => {
+        serve({ lookups: 2, served: [0] });
+        expect(await files.read(owner, id.toHexString())).toBeNull();
+      });
+
+      it('reports a file whose chunks are missing while it still exists as damaged', async () => {
+        serve({ lookups: 3, served: [0] });
+        await expect(files.read(owner, id.toHexString())).rejects.toThrow(`File ${id.toHexString()} lacks chunks: it ended after 8 of the 22 bytes asked for.`);
+        serve({ lookups: 3, served: [0, 2] });
+        await expect(files.read(owner, id.toHexString())).rejects.toThrow('ChunkIsMissing');
+      });
     });
 
     it('answers null for an owner without the file and for ids it never made, and refuses bad ranges', async () => {

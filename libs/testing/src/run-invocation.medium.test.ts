@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { LocalJobBus } from '@gi/bus-local';
-import { cancelInvocation, DEFAULT_CONNECTOR_LIMITS } from '@gi/domain';
-import type { CompletionEvent, ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store } from '@gi/domain';
-import { IntegrationVersions, recoverInvocations, runInvocation, startExecutor } from '@gi/executor';
+import { DEFAULT_CONNECTOR_LIMITS, unrecordableOutcome } from '@gi/domain';
+import { cancelInvocation } from '@gi/use-cases';
+import type { ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store } from '@gi/domain';
+import type { CompletionEvent, JobBus } from '@gi/contracts';
+import { IntegrationVersions, QUARANTINED, quarantineInHand, recoverInvocations, runInvocation, startExecutor } from '@gi/executor';
 import type { ExecutorDeps } from '@gi/executor';
-import { createMetrics } from '@gi/http';
+import { createMetrics } from '@gi/observability';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { eventually } from './bus.contract';
 import { newInvocation } from './fixtures';
@@ -73,6 +75,35 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     expect((await store.invocations.get(inv))?.outcome).toEqual({ status: 'Completed', responseBody: { ok: true } });
     await flush();
     expect(events).toEqual([{ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Completed' }]);
+  });
+
+  it("hands the connector the raw body, writes the lines it hands over while it runs, and records the rest after them, once each", async () => {
+    const inv = newInvocation({ createdAt: clock.now(), rawBody: '{"orderId": 7}' });
+    await store.invocations.create(inv);
+    const line = (message: string) => ({ at: clock.now(), level: 'info' as const, message });
+    let finishRun: () => void = () => undefined;
+    runtime.run = async (request) => {
+      runtime.runs.push(request);
+      request.onLogs?.([line('one'), line('two')]);
+      await new Promise<void>((resolve) => (finishRun = resolve));
+      request.onLogs?.([line('three')]);
+      return { kind: 'ok', responseBody: { ok: true }, logs: [line('four')], durationMs: 1 };
+    };
+    const running = runInvocation(deps, job(inv.id));
+    let written = 0;
+    for (const deadline = Date.now() + 5000; written === 0 && Date.now() < deadline; await flush()) written = (await store.invocations.get(inv))?.logs.length ?? 0;
+    expect(runtime.runs[0].rawBody).toBe('{"orderId": 7}');
+    expect(await store.invocations.get(inv)).toMatchObject({ status: 'Running', logs: [{ message: 'one', attempt: 1 }, { message: 'two', attempt: 1 }] });
+    finishRun();
+    expect(await running).toBe('ack');
+    const done = await store.invocations.get(inv);
+    expect(done?.status).toBe('Completed');
+    expect(done?.logs.map((l) => [l.attempt, l.message])).toEqual([
+      [1, 'one'],
+      [1, 'two'],
+      [1, 'three'],
+      [1, 'four'],
+    ]);
   });
 
   it('only re-announces a redelivered job of a finished invocation', async () => {
@@ -216,6 +247,120 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
       await fileStore.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('records a result the store cannot serialise as Failed, announces it, and never leaves it Running', async () => {
+    const inv = newInvocation({ createdAt: clock.now() });
+    await store.invocations.create(inv);
+    // A runtime that lets through what the sandbox would not: a body 100,000 levels deep.
+    runtime.result = { kind: 'ok', responseBody: JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)), logs: [], durationMs: 1 };
+    expect(await runInvocation(deps, job(inv.id))).toBe('ack');
+    expect(await store.invocations.get(inv)).toMatchObject({ status: 'Failed', outcome: unrecordableOutcome });
+    await flush();
+    expect(events).toEqual([{ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Failed' }]);
+  });
+
+  describe('when the announcement of a recorded outcome fails (the broker restarting)', () => {
+    /** The bus, except that its first `failures` completion publishes fail. */
+    const flakyBus = (failures: number): JobBus => {
+      let left = failures;
+      return new Proxy(bus, {
+        get: (target, name, receiver) =>
+          name === 'publishCompletion'
+            ? (event: CompletionEvent) => (left-- > 0 ? Promise.reject(new Error('channel closed')) : target.publishCompletion(event))
+            : Reflect.get(target, name, receiver),
+      });
+    };
+    /** A logger whose lines are kept. */
+    const recordingLogger = () => {
+      const lines: Array<{ level: number; msg: string }> = [];
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+      return { logger, lines };
+    };
+
+    it('warns (no error), requeues the job, and its redelivery announces the outcome without running it again', async () => {
+      const inv = newInvocation({ createdAt: clock.now() });
+      await store.invocations.create(inv);
+      const { logger, lines } = recordingLogger();
+      const flaky = { ...deps, bus: flakyBus(2), logger };
+      expect(await runInvocation(flaky, job(inv.id))).toBe('requeue');
+      expect((await store.invocations.get(inv))?.status).toBe('Completed');
+      // The redelivery finds it finished; its announcement fails too, and it is requeued again.
+      expect(await runInvocation(flaky, job(inv.id))).toBe('requeue');
+      expect(await runInvocation(flaky, job(inv.id))).toBe('ack');
+      await flush();
+      expect(events).toEqual([{ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Completed' }]);
+      expect(runtime.runs).toHaveLength(1);
+      expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+      expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(Array(2).fill('outcome recorded, but its announcement failed; the job is requeued to announce it again'));
+    });
+
+    it('through the executor: the outcome is announced by the redelivery, and nothing is logged as a failed job', async () => {
+      const inv = newInvocation({ createdAt: clock.now() });
+      await store.invocations.create(inv);
+      const { logger, lines } = recordingLogger();
+      const executor = await startExecutor({ ...deps, bus: flakyBus(1), logger }, ['default'], 1);
+      try {
+        await bus.publish(job(inv.id));
+        await eventually(() => events.some((e) => e.invocationId === inv.id), 5000);
+        expect(runtime.runs).toHaveLength(1);
+        expect(lines.filter((l) => l.level >= 50).map((l) => l.msg)).toEqual([]);
+      } finally {
+        await executor.stop();
+      }
+    });
+  });
+
+  describe('crash attribution', () => {
+    it('blames the one invocation in hand (its first run), from callbacks its run scheduled; nothing outside', async () => {
+      const inv = newInvocation({ createdAt: clock.now() });
+      await store.invocations.create(inv);
+      let inHand: ReturnType<typeof quarantineInHand> = null;
+      runtime.run = async (request) => {
+        runtime.runs.push(request);
+        // What a fatal error's handler would do, from a callback the run's handling scheduled.
+        inHand = await new Promise((resolve) => setImmediate(() => resolve(quarantineInHand(deps))));
+        return runtime.result;
+      };
+      await runInvocation(deps, job(inv.id));
+      expect(inHand).toMatchObject({ ref: { botId: 'bot-a', id: inv.id } });
+      expect(await inHand!.recorded).toBe(true);
+      // Quarantined before its outcome could be recorded: Failed, and never run again.
+      expect(await store.invocations.get(inv)).toMatchObject({ status: 'Failed', outcome: { status: 'Failed', error: QUARANTINED } });
+      expect(quarantineInHand(deps)).toBeNull();
+      expect(await runInvocation(deps, job(inv.id))).toBe('ack');
+      expect(runtime.runs).toHaveLength(1);
+    });
+
+    it('blames a re-run by its context whatever else is in hand, and no first run that was not alone', async () => {
+      const entity = (name: string) => ({ RequestParams: name, RequestHeaders: '', RequestBody: {}, ResponseBody: null });
+      const first = newInvocation({ createdAt: clock.now(), entity: entity('first') });
+      const rerun = newInvocation({ createdAt: clock.now(), entity: entity('rerun') });
+      await store.invocations.create(first);
+      await store.invocations.create(rerun);
+      // Its previous attempt was cut short: the executor running it died and its lease ran out.
+      await store.invocations.claim(rerun, 'died', 1000, clock.now());
+      clock.advance(2000);
+      const blamed = new Map<string, string | null>();
+      let arrived = 0;
+      let bothInHand!: () => void;
+      const together = new Promise<void>((resolve) => (bothInHand = resolve));
+      runtime.run = async (request) => {
+        runtime.runs.push(request);
+        if (++arrived === 2) bothInHand();
+        await together;
+        const quarantined = await new Promise<ReturnType<typeof quarantineInHand>>((resolve) => setImmediate(() => resolve(quarantineInHand(deps))));
+        blamed.set(request.entity?.RequestParams ?? '', quarantined?.ref.id ?? null);
+        await quarantined?.recorded;
+        return runtime.result;
+      };
+      await Promise.all([runInvocation(deps, job(first.id)), runInvocation(deps, job(rerun.id))]);
+      expect(Object.fromEntries(blamed)).toEqual({ first: null, rerun: rerun.id });
+      expect((await store.invocations.get(rerun))?.outcome).toEqual({ status: 'Failed', error: QUARANTINED });
+      expect((await store.invocations.get(first))?.status).toBe('Completed');
+      // With no re-run in hand any more, nothing is carried through promises (and nothing costs).
+      expect(quarantineInHand(deps)).toBeNull();
+    });
   });
 
   it('recovers expired leases and unpublished invocations, publishing each once', async () => {

@@ -3,7 +3,7 @@ import { signatureOf } from '@gi/auth';
 import type { CallbackResult, CallbackSender, Outcome, Store } from '@gi/domain';
 import { CallbackDispatcher } from '@gi/executor';
 import type { CallbackSettings } from '@gi/executor';
-import { createMetrics } from '@gi/http';
+import { createMetrics } from '@gi/observability';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { newInvocation } from './fixtures';
 import { ManualClock } from './manual-clock';

@@ -20,13 +20,16 @@ describe('module boundaries (lint)', () => {
   it.each([
     ['the domain importing an adapter', 'libs/domain/src/errors.ts', "import { createSqliteStore } from '@gi/store-sqlite';\nexport const x = createSqliteStore;\n"],
     ['an adapter importing a service', 'libs/store-sqlite/src/schema.ts', "import { gatewayRouter } from '@gi/gateway';\nexport const x = gatewayRouter;\n"],
-    ['a service importing an adapter', 'apps/gateway/src/accept-invocation.ts', "import { LocalJobBus } from '@gi/bus-local';\nexport const x = LocalJobBus;\n"],
+    ['a service importing an adapter', 'apps/gateway/src/accept-call.ts', "import { LocalJobBus } from '@gi/bus-local';\nexport const x = LocalJobBus;\n"],
+    ['the domain importing the bus messages', 'libs/domain/src/errors.ts', "import { jobMessage } from '@gi/contracts';\nexport const x = jobMessage;\n"],
+    ['the operator CLI importing a service', 'apps/cli/src/run-cli.ts', "import { gatewayRouter } from '@gi/gateway';\nexport const x = gatewayRouter;\n"],
+    ['a service importing the launchers', 'apps/gateway/src/accept-call.ts', "import { runGateway } from '@gi/services';\nexport const x = runGateway;\n"],
   ])('refuses %s', (_name, file, code) => {
     expect(boundaryErrors(file, code)).not.toEqual([]);
   }, 30_000);
 
   it('allows the composition root to wire adapters and services', () => {
     const code = "import { gatewayRouter } from '@gi/gateway';\nimport { LocalJobBus } from '@gi/bus-local';\nexport const x = [gatewayRouter, LocalJobBus];\n";
-    expect(boundaryErrors('apps/cli/src/up.ts', code)).toEqual([]);
+    expect(boundaryErrors('apps/services/src/up.ts', code)).toEqual([]);
   }, 30_000);
 });

@@ -1,0 +1,89 @@
+import { createHmac } from 'node:crypto';
+import { Api } from './api-client';
+import { MULTIPART, multipartBody } from './multipart';
+import { startService, type ServiceProcess } from './service-process';
+
+const SECRET = 'whsec_raw_body_e2e';
+
+/**
+ * A receiver of signed webhooks, Stripe style: `Signature: t=<time>,v1=<hex HMAC-SHA256 of "<time>." and
+ * the body's bytes>`, checked with crypto.subtle over Context.GetRawRequestBody({ encoding: 'bytes' }).
+ */
+const VERIFIER = `
+const entity = Context.GetRequestEntity();
+const headers = new Map(entity.RequestHeaders.split('&').map((pair) => pair.split('=').map(decodeURIComponent)));
+const fields = Object.fromEntries((headers.get('Signature') ?? '').split(',').map((part) => part.split('=')));
+const ascii = (text) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+const body = new Uint8Array(Context.GetRawRequestBody({ encoding: 'bytes' }));
+const prefix = ascii(fields.t + '.');
+const signed = new Uint8Array(prefix.length + body.length);
+signed.set(prefix);
+signed.set(body, prefix.length);
+const key = await crypto.subtle.importKey('raw', ascii(${JSON.stringify(SECRET)}), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+const sent = Uint8Array.from((fields.v1 ?? '').match(/../g) ?? [], (hex) => parseInt(hex, 16));
+if (!(await crypto.subtle.verify('HMAC', key, sent, signed))) Context.RaiseError('Bad signature', 'The Signature header does not match the body.');
+entity.ResponseBody = { verified: true, bytes: body.length, event: typeof entity.RequestBody === 'object' ? entity.RequestBody.event : entity.RequestBody };
+Context.SetResponseEntity(entity);
+`;
+
+const signature = (body: Buffer, t = '1700000000') => `t=${t},v1=${createHmac('sha256', SECRET).update(Buffer.concat([Buffer.from(`${t}.`), body])).digest('hex')}`;
+
+describe('the raw request body in connectors', () => {
+  let service: ServiceProcess;
+  let api: Api;
+  let token: string;
+  beforeAll(async () => {
+    service = await startService();
+    api = new Api(service.baseUrl);
+    token = await api.setUp('acme', 'Order', 'verify', VERIFIER);
+  });
+  afterAll(() => service.dispose());
+
+  const send = (body: Buffer, contentType: string, sig: string) =>
+    api.call(api.webhookUrl('acme', 'Order', 'verify'), token, { body, headers: { 'content-type': contentType, Signature: sig } });
+
+  it('lets a connector verify an HMAC signature over the exact bytes sent, and refuse a body that was altered with 422', async () => {
+    // Spacing, key order, escapes and non-ASCII text as the producer wrote them: re-serialising the parsed body would change the bytes.
+    const body = Buffer.from('{ "event":"order.paid" ,\n  "customer" : "Zo\\u00eb 🚀 raw-marker-5f1c", "amount": 1.50 }\r\n');
+    const ok = await send(body, 'application/json', signature(body));
+    expect([ok.status, ok.json]).toEqual([200, { verified: true, bytes: body.length, event: 'order.paid' }]);
+
+    const reserialised = Buffer.from(JSON.stringify(JSON.parse(body.toString())));
+    const altered = await send(reserialised, 'application/json', signature(body));
+    expect(altered.status).toBe(422);
+    expect(altered.json).toMatchObject({ title: 'Bad signature', detail: 'The Signature header does not match the body.' });
+
+    // Kept apart from the entity: the control API shows the parsed RequestBody, not the raw body, and the service never logs it.
+    const detail = await api.admin('GET', `/bots/acme/invocations/${ok.headers.get('x-invocation-id')}`);
+    expect(detail.json.entity.RequestBody).toEqual(JSON.parse(body.toString()));
+    expect(JSON.stringify(detail.json)).not.toContain('Zo\\\\u00eb');
+    expect(Object.keys(detail.json)).not.toContain('rawBody');
+    expect(service.output.join('\n')).not.toContain('raw-marker-5f1c');
+  });
+
+  it('gives the bytes of a text body as sent, a byte order mark included, in async runs too', async () => {
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('order.paid')]);
+    const started = await api.call(api.webhookUrl('acme', 'Order', 'verify', 'asyncResponse=true'), token, {
+      body,
+      headers: { 'content-type': 'text/plain; charset=utf-8', Signature: signature(body) },
+    });
+    expect(started.status).toBe(202);
+    const polled = await api.poll('acme', token, started.json.invocationId, 'waitSeconds=30');
+    // RequestBody is the text without the mark; the signature covers every byte.
+    expect([polled.status, polled.json]).toEqual([200, { verified: true, bytes: body.length, event: 'order.paid' }]);
+  });
+
+  it('gives null for a file transfer, which has no single body', async () => {
+    await api.setUp('acme', 'Order', 'raw', `Context.SetResponseEntity({ ResponseBody: { raw: Context.GetRawRequestBody() } });`);
+    const upload = await api.call(api.webhookUrl('acme', 'Order', 'raw', '', 'GenericIntegrationFileTransfer'), token, {
+      headers: { 'content-type': MULTIPART },
+      body: multipartBody([
+        { name: 'orderId', data: '7' },
+        { name: 'invoice', filename: 'invoice.txt', contentType: 'text/plain', data: 'hello' },
+      ]),
+    });
+    expect([upload.status, upload.json]).toEqual([200, { raw: null }]);
+    const empty = await api.call(api.webhookUrl('acme', 'Order', 'raw'), token);
+    expect([empty.status, empty.json]).toEqual([200, { raw: '' }]);
+  });
+});

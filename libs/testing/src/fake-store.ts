@@ -1,0 +1,468 @@
+import { ACTIVE_STATUSES, isTerminal, outcomeError, recordedOutcomeJson, storedEntityJson, WEBHOOK_FIELDS, withDefaultLimits } from '@gi/domain';
+import type {
+  ActiveCount,
+  BotQuotas,
+  CatalogStore,
+  Clock,
+  EntityDefinition,
+  IdempotencyRecord,
+  InstanceRegistry,
+  IntegrationDefinition,
+  IntegrationSettings,
+  IntegrationTarget,
+  Invocation,
+  InvocationError,
+  InvocationListFilter,
+  InvocationRef,
+  InvocationState,
+  InvocationStore,
+  InvocationSummary,
+  InvocationTiming,
+  LogBatch,
+  LogLine,
+  NewInvocation,
+  Outcome,
+  Progress,
+  Quotas,
+  SigningSecret,
+  Store,
+  StoredLogLine,
+  TokenRecord,
+  TokenStore,
+} from '@gi/domain';
+
+/** A copy that shares nothing with what was stored, as a real store's reads do. */
+const copy = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
+const keyOf = (ref: InvocationRef) => `${ref.botId}\u0000${ref.id}`;
+
+/** One stored invocation: what `get` returns, plus what only the store keeps. */
+interface Row {
+  invocation: Invocation;
+  /** When its job was last published (0: never), for the sweeper. */
+  publishedAt: number;
+  /** When its pending callback is due (0 until the invocation finishes). */
+  callbackDueAt: number;
+  /** The batches its attempts appended while they ran, by `attempt/seq`. */
+  batches: Map<string, LogBatch>;
+  /** The lines its last attempt recorded with its outcome. */
+  finalLogs: LogLine[];
+}
+
+/**
+ * An invocation store in memory, for the small tests: it passes the store contract (libs/testing
+ * store.contract.ts) like SQLite and MongoDB, so services tested against it behave as they would
+ * against either.
+ */
+export class FakeInvocationStore implements InvocationStore {
+  private readonly rows = new Map<string, Row>();
+  private readonly keys = new Map<string, IdempotencyRecord>();
+
+  constructor(private readonly clock: Clock) {}
+
+  private live(ref: InvocationRef, now = this.clock.now()): Row | undefined {
+    const row = this.rows.get(keyOf(ref));
+    return row && row.invocation.expireAt > now ? row : undefined;
+  }
+
+  async create(invocation: NewInvocation): Promise<void> {
+    if (this.rows.has(keyOf(invocation))) throw new Error(`An invocation '${invocation.id}' exists already.`);
+    storedEntityJson(invocation.entity, invocation.rawBody);
+    const { callbackUrl, ...stored } = copy(invocation);
+    this.rows.set(keyOf(invocation), {
+      invocation: {
+        ...stored,
+        status: 'Queued',
+        attempt: 0,
+        leaseOwner: null,
+        leaseUntil: null,
+        startedAt: null,
+        finishedAt: null,
+        outcome: null,
+        logs: [],
+        progress: null,
+        callback: callbackUrl === null ? null : { url: callbackUrl, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null },
+      },
+      publishedAt: invocation.createdAt,
+      callbackDueAt: 0,
+      batches: new Map(),
+      finalLogs: [],
+    });
+  }
+
+  async createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
+    const key = `${record.botId}\u0000${record.key}`;
+    const holder = this.keys.get(key);
+    if (holder && holder.expireAt > record.createdAt) return { ...holder };
+    // Taken before anything is awaited: of concurrent creates with one key, exactly one gets here.
+    this.keys.set(key, { ...record });
+    try {
+      await this.create(invocation);
+    } catch (error) {
+      if (holder) this.keys.set(key, holder);
+      else this.keys.delete(key);
+      throw error;
+    }
+    return null;
+  }
+
+  async get(ref: InvocationRef): Promise<Invocation | null> {
+    const row = this.live(ref);
+    if (!row) return null;
+    const logs: StoredLogLine[] = [];
+    const batches = [...row.batches.values()].sort((a, b) => a.attempt - b.attempt || a.seq - b.seq);
+    for (const batch of batches) for (const line of batch.lines) logs.push({ ...line, attempt: batch.attempt });
+    for (const line of row.finalLogs) logs.push({ ...line, attempt: row.invocation.attempt });
+    return copy({ ...row.invocation, logs });
+  }
+
+  async getState(ref: InvocationRef): Promise<InvocationState | null> {
+    const row = this.live(ref);
+    if (!row) return null;
+    const { id, botId, integrationId, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType } = row.invocation;
+    return copy({ id, botId, integrationId, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType });
+  }
+
+  async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null> {
+    const row = this.live(ref, now);
+    if (!row) return null;
+    const inv = row.invocation;
+    const claimable = inv.status === 'Queued' || (inv.status === 'Running' && inv.leaseUntil !== null && inv.leaseUntil < now);
+    if (!claimable) return null;
+    Object.assign(inv, { status: 'Running', attempt: inv.attempt + 1, leaseOwner: owner, leaseUntil: now + leaseMs, startedAt: now, progress: null });
+    return copy({ ...inv, logs: [] });
+  }
+
+  private leased(ref: InvocationRef, owner: string): Row | undefined {
+    const row = this.rows.get(keyOf(ref));
+    return row && row.invocation.status === 'Running' && row.invocation.leaseOwner === owner ? row : undefined;
+  }
+
+  async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {
+    const row = this.leased(ref, owner);
+    if (row) row.invocation.leaseUntil = now + leaseMs;
+    return row !== undefined;
+  }
+
+  async setProgress(ref: InvocationRef, owner: string, progress: Progress): Promise<void> {
+    const row = this.leased(ref, owner);
+    if (row) row.invocation.progress = copy(progress);
+  }
+
+  async appendLogs(ref: InvocationRef, owner: string, batch: LogBatch): Promise<boolean> {
+    const row = this.leased(ref, owner);
+    if (!row || row.invocation.attempt !== batch.attempt) return false;
+    const key = `${batch.attempt}/${batch.seq}`;
+    if (!row.batches.has(key)) row.batches.set(key, copy(batch));
+    return true;
+  }
+
+  async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean> {
+    const recorded = JSON.parse(recordedOutcomeJson(outcome, logs)) as Outcome;
+    const row = this.leased(ref, owner);
+    if (!row) return false;
+    this.finish(row, recorded, now);
+    row.finalLogs = copy(logs);
+    return true;
+  }
+
+  private finish(row: Row, outcome: Outcome, now: number): void {
+    Object.assign(row.invocation, { status: outcome.status, outcome, finishedAt: now, leaseOwner: null, leaseUntil: null });
+    // A pending callback's first attempt falls due when its invocation finishes.
+    if (row.invocation.callback?.state === 'pending') this.dueAt(row, now);
+  }
+
+  /** Gives up on or cancels an unfinished invocation, whatever its lease. */
+  private end(ref: InvocationRef, outcome: Exclude<Outcome, { status: 'Completed' }>, now: number): boolean {
+    const row = this.live(ref, now);
+    if (!row || isTerminal(row.invocation.status)) return false;
+    this.finish(row, copy(outcome), now);
+    return true;
+  }
+
+  async giveUp(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
+    return this.end(ref, { status: 'Failed', error }, now);
+  }
+
+  async quarantine(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
+    return this.end(ref, { status: 'Failed', error }, now);
+  }
+
+  async cancel(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
+    return this.end(ref, { status: 'Cancelled', error }, now);
+  }
+
+  async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {
+    const requeued: InvocationRef[] = [];
+    for (const row of this.rows.values()) {
+      const inv = row.invocation;
+      if (inv.status !== 'Running' || inv.leaseUntil === null || inv.leaseUntil >= before) continue;
+      Object.assign(inv, { status: 'Queued', leaseOwner: null, leaseUntil: null });
+      // A requeued invocation counts as never published, so the next sweep publishes it.
+      row.publishedAt = 0;
+      requeued.push({ botId: inv.botId, id: inv.id });
+    }
+    return requeued;
+  }
+
+  async takeUnpublished(before: number, now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>> {
+    const due = [...this.rows.values()]
+      .filter((row) => row.invocation.status === 'Queued' && row.publishedAt < before && row.invocation.expireAt > now)
+      .sort((a, b) => a.invocation.createdAt - b.invocation.createdAt)
+      .slice(0, limit);
+    return due.map((row) => {
+      row.publishedAt = now;
+      return { botId: row.invocation.botId, id: row.invocation.id, pool: row.invocation.pool };
+    });
+  }
+
+  async list(botId: string, filter: InvocationListFilter): Promise<InvocationSummary[]> {
+    const now = this.clock.now();
+    return [...this.rows.values()]
+      .map((row) => row.invocation)
+      .filter((inv) => inv.botId === botId && inv.expireAt > now)
+      .filter((inv) => (!filter.status || inv.status === filter.status) && (!filter.integrationId || inv.integrationId === filter.integrationId))
+      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, filter.limit)
+      .map((inv) =>
+        copy({
+          id: inv.id,
+          botId: inv.botId,
+          entityName: inv.entityName,
+          integrationId: inv.integrationId,
+          integrationVersion: inv.integrationVersion,
+          mode: inv.mode,
+          status: inv.status,
+          attempt: inv.attempt,
+          createdAt: inv.createdAt,
+          startedAt: inv.startedAt,
+          finishedAt: inv.finishedAt,
+          error: outcomeError(inv.outcome),
+        }),
+      );
+  }
+
+  async takeDueCallbacks(now: number, leaseMs: number, limit: number): Promise<InvocationRef[]> {
+    const due = [...this.rows.values()]
+      .filter((row) => row.invocation.callback?.state === 'pending' && row.callbackDueAt <= now && isTerminal(row.invocation.status) && row.invocation.expireAt > now)
+      .sort((a, b) => a.callbackDueAt - b.callbackDueAt)
+      .slice(0, limit);
+    return due.map((row) => {
+      this.dueAt(row, now + leaseMs);
+      return { botId: row.invocation.botId, id: row.invocation.id };
+    });
+  }
+
+  private dueAt(row: Row, at: number | null): void {
+    row.callbackDueAt = at ?? 0;
+    if (row.invocation.callback) row.invocation.callback.nextAttemptAt = row.invocation.callback.state === 'pending' && at ? at : null;
+  }
+
+  async recordCallbackAttempt(ref: InvocationRef, attempt: { at: number; error: string | null; nextAttemptAt: number | null }): Promise<void> {
+    const row = this.rows.get(keyOf(ref));
+    const callback = row?.invocation.callback;
+    if (!row || !callback || callback.state !== 'pending') return;
+    callback.attempts += 1;
+    callback.lastError = attempt.error;
+    callback.state = attempt.error === null ? 'delivered' : attempt.nextAttemptAt === null ? 'failed' : 'pending';
+    callback.deliveredAt = attempt.error === null ? attempt.at : null;
+    this.dueAt(row, attempt.nextAttemptAt);
+  }
+
+  async countActive(botId: string, now: number): Promise<ActiveCount> {
+    const count: ActiveCount = { total: 0, byToken: {} };
+    for (const { invocation: inv } of this.rows.values()) {
+      if (inv.botId !== botId || !ACTIVE_STATUSES.includes(inv.status) || inv.expireAt <= now) continue;
+      count.total++;
+      if (inv.tokenId !== null) count.byToken[inv.tokenId] = (count.byToken[inv.tokenId] ?? 0) + 1;
+    }
+    return count;
+  }
+
+  async timings(botId: string, since: number, limit: number): Promise<InvocationTiming[]> {
+    const now = this.clock.now();
+    return [...this.rows.values()]
+      .map((row) => row.invocation)
+      .filter((inv) => inv.botId === botId && inv.createdAt >= since && inv.expireAt > now)
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .slice(0, limit)
+      .map(({ integrationId, status, createdAt, startedAt, finishedAt }) => ({ integrationId, status, createdAt, startedAt, finishedAt }));
+  }
+
+  async recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]> {
+    return [...this.rows.values()]
+      .map((row) => row.invocation)
+      .filter((inv) => inv.botId === botId && inv.integrationId === integrationId && inv.finishedAt !== null && inv.startedAt !== null)
+      .sort((a, b) => (b.finishedAt as number) - (a.finishedAt as number))
+      .slice(0, limit)
+      .map((inv) => (inv.finishedAt as number) - (inv.startedAt as number));
+  }
+
+  async deleteExpired(now: number): Promise<number> {
+    for (const [key, record] of this.keys) if (record.expireAt <= now) this.keys.delete(key);
+    let deleted = 0;
+    for (const [key, row] of this.rows) {
+      const { expireAt, leaseOwner, leaseUntil } = row.invocation;
+      // A run holding its lease goes on and records its outcome; the invocation goes after it.
+      if (expireAt > now || (leaseOwner !== null && leaseUntil !== null && leaseUntil >= now)) continue;
+      this.rows.delete(key);
+      deleted++;
+    }
+    return deleted;
+  }
+}
+
+/** A catalog in memory (entities, integration versions, quotas, signing secrets). */
+export class FakeCatalogStore implements CatalogStore {
+  private readonly entities = new Map<string, EntityDefinition>();
+  private readonly integrations: IntegrationDefinition[] = [];
+  private readonly quotas = new Map<string, BotQuotas>();
+  private readonly secrets = new Map<string, SigningSecret[]>();
+  /** Bots that hold a token (listBots names them too). */
+  constructor(private readonly tokenBots: () => Iterable<string>) {}
+
+  async putEntity(botId: string, name: string, extraFields: string[], now: number): Promise<EntityDefinition> {
+    const fields = [...WEBHOOK_FIELDS, ...extraFields.filter((f) => !(WEBHOOK_FIELDS as readonly string[]).includes(f))];
+    const entity = { botId, name, fields, updatedAt: now };
+    this.entities.set(`${botId}\u0000${name}`, copy(entity));
+    return entity;
+  }
+
+  async getEntity(botId: string, name: string): Promise<EntityDefinition | null> {
+    return copy(this.entities.get(`${botId}\u0000${name}`) ?? null);
+  }
+
+  async listEntities(botId: string): Promise<EntityDefinition[]> {
+    return copy([...this.entities.values()].filter((e) => e.botId === botId).sort((a, b) => (a.name < b.name ? -1 : 1)));
+  }
+
+  private versionsOf(botId: string, integrationId: string): IntegrationDefinition[] {
+    return this.integrations.filter((i) => i.botId === botId && i.integrationId === integrationId).sort((a, b) => b.version - a.version);
+  }
+
+  async deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition> {
+    const latest = this.versionsOf(botId, integrationId)[0]?.version ?? 0;
+    const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...copy(settings) };
+    this.integrations.push(copy(definition));
+    return definition;
+  }
+
+  async getIntegration(botId: string, integrationId: string, version?: number): Promise<IntegrationDefinition | null> {
+    const versions = this.versionsOf(botId, integrationId);
+    const found = version === undefined ? versions[0] : versions.find((i) => i.version === version);
+    return found ? { ...copy(found), limits: withDefaultLimits(found.limits) } : null;
+  }
+
+  async resolveIntegration(botId: string, integrationId: string): Promise<IntegrationTarget | null> {
+    const latest = this.versionsOf(botId, integrationId)[0];
+    return latest ? { integrationId, version: latest.version, entityName: latest.entityName, pool: latest.pool, callbackUrl: latest.callbackUrl } : null;
+  }
+
+  async listIntegrations(botId: string): Promise<IntegrationDefinition[]> {
+    const ids = [...new Set(this.integrations.filter((i) => i.botId === botId).map((i) => i.integrationId))].sort();
+    return Promise.all(ids.map(async (id) => (await this.getIntegration(botId, id)) as IntegrationDefinition));
+  }
+
+  async listIntegrationVersions(botId: string, integrationId: string): Promise<Array<{ version: number; deployedAt: number }>> {
+    return this.versionsOf(botId, integrationId).map((i) => ({ version: i.version, deployedAt: i.deployedAt }));
+  }
+
+  async listBots(): Promise<string[]> {
+    const bots = new Set([...[...this.entities.values()].map((e) => e.botId), ...this.integrations.map((i) => i.botId), ...this.tokenBots()]);
+    return [...bots].sort();
+  }
+
+  async getQuotas(botId: string): Promise<BotQuotas> {
+    return copy(this.quotas.get(botId) ?? { bot: { ratePerSecond: null, burst: null, maxInFlight: null }, tokens: {} });
+  }
+
+  async putQuotas(botId: string, tokenId: string | null, quotas: Quotas, _now: number): Promise<void> {
+    const current = await this.getQuotas(botId);
+    const none = quotas.ratePerSecond === null && quotas.burst === null && quotas.maxInFlight === null;
+    if (tokenId === null) current.bot = none ? { ratePerSecond: null, burst: null, maxInFlight: null } : copy(quotas);
+    else if (none) delete current.tokens[tokenId];
+    else current.tokens[tokenId] = copy(quotas);
+    this.quotas.set(botId, current);
+  }
+
+  async rotateSigningSecret(botId: string, secret: SigningSecret, retireAt: number): Promise<void> {
+    const secrets = this.secrets.get(botId) ?? [];
+    for (const s of secrets) if (s.expiresAt === null || s.expiresAt > retireAt) s.expiresAt = retireAt;
+    secrets.push(copy(secret));
+    this.secrets.set(botId, secrets);
+  }
+
+  async getSigningSecrets(botId: string, now: number): Promise<SigningSecret[]> {
+    const secrets = (this.secrets.get(botId) ?? []).map((s, order) => ({ s, order }));
+    return secrets
+      .filter(({ s }) => s.expiresAt === null || s.expiresAt > now)
+      .sort((a, b) => b.s.createdAt - a.s.createdAt || b.order - a.order)
+      .map(({ s }) => copy(s));
+  }
+}
+
+/** The token registry in memory. */
+export class FakeTokenStore implements TokenStore {
+  readonly records = new Map<string, TokenRecord>();
+
+  async create(record: TokenRecord): Promise<void> {
+    const key = `${record.botId}\u0000${record.tokenId}`;
+    if (this.records.has(key)) throw new Error(`A token '${record.tokenId}' exists already.`);
+    this.records.set(key, copy(record));
+  }
+
+  async get(botId: string, tokenId: string): Promise<TokenRecord | null> {
+    return copy(this.records.get(`${botId}\u0000${tokenId}`) ?? null);
+  }
+
+  async list(botId: string): Promise<TokenRecord[]> {
+    return copy([...this.records.values()].filter((t) => t.botId === botId).sort((a, b) => b.createdAt - a.createdAt || (a.tokenId < b.tokenId ? -1 : 1)));
+  }
+
+  async revoke(botId: string, tokenId: string, now: number): Promise<boolean> {
+    const record = this.records.get(`${botId}\u0000${tokenId}`);
+    if (!record) return false;
+    record.revokedAt ??= now;
+    return true;
+  }
+}
+
+/** How many multiples of the heartbeat's ttl an instance unseen is kept (as the SQLite registry does). */
+const FORGET_AFTER_TTLS = 10;
+
+/** Live service instances in memory. */
+export class FakeInstanceRegistry implements InstanceRegistry {
+  private readonly seen = new Map<string, number>();
+
+  async heartbeat(role: string, instanceId: string, now: number, ttlMs: number): Promise<number> {
+    this.seen.set(`${role}\u0000${instanceId}`, now);
+    let count = 0;
+    for (const [key, at] of this.seen) {
+      if (!key.startsWith(`${role}\u0000`)) continue;
+      if (at < now - FORGET_AFTER_TTLS * ttlMs) this.seen.delete(key);
+      else if (at >= now - ttlMs) count++;
+    }
+    return count;
+  }
+
+  async leave(role: string, instanceId: string): Promise<void> {
+    this.seen.delete(`${role}\u0000${instanceId}`);
+  }
+}
+
+/** A whole store in memory, for the small tier: no file, no server, nothing to clean up but itself. */
+export function createFakeStore(clock: Clock): Store & { invocations: FakeInvocationStore } {
+  const tokens = new FakeTokenStore();
+  let closed = false;
+  return {
+    invocations: new FakeInvocationStore(clock),
+    catalog: new FakeCatalogStore(() => [...tokens.records.values()].map((t) => t.botId)),
+    tokens,
+    instances: new FakeInstanceRegistry(),
+    async ping() {
+      return !closed;
+    },
+    async close() {
+      closed = true;
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSqliteStore } from '@gi/store-sqlite';
+import { newInvocation } from './fixtures';
+import { ManualClock } from './manual-clock';
+import { describeStoreContract } from './store.contract';
+
+describeStoreContract('SQLite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gi-store-'));
+  const clock = new ManualClock();
+  const store = createSqliteStore(join(dir, 'store.db'), clock);
+  return {
+    store,
+    clock,
+    async dispose() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('SQLite quarantine', () => {
+  it('is on disk when the call returns, before its promise is awaited: a process about to exit keeps it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gi-store-'));
+    const clock = new ManualClock();
+    const path = join(dir, 'store.db');
+    const store = createSqliteStore(path, clock);
+    const other = new Database(path, { readonly: true });
+    try {
+      const inv = newInvocation({ createdAt: clock.now() });
+      await store.invocations.create(inv);
+      await store.invocations.claim(inv, 'w1', 60_000, clock.now());
+      const written = store.invocations.quarantine(inv, { code: 'connector_failed', title: 'Quarantined', detail: 'crashed' }, clock.now());
+      // Read on another connection in the same turn: nothing of the store's own has run since the call.
+      expect(other.prepare('SELECT status FROM invocations WHERE id = ?').get(inv.id)).toEqual({ status: 'Failed' });
+      expect(await written).toBe(true);
+    } finally {
+      other.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
