@@ -22,12 +22,13 @@ describe.each([
       answer(`
         const order = [];
         await new Promise((done) => {
-          setTimeout(() => order.push('b'), 20);
-          setTimeout(() => { order.push('a1'); Promise.resolve().then(() => order.push('a1 microtask')); }, 5);
-          setTimeout(() => order.push('a2'), 5);
+          // Delays far apart: on a loaded machine the calls themselves may be milliseconds apart.
+          setTimeout(() => order.push('b'), 200);
+          setTimeout(() => { order.push('a1'); Promise.resolve().then(() => order.push('a1 microtask')); }, 50);
+          setTimeout(() => order.push('a2'), 50);
           setTimeout(() => order.push('zero'), 0);
           queueMicrotask(() => order.push('microtask'));
-          setTimeout(done, 40);
+          setTimeout(done, 400);
         });
         return order;`),
     );
