@@ -8,3 +8,4 @@ export * from './mongo-test-server';
 export * from './fake-mongod.fixture';
 export * from './fake-store';
 export * from './small-services';
+export * from './example-apis';
