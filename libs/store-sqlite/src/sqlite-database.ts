@@ -12,9 +12,10 @@ export type SqliteDatabase = Database.Database;
 export function openSqliteDatabase(path: string): SqliteDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
+  // First: processes opening a new file together wait for each other from the first statement on.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
   // Pages read through a memory map: when another process sharing the file commits, SQLite drops this
   // connection's page cache, and reading the pages again is then a memory access, not a read() each
   // (two executors on one file: 730 -> 560 µs of CPU per job).
@@ -24,11 +25,16 @@ export function openSqliteDatabase(path: string): SqliteDatabase {
   return db;
 }
 
-function migrate(db: SqliteDatabase): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  const apply = db.transaction(() => {
-    for (let i = current; i < MIGRATIONS.length; i++) db.exec(MIGRATIONS[i]);
+/**
+ * Applies the migrations the file lacks. The version is read inside the write transaction: processes
+ * starting together on a new file (a gateway and an executor) migrate it one after the other, and the
+ * second finds nothing left to do.
+ */
+export function migrate(db: SqliteDatabase): void {
+  const version = () => db.pragma('user_version', { simple: true }) as number;
+  if (version() >= MIGRATIONS.length) return;
+  db.transaction(() => {
+    for (let i = version(); i < MIGRATIONS.length; i++) db.exec(MIGRATIONS[i]);
     db.pragma(`user_version = ${MIGRATIONS.length}`);
-  });
-  if (current < MIGRATIONS.length) apply.immediate();
+  }).immediate();
 }

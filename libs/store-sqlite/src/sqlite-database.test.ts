@@ -1,0 +1,50 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MIGRATIONS } from './schema';
+import { migrate, openSqliteDatabase } from './sqlite-database';
+
+describe('SQLite file migrations', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gi-migrate-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('migrates a new file once when another process migrates it at the same moment', () => {
+    const file = join(dir, 'gi.sqlite');
+    const mine = new Database(file);
+    const other = new Database(file);
+    other.pragma('busy_timeout = 0');
+    // The other process starts its migration right after this one has looked at the version: it
+    // finishes first when it can, or finds the file locked and leaves the migration to this one.
+    const pragma = mine.pragma.bind(mine);
+    let raced = false;
+    mine.pragma = ((source: string, options?: Database.PragmaOptions) => {
+      const result = pragma(source, options);
+      if (source === 'user_version' && !raced) {
+        raced = true;
+        try {
+          migrate(other);
+        } catch (error) {
+          expect(String(error)).toMatch(/database is locked/);
+        }
+      }
+      return result;
+    }) as typeof mine.pragma;
+    expect(() => migrate(mine)).not.toThrow();
+    expect(raced).toBe(true);
+    for (const db of [mine, other]) expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    mine.close();
+    other.close();
+  });
+
+  it('opens a file already migrated without writing to it', () => {
+    const file = join(dir, 'gi.sqlite');
+    openSqliteDatabase(file).close();
+    const again = openSqliteDatabase(file);
+    expect(again.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    again.close();
+  });
+});
