@@ -159,7 +159,7 @@ async function checkDestination(url: URL, allowedHosts: readonly string[], limit
  * The headers a request goes out with: the connector's, and with tracing on the run's W3C trace context
  * in place of any `traceparent` or `tracestate` the connector set, so a trace cannot be forged into.
  */
-export function outgoingHeaders(headers: Record<string, string>, trace: TraceContext | undefined): Record<string, string> {
+function outgoingHeaders(headers: Record<string, string>, trace: TraceContext | undefined): Record<string, string> {
   if (!trace) return { ...headers };
   const own: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (!TRACE_HEADERS.has(name.toLowerCase())) own[name] = value;
