@@ -191,6 +191,22 @@ describe('tracing (OpenTelemetry, exported over OTLP/HTTP to a local receiver)',
       expect(receiver.trace(caller.traceId)).toEqual([]);
     });
 
+    it('exports the spans not sent yet when the process is stopped (SIGTERM)', async () => {
+      const slow = await startService({ env: { ...receiver.env, OTEL_BSP_SCHEDULE_DELAY: '60000' } });
+      try {
+        const api = new Api(slow.baseUrl);
+        const slowToken = await api.setUp('acme', 'Order', 'ack', example('ack'));
+        const caller = callerTrace();
+        expect((await api.postJson(api.webhookUrl('acme', 'Order', 'ack'), slowToken, { orderId: 8 }, { traceparent: caller.traceparent })).status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(receiver.trace(caller.traceId)).toEqual([]);
+        expect(await slow.stop()).toBe(0);
+        expect(receiver.trace(caller.traceId).map((span) => span.name)).toEqual(expect.arrayContaining(['connector run', 'publish default']));
+      } finally {
+        await slow.dispose();
+      }
+    });
+
     it('adds no traceparent to replies while tracing is off', async () => {
       const api = new Api(untraced.baseUrl);
       const reply = await api.postJson(api.webhookUrl('acme', 'Order', 'ack'), tokenUntraced, { orderId: 7 }, { traceparent: callerTrace().traceparent });
