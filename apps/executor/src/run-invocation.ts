@@ -1,11 +1,13 @@
 import { isTerminal, outcomeOf, runLimitsOf, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
 import type { JobBus, JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
 import type { Clock, ConnectorRuntime, FileStore, Invocation, InvocationRef, LogLine, Outcome, Store } from '@gi/domain';
+import { traceContextOf } from '@gi/observability';
 import type { Logger, Metrics } from '@gi/observability';
 import { announceRecorded, giveUp } from './announce-outcome';
 import { connectorFileReader } from './connector-files';
 import { handling } from './invocation-in-hand';
 import { LiveLogWriter } from './live-log-writer';
+import { inRunSpan, noteOutcome } from './run-span';
 import { RunningInvocations } from './running-invocations';
 import type { IntegrationVersions } from './integration-versions';
 
@@ -66,7 +68,7 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: Run, del
     // Unknown or expired: nothing to do. Leased by another executor: it finishes it, or the sweeper requeues it.
     return 'ack';
   }
-  return handling(ref, invocation.attempt, () => runClaimed(deps, ref, invocation, run, delivery));
+  return handling(ref, invocation.attempt, () => inRunSpan(invocation, () => runClaimed(deps, ref, invocation, run, delivery)));
 }
 
 /** Runs a claimed invocation's connector, records the outcome and announces it. */
@@ -134,6 +136,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
         onLogs,
         readFile: connectorFileReader(deps.files, ref, invocation.entity.RequestFiles, log),
         signal: run.signal,
+        trace: traceContextOf(),
       });
       outcome = outcomeOf(result, timeoutMs);
       logs = result.logs;
@@ -145,6 +148,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
     if (live.log) logs = [...(await live.log.close()), ...logs];
   }
   endTimer({ status: outcome.status });
+  noteOutcome(outcome);
   if (outcome.status === 'Cancelled') {
     // Nothing to record: the store holds the cancellation (whoever cancelled announced it), or another
     // executor holds the lease.

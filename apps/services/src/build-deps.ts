@@ -11,6 +11,7 @@ import { HttpCallbackSender } from '@gi/egress';
 import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
 import type { ExecutorDeps, SweeperSettings } from '@gi/executor';
 import { QuotaGate } from '@gi/gateway';
+import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { GatewayDeps, UploadLimits } from '@gi/gateway';
 import type { ResultsDeps } from '@gi/results';
 import { createQuickJsRuntime } from '@gi/sandbox';
@@ -30,7 +31,7 @@ export function openTokenService(base: ServiceBase): TokenService {
 export async function openAmqpBus(base: ServiceBase, role: string, pools: string[] = []): Promise<AmqpJobBus> {
   const { config, logger } = base;
   if (!config.AMQP_URL) throw new Error(`AMQP_URL is required to run the ${role} service (e.g. amqp://guest:guest@127.0.0.1:5672).`);
-  return AmqpJobBus.connect({
+  const bus = await AmqpJobBus.connect({
     url: config.AMQP_URL,
     prefix: config.BUS_PREFIX,
     pools,
@@ -38,6 +39,7 @@ export async function openAmqpBus(base: ServiceBase, role: string, pools: string
     connectionName: `gi-${role}-${process.pid}`,
     logger,
   });
+  return tracingEnabled() ? tracedJobBus(bus, 'rabbitmq') : bus;
 }
 
 /** A completion waiter fed by the bus's completion events. */

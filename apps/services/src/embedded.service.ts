@@ -8,6 +8,7 @@ import type { ConsoleAssets } from '@gi/control';
 import type { CompletionWaiter, ConnectorRuntime } from '@gi/domain';
 import { startExecutor, startSweeper } from '@gi/executor';
 import { createHttpApp } from '@gi/http';
+import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { Routes } from '@gi/http';
 import { callbackDispatcher, completionWaiter, executorDeps, openConnectorRuntime, openTokenService, quarantineOnCrash, quotaGate, sweeperSettings } from './build-deps';
 import { controlServiceRoutes } from './control.service';
@@ -25,7 +26,7 @@ export async function runEmbedded(): Promise<void> {
   const { config, logger, store, clock, metrics } = base;
   const adminToken = config.ADMIN_TOKEN ?? announceGenerated(config.DATA_DIR, 'admin-token', 'admin token');
   const tokens = openTokenService(base);
-  const bus = new LocalJobBus();
+  const bus = tracingEnabled() ? tracedJobBus(new LocalJobBus(), 'in-process') : new LocalJobBus();
   const runtime = await openConnectorRuntime(base);
   const waiter = await completionWaiter(bus);
   const callbacks = callbackDispatcher(base);

@@ -5,7 +5,7 @@ import { systemClock } from '@gi/domain';
 import type { Clock, FileStore, Store } from '@gi/domain';
 import { DiskFileStore } from '@gi/files-disk';
 import { createGridFsFileStore } from '@gi/files-gridfs';
-import { createLogger, createMetrics } from '@gi/observability';
+import { createLogger, createMetrics, startTracing, tracedStore } from '@gi/observability';
 import type { Logger, Metrics } from '@gi/observability';
 import { createMongoStore } from '@gi/store-mongo';
 import { createSqliteStore } from '@gi/store-sqlite';
@@ -37,11 +37,21 @@ export async function openServiceBase(name: string, { claimsWhatItCreates = fals
   const logger = createLogger(config.LOG_LEVEL, name);
   // Before anything is opened: from now on a signal shuts the service down in order.
   const lifecycle = new ServiceLifecycle(logger);
+  // Before the store and the bus are opened, which it traces (OTEL_* variables; off when none is set).
+  const tracing = await startTracing(processEnvironment(), serviceNameOf(name), logger);
+  lifecycle.atLast(() => tracing.shutdown());
+  lifecycle.onFatal(() => tracing.shutdown());
   const clock = systemClock;
   // STORE_URL picks the store: a mongodb:// URL is MongoDB, anything else a SQLite file.
   const mongoUrl = mongoUrlOf(config);
-  const { store, files } = mongoUrl ? await openMongo(mongoUrl, clock, name) : openSqlite(config, clock, claimsWhatItCreates);
-  return { config, logger, metrics: createMetrics(), clock, store, files, lifecycle };
+  const opened = mongoUrl ? await openMongo(mongoUrl, clock, name) : openSqlite(config, clock, claimsWhatItCreates);
+  const store = tracing.enabled ? tracedStore(opened.store, mongoUrl ? 'mongodb' : 'sqlite') : opened.store;
+  return { config, logger, metrics: createMetrics(), clock, store, files: opened.files, lifecycle };
+}
+
+/** The OpenTelemetry service name of a process (unless OTEL_SERVICE_NAME names one): gi-gateway, gi-executor, ... */
+function serviceNameOf(name: string): string {
+  return name.startsWith('gi-') || name === 'generic-integration' ? name : `gi-${name}`;
 }
 
 /** MongoDB keeps the files too (GridFS, same connection), so services on any host share them with no volume. */

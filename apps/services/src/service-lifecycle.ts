@@ -23,6 +23,7 @@ export class ServiceLifecycle {
   private stopping = false;
   private failing = false;
   private readonly fatalHooks: FatalHook[] = [];
+  private readonly lastSteps: Step[] = [];
 
   constructor(private readonly logger: Logger) {
     process.once('SIGTERM', () => this.stop('SIGTERM'));
@@ -35,6 +36,11 @@ export class ServiceLifecycle {
   onShutdown(steps: Step[]): void {
     this.steps = steps;
     if (this.signal) void this.shutdown(this.signal);
+  }
+
+  /** A step run after those of onShutdown, whatever they are (exporting the last spans). */
+  atLast(step: Step): void {
+    this.lastSteps.push(step);
   }
 
   /** Runs `hook` with the error before a fatal error ends the process. */
@@ -54,7 +60,7 @@ export class ServiceLifecycle {
     // worker thread's exit, say) must not let the event loop drain and end the process halfway.
     const hold = setInterval(() => undefined, 60_000);
     this.logger.info({ signal }, 'shutting down');
-    for (const step of this.steps ?? []) {
+    for (const step of [...(this.steps ?? []), ...this.lastSteps]) {
       try {
         await step();
       } catch (err) {

@@ -42,6 +42,34 @@ describe('bus message codec', () => {
     expect(() => encodeCancel({ ...cancel, botId: '' })).toThrow('Invalid cancel event: botId is missing or invalid.');
   });
 
+  describe('trace context', () => {
+    const trace = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=abc' };
+
+    it('carries the publisher\'s trace context in a job', () => {
+      const decoded = decodeJob(encodeJob({ ...job, trace }));
+      expect(decoded).toEqual({ ok: true, value: { ...job, trace } });
+      expect(decodeJson({ ...job, trace: { traceparent: trace.traceparent } })).toEqual({ ok: true, value: { ...job, trace: { traceparent: trace.traceparent } } });
+    });
+
+    it('leaves it out when there is none', () => {
+      const decoded = decodeJob(encodeJob(job));
+      expect(decoded.ok && 'trace' in decoded.value && decoded.value.trace !== undefined).toBe(false);
+      expect(JSON.parse(encodeJob(job).toString())).not.toHaveProperty('trace');
+    });
+
+    it.each([
+      ['a traceparent of another version', { traceparent: '01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }],
+      ['an all-zero trace id', { traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' }],
+      ['upper-case hex', { traceparent: '00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01' }],
+      ['a tracestate too long', { traceparent: trace.traceparent, tracestate: 'a='.padEnd(513, 'x') }],
+      ['a string', 'nope'],
+    ])('drops %s and keeps the job', (_name, bad) => {
+      const decoded = decodeJson({ ...job, trace: bad });
+      expect(decoded.ok).toBe(true);
+      expect(decoded.ok && decoded.value.trace).toBeUndefined();
+    });
+  });
+
   it('refuses to encode an invalid job', () => {
     expect(() => encodeJob({ ...job, botId: '' })).toThrow('Invalid job message: botId is missing or invalid.');
   });

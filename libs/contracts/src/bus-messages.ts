@@ -1,9 +1,18 @@
 import { z } from 'zod';
-import { INVOCATION_STATUSES, isValidName } from '@gi/domain';
+import { INVOCATION_STATUSES, isTraceparent, isTracestate, isValidName } from '@gi/domain';
 import type { InvocationRef, InvocationStatus } from '@gi/domain';
 
 const name = z.string().refine(isValidName);
 const invocationId = z.string().min(1).max(128);
+
+/**
+ * The W3C trace context of whoever published the message (tracing on). Malformed, it is dropped rather
+ * than refusing the message: a job is never lost for the sake of a trace.
+ */
+const trace = z
+  .object({ traceparent: z.string().refine(isTraceparent), tracestate: z.string().refine(isTracestate).optional() })
+  .optional()
+  .catch(undefined);
 
 /**
  * Every message the processes send each other over the bus, by `kind`: its current version, what it is
@@ -11,7 +20,7 @@ const invocationId = z.string().min(1).max(128);
  */
 export const BUS_MESSAGES = {
   /** "Look at this invocation": jobs carry ids, never data; the executor reloads from the store. */
-  job: { version: 1, noun: 'job message', fields: z.object({ botId: name, invocationId, pool: name }) },
+  job: { version: 1, noun: 'job message', fields: z.object({ botId: name, invocationId, pool: name, trace }) },
   /** Published once an outcome is recorded; wakes sync callers and long polls. */
   completed: { version: 1, noun: 'completion event', fields: z.object({ botId: name, invocationId, status: z.enum(INVOCATION_STATUSES) }) },
   /** Published when an invocation is cancelled: the executor running it stops the run. */

@@ -17,3 +17,4 @@ export * from './callbacks';
 export * from './allowed-hosts';
 export * from './json-depth';
 export * from './webhook-urls';
+export * from './trace-context';

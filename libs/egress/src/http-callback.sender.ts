@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { request as httpsRequest } from 'node:https';
 import type { CallbackResult, CallbackSender } from '@gi/domain';
 import { EgressRefused, pinnedLookup, resolveDestination } from './destination';
@@ -21,7 +22,29 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 export class HttpCallbackSender implements CallbackSender {
   constructor(private readonly options: HttpCallbackSenderOptions) {}
 
-  async post(target: string, headers: Record<string, string>, body: string): Promise<CallbackResult> {
+  /**
+   * One delivery attempt in a client span of its own trace (a delivery is made later than the run, often
+   * by another process), its W3C trace context sent as `traceparent`. Only the host is recorded: a
+   * callback URL may hold a secret in its path or query.
+   */
+  post(target: string, headers: Record<string, string>, body: string): Promise<CallbackResult> {
+    const attributes = { 'http.request.method': 'POST', 'server.address': hostOf(target) };
+    return trace.getTracer('generic-integration').startActiveSpan('POST callback', { kind: SpanKind.CLIENT, root: true, attributes }, async (span) => {
+      const traced = { ...headers };
+      propagation.inject(context.active(), traced);
+      try {
+        const result = await this.send(target, traced, body);
+        if (result.kind === 'answered') span.setAttribute('http.response.status_code', result.status);
+        else span.setAttribute('error.type', result.kind);
+        if (result.kind !== 'answered' || result.status < 200 || result.status > 299) span.setStatus({ code: SpanStatusCode.ERROR });
+        return result;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private async send(target: string, headers: Record<string, string>, body: string): Promise<CallbackResult> {
     let url: URL;
     try {
       url = new URL(target);
@@ -62,5 +85,13 @@ export class HttpCallbackSender implements CallbackSender {
       });
       request.end(body);
     });
+  }
+}
+
+function hostOf(target: string): string {
+  try {
+    return new URL(target).hostname;
+  } catch {
+    return '(invalid)';
   }
 }

@@ -1,8 +1,10 @@
 import { setImmediate } from 'node:timers/promises';
 import Koa from 'koa';
 import type { Context, Next } from 'koa';
+import { tracingEnabled } from '@gi/observability';
 import type { Logger, Metrics } from '@gi/observability';
 import { httpMetrics } from './http-metrics';
+import { httpTracing } from './http-tracing';
 import { operationsRouter } from './operations.router';
 import { problemDetails } from './problem-details';
 import type { Routes } from './routes';
@@ -39,6 +41,8 @@ export function createHttpApp({ logger, metrics, ready, routes }: HttpAppOptions
   const app = new Koa();
   app.proxy = true;
   app.silent = true;
+  // Only while tracing is on: otherwise requests pay nothing for it.
+  if (tracingEnabled()) app.use(httpTracing());
   app.use(replyHygiene);
   app.use(problemDetails(logger));
   app.use(httpMetrics(metrics));

@@ -3,6 +3,7 @@ export * from './read-body';
 export * from './body-deadline';
 export * from './stop-reading';
 export * from './http-metrics';
+export * from './http-tracing';
 export * from './access';
 export * from './routes';
 export * from './operations.router';

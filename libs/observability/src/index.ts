@@ -1,3 +1,7 @@
-/** What a process tells its operators: JSON logs with credentials redacted, and Prometheus metrics. */
+/** What a process tells its operators: JSON logs with credentials redacted, Prometheus metrics, and OpenTelemetry traces. */
 export * from './logger';
 export * from './metrics';
+export * from './tracing';
+export * from './trace-spans';
+export * from './traced-job-bus';
+export * from './traced-store';

@@ -17,6 +17,9 @@ function startServer(): Promise<{ server: Server; base: string; hits: string[] }
       } else if (url.pathname === '/echo') {
         res.setHeader('Content-Type', 'application/json');
         res.end(JSON.stringify({ method: req.method, contentType: req.headers['content-type'], token: req.headers['x-token'], body }));
+      } else if (url.pathname === '/trace') {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ traceparent: req.headers.traceparent ?? null, tracestate: req.headers.tracestate ?? null }));
       } else if (url.pathname === '/redirect') {
         res.writeHead(302, { Location: url.searchParams.get('to') ?? '/json' });
         res.end();
@@ -87,6 +90,16 @@ describe('Context.Http.Request', () => {
       kind: 'ok',
       responseBody: { status: 200, json: { method: 'POST', contentType: 'application/json', token: 't1', body: '{"a":1}' } },
     });
+  });
+
+  it("sends the run's trace context on every hop in place of any the connector set, and the connector's own without one", async () => {
+    const trace = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=1' };
+    const forged = `headers: { Traceparent: '00-11111111111111111111111111111111-2222222222222222-01', tracestate: 'forged=1' }`;
+    const code = tryRequest(`{ url: '${local.base}/redirect?to=/trace', ${forged} }`);
+    const traced = await trusting.run({ cacheKey: 'http', code, entity: null, timeoutMs: 5000, allowedHosts: ['127.0.0.1'], trace });
+    expect(traced).toMatchObject({ kind: 'ok', responseBody: { status: 200, json: trace } });
+    const untraced = await call(trusting, tryRequest(`{ url: '${local.base}/trace', ${forged} }`));
+    expect(untraced).toMatchObject({ kind: 'ok', responseBody: { json: { traceparent: '00-11111111111111111111111111111111-2222222222222222-01', tracestate: 'forged=1' } } });
   });
 
   it('follows redirects within the allowed hosts', async () => {

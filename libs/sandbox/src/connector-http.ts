@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isAllowedHost } from '@gi/domain';
+import type { TraceContext } from '@gi/domain';
 import { EgressRefused, pinnedLookup, resolveDestination } from '@gi/egress';
 import type { Destination } from '@gi/egress';
 import { formatBytes } from './sandbox-options';
@@ -53,13 +54,15 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /**
  * Performs one connector HTTP request: only to allowed hosts, only to public addresses (checked
  * after DNS and pinned for the connection, so a name cannot re-resolve elsewhere), with every
- * redirect checked the same way, within a time and a response size limit.
+ * redirect checked the same way, within a time and a response size limit. With the run's `trace`
+ * context, every hop carries it (`send`).
  */
 export async function performHttpRequest(
   input: unknown,
   allowedHosts: readonly string[],
   limits: HttpLimits,
   signal: AbortSignal,
+  trace?: TraceContext,
 ): Promise<HostHttpResponse> {
   const request = validate(input);
   const timeoutMs = Math.min(request.timeoutMs ?? limits.defaultTimeoutMs, limits.defaultTimeoutMs * 10);
@@ -74,7 +77,7 @@ export async function performHttpRequest(
   try {
     for (let hop = 0; ; hop++) {
       const address = await checkDestination(url, allowedHosts, limits);
-      const response = await send(url, method, request.headers, body, address, abort);
+      const response = await send(url, method, request.headers, body, address, abort, trace);
       const location = response.headers.location;
       if (!REDIRECTS.has(response.statusCode ?? 0) || !location) return await readResponse(response, url, limits, abort);
       response.resume();
@@ -152,6 +155,22 @@ async function checkDestination(url: URL, allowedHosts: readonly string[], limit
   }
 }
 
+/**
+ * The headers a request goes out with: the connector's, and with tracing on the run's W3C trace context
+ * in place of any `traceparent` or `tracestate` the connector set, so a trace cannot be forged into.
+ */
+function outgoingHeaders(headers: Record<string, string>, trace: TraceContext | undefined): Record<string, string> {
+  if (!trace) return { ...headers };
+  const own: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (!TRACE_HEADERS.has(name.toLowerCase())) own[name] = value;
+  own.traceparent = trace.traceparent;
+  if (trace.tracestate) own.tracestate = trace.tracestate;
+  return own;
+}
+
+const TRACE_HEADERS = new Set(['traceparent', 'tracestate']);
+
+/** The one place a connector's outgoing request is built on the host: every hop of every request goes out here. */
 function send(
   url: URL,
   method: string,
@@ -159,9 +178,10 @@ function send(
   body: string | undefined,
   destination: Destination,
   signal: AbortSignal,
+  trace: TraceContext | undefined,
 ): Promise<IncomingMessage> {
   // The connection goes to the address checked above, never to a fresh DNS answer.
-  const options: RequestOptions = { method, headers: { ...headers }, lookup: pinnedLookup(destination), signal, agent: false };
+  const options: RequestOptions = { method, headers: outgoingHeaders(headers, trace), lookup: pinnedLookup(destination), signal, agent: false };
   if (body !== undefined) (options.headers as Record<string, string>)['Content-Length'] = String(Buffer.byteLength(body));
   return new Promise((resolve, reject) => {
     const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options, resolve);

@@ -387,7 +387,7 @@ export class ContextApi {
     if (json.length > max || Buffer.byteLength(json) > max) return refuse(`The request is larger than ${formatBytes(max)}, the most one Context.Http.Request may send.`);
     state.pending.add(deferred);
     this.inTurn(state, () =>
-      performHttpRequest(JSON.parse(json), state.run.input.allowedHosts, this.env.http, (state.cancel ??= new AbortController()).signal).then(
+      performHttpRequest(JSON.parse(json), state.run.input.allowedHosts, this.env.http, (state.cancel ??= new AbortController()).signal, state.run.input.trace).then(
         (response) => this.settle(state, deferred, () => this.httpResponse(response)),
         (error: unknown) => this.settle(state, deferred, error instanceof ConnectorHttpError ? error.message : 'The HTTP request failed.'),
       ),

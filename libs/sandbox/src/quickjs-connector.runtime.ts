@@ -55,11 +55,11 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
   const check = (request: ConnectorRunRequest, env: SandboxEnvironment): RunInput | ConnectorRunResult => {
     ensureOpen();
     if (!(request.timeoutMs > 0)) throw new RangeError(`A connector run needs a positive timeoutMs, not ${request.timeoutMs}.`);
-    const { cacheKey, code, timeoutMs, allowedHosts, onProgress, onLogs, readFile } = request;
+    const { cacheKey, code, timeoutMs, allowedHosts, onProgress, onLogs, readFile, trace } = request;
     const entityJson = entityText(request.entity);
     if (entityJson === undefined) return unusableEntity();
     const rawBody = request.rawBody ?? null;
-    return { cacheKey, code, entityJson, rawBody, timeoutMs, limits: resolveRunLimits(env.defaults, request.limits), allowedHosts, onProgress, onLogs, readFile };
+    return { cacheKey, code, entityJson, rawBody, timeoutMs, limits: resolveRunLimits(env.defaults, request.limits), allowedHosts, onProgress, onLogs, readFile, trace };
   };
 
   // Deploys are checked on the calling thread, on an engine instance of the compiler's own.

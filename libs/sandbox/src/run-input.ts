@@ -1,4 +1,4 @@
-import type { ConnectorFileReader, LogLine, Progress, RunLimits } from '@gi/domain';
+import type { ConnectorFileReader, LogLine, Progress, RunLimits, TraceContext } from '@gi/domain';
 import type { RunCancellation } from './run-cancellation';
 
 /** What one run needs: the request with its limits resolved. */
@@ -17,6 +17,8 @@ export interface RunInput {
   timeoutMs: number;
   limits: RunLimits;
   allowedHosts: readonly string[];
+  /** Sent on the connector's HTTP requests (ConnectorRunRequest.trace); the sandbox never sees it. */
+  trace?: TraceContext;
   onProgress?: (progress: Progress) => void;
   /** Takes the lines logged while the run goes on, in batches (RUN_BUDGET.logBatchMs, logBatchLines); the result has the rest. */
   onLogs?: (lines: LogLine[]) => void;

@@ -1,6 +1,7 @@
 import type { RunLimits } from '../catalog';
 import type { LogLine, Progress } from '../invocation';
 import type { WebhookEntity } from '../request-entity';
+import type { TraceContext } from '../trace-context';
 import type { ByteRange } from './file-store';
 
 /** Reads a file of the running invocation for its connector; rejects with a message meant for the connector. */
@@ -28,6 +29,11 @@ export interface ConnectorRunRequest {
   readFile?: ConnectorFileReader;
   /** Aborting it stops the run at once (the invocation was cancelled); the result is then `cancelled`. */
   signal?: AbortSignal;
+  /**
+   * The run's W3C trace context (tracing on): every HTTP request the connector makes carries it as the
+   * `traceparent` and `tracestate` headers. Never shown to the connector.
+   */
+  trace?: TraceContext;
 }
 
 /** A run's result; its `logs` are the lines not handed to `onLogs` while it ran. */
