@@ -30,6 +30,23 @@ export interface StartOptions {
   dataDir?: string;
 }
 
+/** Every service process a test file started and has not seen exit: killed after the file (see jest.setup.ts). */
+const running = new Set<ChildProcess>();
+
+/** Kills what a test file left running (a test that failed before its cleanup), so no process outlives its file. */
+export async function killLeftoverServices(): Promise<void> {
+  const left = [...running];
+  await Promise.all(
+    left.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
+
 /** Starts a built service (`gi <command>`) as a child process on a free port and waits until it listens. */
 export async function startService(options: StartOptions = {}): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gi-e2e-'));
@@ -40,10 +57,19 @@ export async function startService(options: StartOptions = {}): Promise<ServiceP
   });
   const output: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  running.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
 
   const port = await new Promise<number>((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output.join('\n')}`)), 20_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start:\n${output.join('\n')}`));
+    }, 20_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       output.push(line);
       try {
