@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mongoUrlOf, parseServiceConfig, processEnvironment, sqlitePathOf } from '@gi/config';
+import { mongoUrlOf, parseServiceConfig, processEnvironment, RELEASE_VERSION, sqlitePathOf } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import { systemClock } from '@gi/domain';
 import type { Clock, FileStore, Store } from '@gi/domain';
@@ -9,7 +9,9 @@ import { createLogger, createMetrics } from '@gi/observability';
 import type { Logger, Metrics } from '@gi/observability';
 import { createMongoStore } from '@gi/store-mongo';
 import { createSqliteStore } from '@gi/store-sqlite';
+import { loggableSettings } from './loggable-settings';
 import { ServiceLifecycle } from './service-lifecycle';
+import { timedStore } from './timed-store';
 
 /** What every service process has: its configuration, logger, metrics, clock and store. */
 export interface ServiceBase {
@@ -35,13 +37,18 @@ export interface ServiceProcessBase extends ServiceBase {
 export async function openServiceBase(name: string, { claimsWhatItCreates = false } = {}): Promise<ServiceProcessBase> {
   const config = parseServiceConfig(processEnvironment());
   const logger = createLogger(config.LOG_LEVEL, name);
+  logger.info({ version: RELEASE_VERSION, settings: loggableSettings(config) }, 'starting');
   // Before anything is opened: from now on a signal shuts the service down in order.
-  const lifecycle = new ServiceLifecycle(logger);
+  const lifecycle = new ServiceLifecycle(logger, { version: RELEASE_VERSION });
   const clock = systemClock;
+  const metrics = createMetrics({
+    version: RELEASE_VERSION,
+    integrationLabels: { enabled: config.METRICS_INTEGRATION_LABELS, limit: config.METRICS_INTEGRATION_LIMIT },
+  });
   // STORE_URL picks the store: a mongodb:// URL is MongoDB, anything else a SQLite file.
   const mongoUrl = mongoUrlOf(config);
   const { store, files } = mongoUrl ? await openMongo(mongoUrl, clock, name) : openSqlite(config, clock, claimsWhatItCreates);
-  return { config, logger, metrics: createMetrics(), clock, store, files, lifecycle };
+  return { config, logger, metrics, clock, store: timedStore(store, metrics.storeDuration), files, lifecycle };
 }
 
 /** MongoDB keeps the files too (GridFS, same connection), so services on any host share them with no volume. */

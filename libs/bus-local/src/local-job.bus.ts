@@ -91,6 +91,13 @@ export class LocalJobBus implements JobBus {
     return this.queue.filter((delivery) => delivery.job.pool === pool).length;
   }
 
+  /** Jobs waiting for a free consumer, by pool (pools with none waiting are left out). */
+  depthByPool(): Map<string, number> {
+    const depths = new Map<string, number>();
+    for (const delivery of this.queue) depths.set(delivery.job.pool, (depths.get(delivery.job.pool) ?? 0) + 1);
+    return depths;
+  }
+
   /** Jobs waiting for a free consumer. */
   get depth(): number {
     return this.queue.length;
