@@ -1,4 +1,5 @@
 import { Api, send } from './api-client';
+import { openApiDrift } from './openapi-replies';
 import { example, throws } from './connectors';
 import { startService } from './service-process';
 import type { ServiceProcess } from './service-process';
@@ -80,6 +81,21 @@ describe('logs and metrics of the embedded service', () => {
     ]) {
       expect([series.source, series.test(metrics.text)]).toEqual([series.source, true]);
     }
+  });
+
+  it('the reply check names the operation, the status and the schema error of a drift', async () => {
+    const json = new Headers({ 'content-type': 'application/json' });
+    const problem = new Headers({ 'content-type': 'application/problem+json' });
+    expect(await openApiDrift('GET', `${service.baseUrl}/healthz`, { status: 200, headers: json, json: { status: 'ok' } })).toBeNull();
+    expect(await openApiDrift('GET', `${service.baseUrl}/healthz`, { status: 418, headers: json, json: {} })).toMatch(/^\S+ \(GET \/healthz\) answered 418: status not listed/);
+    const compileError = { type: 'urn:gi:problem:bad-request', title: 'Bad request', status: 400, detail: 'x', line: 1, column: 2, message: 'SyntaxError' };
+    expect(await openApiDrift('PUT', `${service.baseUrl}/admin/bots/a/integrations/b`, { status: 400, headers: problem, json: compileError })).toBeNull();
+    expect(await openApiDrift('PUT', `${service.baseUrl}/admin/bots/a/integrations/b`, { status: 400, headers: problem, json: { ...compileError, type: 'nope' } })).toMatch(
+      /^deployIntegration \(PUT \/admin\/bots\/a\/integrations\/b\) answered 400: body does not match the application\/problem\+json schema: \/type must be equal to one of the allowed values/,
+    );
+    const webhook = `${service.baseUrl}/api/Platform/a/Order/b/GenericIntegration`;
+    expect(await openApiDrift('GET', webhook, { status: 405, headers: new Headers({ ...Object.fromEntries(problem), allow: 'POST' }), json: { ...compileError, type: 'urn:gi:problem:method-not-allowed', status: 405 } })).toBeNull();
+    expect(await openApiDrift('GET', webhook, { status: 405, headers: new Headers({ ...Object.fromEntries(problem), allow: 'GET' }), json: compileError })).toMatch(/^genericIntegration .* header Allow "GET"/);
   });
 
   it('logs the stop with the release', async () => {
