@@ -11,8 +11,14 @@
  * shared RabbitMQ broker: `npm test` runs those last, alone.
  */
 const { pathsToModuleNameMapper } = require('./tools/jest-paths');
-const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] };
-const common = { testEnvironment: 'node', transform, moduleNameMapper: pathsToModuleNameMapper(), rootDir: __dirname };
+/** npm packages published as ES modules only, which jest (CommonJS on Node 20) must compile: openapi-backend's reference parser. */
+const ESM_PACKAGES = ['@apidevtools/json-schema-ref-parser'];
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }],
+  [`/node_modules/(${ESM_PACKAGES.join('|')})/.+\\.js$`]: ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+};
+const transformIgnorePatterns = [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`];
+const common = { testEnvironment: 'node', transform, transformIgnorePatterns, moduleNameMapper: pathsToModuleNameMapper(), rootDir: __dirname };
 const setup = { setupFilesAfterEnv: ['<rootDir>/apps/e2e/src/jest.setup.ts'] };
 
 /** The adapters whose own tests run the technology they wrap. */

@@ -2,7 +2,7 @@
 // Workspace libs are inlined through the tsconfig path aliases; npm packages stay external.
 // The web console's static files are copied beside the CLI bundle, which serves them.
 import { build } from 'esbuild';
-import { cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { writeGenerated } from './sandbox-globals.mjs';
 
@@ -11,6 +11,9 @@ if (await writeGenerated()) console.log('generated the connector globals (libs/s
 
 // The sandbox's worker-thread entry is emitted beside each app bundle, where the runtime looks for it.
 const SANDBOX_WORKER = join('libs', 'sandbox', 'src', 'sandbox-worker.main.ts');
+
+// The release, for the services' start line and gi_build_info (libs/config/src/release.ts).
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 
 const apps = readdirSync('apps').filter((app) => existsSync(join('apps', app, 'src', 'main.ts')));
 const bundles = apps.flatMap((app) => [
@@ -30,6 +33,7 @@ await Promise.all(
       sourcemap: true,
       banner: out === 'main.js' ? { js: '#!/usr/bin/env node' } : undefined,
       logLevel: 'warning',
+      define: { __GI_RELEASE__: JSON.stringify(version) },
     }),
   ),
 );

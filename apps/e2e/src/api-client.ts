@@ -1,3 +1,4 @@
+import { openApiDrift } from './openapi-replies';
 import { ADMIN_TOKEN } from './service-process';
 
 export interface Reply {
@@ -8,7 +9,13 @@ export interface Reply {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-export async function send(url: string, init: RequestInit = {}): Promise<Reply> {
+export interface SendOptions {
+  /** Check the reply against docs/openapi.yaml (openapi-replies.ts); off only for calls outside the API on purpose. */
+  checkSpec?: boolean;
+}
+
+/** Sends a request; the reply must match docs/openapi.yaml, else the call fails naming the drift. */
+export async function send(url: string, init: RequestInit = {}, { checkSpec = true }: SendOptions = {}): Promise<Reply> {
   const response = await fetch(url, init);
   const text = await response.text();
   let json: unknown;
@@ -17,7 +24,12 @@ export async function send(url: string, init: RequestInit = {}): Promise<Reply> 
   } catch {
     json = undefined;
   }
-  return { status: response.status, headers: response.headers, text, json };
+  const reply = { status: response.status, headers: response.headers, text, json };
+  if (checkSpec) {
+    const drift = await openApiDrift(init.method ?? 'GET', url, reply);
+    if (drift) throw new Error(`Reply differs from docs/openapi.yaml: ${drift}`);
+  }
+  return reply;
 }
 
 /** A small client for the service under test: admin calls, webhook calls and polls. */

@@ -29,10 +29,11 @@ export async function startExecutor(settings: Omit<ExecutorDeps, 'versions'>, po
     } catch (err) {
       const deliveries = delivery?.deliveryCount ?? 1;
       if (deliveries < deps.maxAttempts) {
-        deps.logger.error({ err, invocationId: job.invocationId, deliveries }, 'job handling failed; requeued');
+        deps.logger.error({ err, invocationId: job.invocationId, botId: job.botId, pool: job.pool, deliveries }, 'job handling failed; requeued');
         return 'requeue';
       }
-      deps.logger.error({ err, invocationId: job.invocationId, deliveries }, 'poison job: recorded as Failed and dead-lettered');
+      deps.logger.error({ err, invocationId: job.invocationId, botId: job.botId, pool: job.pool, deliveries }, 'poison job: recorded as Failed and dead-lettered');
+      deps.metrics.deadLetters.inc({ reason: 'poison' });
       const detail = `The job could not be handled in ${deliveries} deliveries (${err instanceof Error ? err.message.slice(0, 200) : 'unknown error'}); it was dead-lettered.`;
       await giveUp(deps, { botId: job.botId, id: job.invocationId }, detail, delivery).catch((error) => deps.logger.warn({ err: error, invocationId: job.invocationId }, 'giving up could not be recorded or announced'));
       return 'dead-letter';

@@ -74,7 +74,7 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: Run, del
 /** Runs a claimed invocation's connector, records the outcome and announces it. */
 async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Invocation, run: Run, delivery?: JobDelivery): Promise<JobDecision> {
   const { store, clock, logger, ownerId, leaseMs } = deps;
-  const log = logger.child({ invocationId: ref.id, botId: ref.botId, attempt: invocation.attempt });
+  const log = logger.child({ invocationId: ref.id, botId: ref.botId, integrationId: invocation.integrationId, pool: invocation.pool, attempt: invocation.attempt });
   const finishWith = async (outcome: Outcome, logs: LogLine[]) => {
     const decision = await finish(deps, ref, outcome, logs, log, delivery);
     if (invocation.callback) deps.callbacks?.kick();
@@ -115,9 +115,12 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
     });
     live.log.offer(lines);
   };
-  const inFlight = deps.metrics.jobsInFlight.labels(invocation.pool);
+  const { metrics } = deps;
+  const inFlight = metrics.jobsInFlight.labels(invocation.pool);
   inFlight.inc();
-  const endTimer = deps.metrics.jobDuration.startTimer({ pool: invocation.pool });
+  // The wait of the first run only: a later attempt's time since acceptance includes the runs cut short.
+  if (invocation.attempt === 1) metrics.queueWait.observe({ pool: invocation.pool }, Math.max(0, clock.now() - invocation.createdAt) / 1000);
+  const endTimer = metrics.jobDuration.startTimer({ pool: invocation.pool });
   try {
     if (!integration) {
       outcome = { status: 'Failed', error: { code: 'internal', title: 'Integration missing', detail: 'The integration version this invocation was accepted for no longer exists.' } };
@@ -156,7 +159,8 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
     else log.info('run stopped: the invocation was cancelled');
     return 'ack';
   }
-  deps.metrics.outcomes.inc({ status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });
+  metrics.outcomes.inc({ pool: invocation.pool, status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });
+  metrics.integrationOutcomes.inc({ ...metrics.integrationLabels.of(ref.botId, invocation.integrationId), status: outcome.status });
 
   return finishWith(outcome, logs);
 }
@@ -184,6 +188,7 @@ async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, 
     return 'ack';
   }
   // Successes are counted in metrics; one log line each would cost more than the run at high volume.
-  log[recorded.status === 'Completed' ? 'debug' : 'info']({ status: recorded.status }, 'invocation finished');
+  if (recorded.status === 'Completed') log.debug({ status: recorded.status }, 'invocation finished');
+  else log.info({ status: recorded.status, code: recorded.error.code, title: recorded.error.title }, 'invocation finished');
   return announceRecorded(deps, ref, recorded.status, log, delivery);
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { finalReply, GiError, isTerminal, notFound, pendingReply, supportsAsync, webhookApiRoot } from '@gi/domain';
 import type { InvocationState } from '@gi/domain';
-import { botAccess, Routes } from '@gi/http';
+import { botAccess, noteInvocation, Routes } from '@gi/http';
 import { awaitFinished, cancelInvocation } from '@gi/use-cases';
 import { parseInvocationId, parsePollQuery } from './poll-query';
 import { ifNoneMatch } from './if-none-match';
@@ -31,6 +31,7 @@ export function resultsRouter(deps: ResultsDeps): Routes {
   routes.get(path, bot, async (ctx: Context) => {
     const botId = botOf(ctx);
     const query = parsePollQuery(ctx.query, settings.defaultWaitSeconds);
+    noteInvocation(ctx, query.invocationId);
     const ref = { botId, id: query.invocationId };
 
     // The state alone: no answer needs the entity or the logs.
@@ -48,6 +49,7 @@ export function resultsRouter(deps: ResultsDeps): Routes {
   routes.delete(path, bot, async (ctx: Context) => {
     const botId = botOf(ctx);
     const invocationId = parseInvocationId(ctx.query);
+    noteInvocation(ctx, invocationId);
     await cancelInvocation({ invocations: store.invocations, bus: deps.bus, clock: deps.clock }, { botId, id: invocationId }, 'caller');
     ctx.body = { invocationId, status: 'Cancelled' };
   });

@@ -38,6 +38,7 @@ export async function openAmqpBus(base: ServiceBase, role: string, pools: string
     maxDeliveries: config.MAX_ATTEMPTS + 1,
     connectionName: `gi-${role}-${process.pid}`,
     logger,
+    onMalformed: () => base.metrics.deadLetters.inc({ reason: 'malformed' }),
   });
   return tracingEnabled() ? tracedJobBus(bus, 'rabbitmq') : bus;
 }
@@ -49,10 +50,12 @@ export async function completionWaiter(bus: JobBus): Promise<CompletionWaiter> {
   return waiter;
 }
 
-/** The Custom Code runtime of a service that runs connectors. */
-export function openConnectorRuntime(base: ServiceBase) {
+/** The Custom Code runtime of a service that runs connectors; its load is read at each scrape. */
+export async function openConnectorRuntime(base: ServiceBase) {
   const { SANDBOX_WORKERS, CONNECTOR_TRUSTED_ADDRESSES } = base.config;
-  return createQuickJsRuntime({ workers: SANDBOX_WORKERS, http: { trustedAddresses: CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
+  const runtime = await createQuickJsRuntime({ workers: SANDBOX_WORKERS, http: { trustedAddresses: CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
+  base.metrics.sources.sandbox = () => runtime.load();
+  return runtime;
 }
 
 /** The quotas of a bot that has none of its own. */

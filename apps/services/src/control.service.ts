@@ -26,6 +26,7 @@ export async function runControl(): Promise<void> {
     metrics,
     ready: async () => (await store.ping()) && (await bus.ping()),
     routes: controlServiceRoutes({ base, tokens: openTokenService(base), runtime, bus, adminToken: config.ADMIN_TOKEN, consoleAssets: loadConsoleAssets() }),
+    accessLog: config.ACCESS_LOG,
   });
   const server = await listen(app, base, { service: 'control' });
   base.lifecycle.onShutdown([() => stopListening(server), () => bus.close(), () => runtime.close(), () => store.close()]);

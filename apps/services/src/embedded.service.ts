@@ -38,8 +38,10 @@ export async function runEmbedded(): Promise<void> {
   const stopSweeper = await startSweeper({ store, bus, clock, logger, metrics, files: base.files, callbacks }, sweeperSettings(config, true, []));
 
   metrics.gatewayPeers.set(1);
+  // The in-process bus knows its queue at no cost: read at each scrape (an executor on RabbitMQ sweeps it).
+  metrics.sources.queueDepth = () => bus.depthByPool();
   const routes = embeddedRoutes({ base, bus, tokens, waiter, runtime, adminToken, consoleAssets: loadConsoleAssets() });
-  const app = createHttpApp({ logger, metrics, ready: () => store.ping(), routes });
+  const app = createHttpApp({ logger, metrics, ready: () => store.ping(), routes, accessLog: config.ACCESS_LOG });
   const server = await listen(app, base, { dataDir: config.DATA_DIR, sandbox: runtime.isolation, console: '/console' });
 
   base.lifecycle.onShutdown([

@@ -21,7 +21,7 @@ export async function runExecutor(pools: string[]): Promise<void> {
   quarantineOnCrash(base);
   const stopSweeper = await startSweeper({ store, bus, clock: base.clock, logger, metrics, files: base.files, callbacks }, sweeperSettings(config, false, pools));
 
-  const app = createHttpApp({ logger, metrics, ready: async () => (await store.ping()) && (await bus.ping()), routes: [] });
+  const app = createHttpApp({ logger, metrics, ready: async () => (await store.ping()) && (await bus.ping()), routes: [], accessLog: config.ACCESS_LOG });
   const server = await listen(app, base, { service: 'executor', pools, ownerId, sandbox: runtime.isolation });
   base.lifecycle.onShutdown([
     stopSweeper,

@@ -31,7 +31,7 @@ export async function runGateway(): Promise<void> {
   });
   const quotas = quotaGate(base, () => presence.peers());
   const routes = gatewayServiceRoutes({ base, bus, tokens, waiter, quotas });
-  const server = await listen(createHttpApp({ logger: base.logger, metrics: base.metrics, ready, routes }), base, { service: 'gateway', instanceId });
+  const server = await listen(createHttpApp({ logger: base.logger, metrics: base.metrics, ready, routes, accessLog: base.config.ACCESS_LOG }), base, { service: 'gateway', instanceId });
   // Calls in flight get their answer (a sync call still waiting gets 504 + invocationId).
   base.lifecycle.onShutdown([() => presence.stop(), () => drain(server, waiter), () => bus.close(), () => base.store.close()]);
 }

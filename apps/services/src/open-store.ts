@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mongoUrlOf, parseServiceConfig, processEnvironment, sqlitePathOf } from '@gi/config';
+import { mongoUrlOf, parseServiceConfig, processEnvironment, RELEASE_VERSION, sqlitePathOf } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import { systemClock } from '@gi/domain';
 import type { Clock, FileStore, Store } from '@gi/domain';
@@ -9,7 +9,9 @@ import { createLogger, createMetrics, startTracing, tracedStore } from '@gi/obse
 import type { Logger, Metrics } from '@gi/observability';
 import { createMongoStore } from '@gi/store-mongo';
 import { createSqliteStore } from '@gi/store-sqlite';
+import { loggableSettings } from './loggable-settings';
 import { ServiceLifecycle } from './service-lifecycle';
+import { timedStore } from './timed-store';
 
 /** What every service process has: its configuration, logger, metrics, clock and store. */
 export interface ServiceBase {
@@ -35,18 +37,23 @@ export interface ServiceProcessBase extends ServiceBase {
 export async function openServiceBase(name: string, { claimsWhatItCreates = false } = {}): Promise<ServiceProcessBase> {
   const config = parseServiceConfig(processEnvironment());
   const logger = createLogger(config.LOG_LEVEL, name);
+  logger.info({ version: RELEASE_VERSION, settings: loggableSettings(config) }, 'starting');
   // Before anything is opened: from now on a signal shuts the service down in order.
-  const lifecycle = new ServiceLifecycle(logger);
+  const lifecycle = new ServiceLifecycle(logger, { version: RELEASE_VERSION });
   // Before the store and the bus are opened, which it traces (OTEL_* variables; off when none is set).
   const tracing = await startTracing(processEnvironment(), serviceNameOf(name), logger);
   lifecycle.atLast(() => tracing.shutdown());
   lifecycle.onFatal(() => tracing.shutdown());
   const clock = systemClock;
+  const metrics = createMetrics({
+    version: RELEASE_VERSION,
+    integrationLabels: { enabled: config.METRICS_INTEGRATION_LABELS, limit: config.METRICS_INTEGRATION_LIMIT },
+  });
   // STORE_URL picks the store: a mongodb:// URL is MongoDB, anything else a SQLite file.
   const mongoUrl = mongoUrlOf(config);
   const opened = mongoUrl ? await openMongo(mongoUrl, clock, name) : openSqlite(config, clock, claimsWhatItCreates);
-  const store = tracing.enabled ? tracedStore(opened.store, mongoUrl ? 'mongodb' : 'sqlite') : opened.store;
-  return { config, logger, metrics: createMetrics(), clock, store, files: opened.files, lifecycle };
+  const traced = tracing.enabled ? tracedStore(opened.store, mongoUrl ? 'mongodb' : 'sqlite') : opened.store;
+  return { config, logger, metrics, clock, store: timedStore(traced, metrics.storeDuration), files: opened.files, lifecycle };
 }
 
 /** The OpenTelemetry service name of a process (unless OTEL_SERVICE_NAME names one): gi-gateway, gi-executor, ... */

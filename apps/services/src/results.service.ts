@@ -11,7 +11,7 @@ export async function runResults(): Promise<void> {
   const base = await openServiceBase('results');
   const { bus, tokens, waiter, ready } = await openPublicApi(base, 'results');
   const routes = resultsServiceRoutes({ base, bus, tokens, waiter });
-  const server = await listen(createHttpApp({ logger: base.logger, metrics: base.metrics, ready, routes }), base, { service: 'results' });
+  const server = await listen(createHttpApp({ logger: base.logger, metrics: base.metrics, ready, routes, accessLog: base.config.ACCESS_LOG }), base, { service: 'results' });
   base.lifecycle.onShutdown([() => drain(server, waiter), () => bus.close(), () => base.store.close()]);
 }
 

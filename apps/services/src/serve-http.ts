@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type Koa from 'koa';
+import { RELEASE_VERSION } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import type { CompletionWaiter } from '@gi/domain';
 import { createHttpServer } from '@gi/http';
@@ -34,14 +35,14 @@ const REQUEST_TIMEOUT_MARGIN_MS = 30_000;
 /** Listens on PORT/HOST and logs `listening` with the actual port (PORT=0 picks a free one). */
 export async function listen(app: Koa, base: ServiceBase, fields: Record<string, unknown> = {}): Promise<Server> {
   const { config, logger } = base;
-  const server = createHttpServer(app, serverTimeouts(config));
+  const server = createHttpServer(app, serverTimeouts(config), base.metrics);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
-  logger.info({ port, platformVersion: config.PLATFORM_VERSION.join('.'), ...fields }, 'listening');
+  logger.info({ port, version: RELEASE_VERSION, platformVersion: config.PLATFORM_VERSION.join('.'), ...fields }, 'listening');
   return server;
 }
 

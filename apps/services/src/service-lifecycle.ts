@@ -25,7 +25,11 @@ export class ServiceLifecycle {
   private readonly fatalHooks: FatalHook[] = [];
   private readonly lastSteps: Step[] = [];
 
-  constructor(private readonly logger: Logger) {
+  /** `facts` (the release) go on the stopping and stopped lines. */
+  constructor(
+    private readonly logger: Logger,
+    private readonly facts: Record<string, unknown> = {},
+  ) {
     process.once('SIGTERM', () => this.stop('SIGTERM'));
     process.once('SIGINT', () => this.stop('SIGINT'));
     process.on('uncaughtException', (error) => void this.fail(error));
@@ -59,7 +63,8 @@ export class ServiceLifecycle {
     // Keeps the process up until the last step ran: a step that waits on something unreferenced (a
     // worker thread's exit, say) must not let the event loop drain and end the process halfway.
     const hold = setInterval(() => undefined, 60_000);
-    this.logger.info({ signal }, 'shutting down');
+    const started = performance.now();
+    this.logger.info({ ...this.facts, signal }, 'shutting down');
     for (const step of [...(this.steps ?? []), ...this.lastSteps]) {
       try {
         await step();
@@ -67,7 +72,7 @@ export class ServiceLifecycle {
         this.logger.error({ err }, 'shutdown step failed');
       }
     }
-    this.logger.info('stopped');
+    this.logger.info({ ...this.facts, signal, shutdownMs: Math.round(performance.now() - started) }, 'stopped');
     this.logger.flush();
     clearInterval(hold);
   }

@@ -11,6 +11,7 @@ import { CompletionWaiter, systemClock } from '@gi/domain';
 import { DiskFileStore } from '@gi/files-disk';
 import { callInProcess, createHttpApp, createHttpServer, registeredRoutes } from '@gi/http';
 import { createLogger, createMetrics } from '@gi/observability';
+import type { Metrics } from '@gi/observability';
 import type { InProcessReply, InProcessRequest, RouteEntry, Routes } from '@gi/http';
 import { createQuickJsRuntime } from '@gi/sandbox';
 import type { QuickJsConnectorRuntime } from '@gi/sandbox';
@@ -34,6 +35,8 @@ export const SERVICES: readonly ServiceName[] = ['embedded', 'gateway', 'results
 export interface ComposedService {
   server: Server;
   routes: RouteEntry[];
+  /** The service's own metrics (each composed service has its own registry). */
+  metrics: Metrics;
   call(request: InProcessRequest): Promise<InProcessReply>;
 }
 
@@ -69,9 +72,10 @@ export class ServicesFixture {
     const known = this.composed.get(name);
     if (known) return known;
     const routes = this.routesOf(name);
-    const app = createHttpApp({ logger: this.base.logger, metrics: createMetrics(), ready: async () => true, routes });
-    const server = createHttpServer(app, serverTimeouts(this.config));
-    const service = { server, routes: registeredRoutes(app.middleware), call: (request: InProcessRequest) => callInProcess(server, request) };
+    const metrics = createMetrics();
+    const app = createHttpApp({ logger: this.base.logger, metrics, ready: async () => true, routes });
+    const server = createHttpServer(app, serverTimeouts(this.config), metrics);
+    const service = { server, routes: registeredRoutes(app.middleware), metrics, call: (request: InProcessRequest) => callInProcess(server, request) };
     this.composed.set(name, service);
     return service;
   }

@@ -1,8 +1,8 @@
 import { createSecretKey, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { GiError, unavailable } from '@gi/domain';
+import { unavailable } from '@gi/domain';
 import type { Clock, TokenStore } from '@gi/domain';
-import { bearerToken, REALM, unauthorized } from './bearer';
+import { AuthRefusal, bearerToken, REALM, unauthorized } from './bearer';
 
 const ALGORITHM = 'HS256';
 const ISSUER = 'generic-integration';
@@ -67,19 +67,19 @@ export function createTokenService(deps: { secret: string; tokens: TokenStore; c
         claims = verifyJwt(token, Math.floor(clock.now() / 1000));
       } catch (error) {
         const expired = error instanceof jwt.TokenExpiredError;
-        throw unauthorized(expired ? 'The token has expired.' : 'The token is not valid.', true);
+        throw expired ? unauthorized('The token has expired.', 'expired') : unauthorized('The token is not valid.', 'invalid');
       }
-      if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string') throw unauthorized('The token is not valid.', true);
+      if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string') throw unauthorized('The token is not valid.', 'invalid');
       const record = await tokens.get(claims.sub, claims.jti).catch(() => {
         // The registry is in the store: while the store is down nothing can be accepted, and callers retry.
         throw unavailable('The token could not be checked because the store is not answering; nothing was accepted. Try again.');
       });
-      if (!record) throw unauthorized('The token is not valid.', true);
-      if (record.revokedAt !== null) throw unauthorized('The token has been revoked.', true);
-      if (record.expiresAt !== null && typeof claims.exp !== 'number') throw unauthorized('The token is not valid.', true);
+      if (!record) throw unauthorized('The token is not valid.', 'invalid');
+      if (record.revokedAt !== null) throw unauthorized('The token has been revoked.', 'revoked');
+      if (record.expiresAt !== null && typeof claims.exp !== 'number') throw unauthorized('The token is not valid.', 'invalid');
       if (claims.sub !== botId) {
-        throw new GiError('forbidden', 'Forbidden', 'The token belongs to another bot.', {
-          headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="insufficient_scope"` },
+        throw new AuthRefusal('forbidden', 'Forbidden', 'The token belongs to another bot.', 'other_bot', {
+          'WWW-Authenticate': `Bearer realm="${REALM}", error="insufficient_scope"`,
         });
       }
       return { tokenId: record.tokenId };

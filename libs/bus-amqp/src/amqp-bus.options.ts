@@ -34,6 +34,8 @@ export interface AmqpJobBusOptions {
   /** Shown by the broker in its connection list. */
   connectionName?: string;
   logger?: BusLogger;
+  /** Told of each message this process dead-letters as unreadable (for metrics). */
+  onMalformed?: () => void;
 }
 
 export interface ResolvedBusOptions {
@@ -50,6 +52,7 @@ export interface ResolvedBusOptions {
   initialRetries: number;
   connectionName: string;
   logger: BusLogger;
+  onMalformed: () => void;
 }
 
 const silent: BusLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -78,6 +81,7 @@ export function resolveBusOptions(options: AmqpJobBusOptions): ResolvedBusOption
     initialRetries: positive('reconnect.initialRetries', options.reconnect?.initialRetries ?? 3, 0),
     connectionName: options.connectionName ?? `${prefix} bus`,
     logger: options.logger ?? silent,
+    onMalformed: options.onMalformed ?? (() => undefined),
   };
 }
 

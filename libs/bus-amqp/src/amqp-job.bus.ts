@@ -99,7 +99,8 @@ export class AmqpJobBus implements JobBus {
     if (!isValidName(pool)) throw new Error(`Pool name "${pool}" is invalid: use letters, digits, '_', '.', '-'.`);
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`Consumer concurrency must be a positive integer, got ${concurrency}.`);
     this.pools.add(pool);
-    const settings = { names: this.names, requeueDelayMs: this.options.requeueDelayMs, reattachDelayMs: REATTACH_DELAY_MS, logger: this.options.logger };
+    const { requeueDelayMs, logger, onMalformed } = this.options;
+    const settings = { names: this.names, requeueDelayMs, reattachDelayMs: REATTACH_DELAY_MS, logger, onMalformed };
     const consumer = new JobConsumer(pool, concurrency, handler, settings, (c) => this.consumers.delete(c));
     this.consumers.add(consumer);
     await this.attachNow(consumer);

@@ -12,6 +12,7 @@ export interface ConsumerSettings {
   /** Wait before consuming again after the broker closed the channel on a live connection. */
   reattachDelayMs: number;
   logger: BusLogger;
+  onMalformed: () => void;
 }
 
 /** One consumer channel; its deliveries are only ever settled on it, and not at all once it closed. */
@@ -107,6 +108,7 @@ export class JobConsumer implements Subscription {
     const decoded = decodeJob(message.content);
     if (!decoded.ok) {
       this.settings.logger.warn({ pool: this.pool, reason: decoded.reason, messageId: message.properties.messageId }, 'malformed job message dead-lettered');
+      this.settings.onMalformed();
       this.settle(state, message, 'dead-letter');
       return;
     }

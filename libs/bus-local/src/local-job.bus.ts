@@ -29,9 +29,12 @@ export class LocalJobBus implements JobBus {
   /** Jobs a handler gave up on; kept for inspection like a dead-letter queue. */
   readonly deadLetters: JobMessage[] = [];
   private closed = false;
+  /** Every pool a job was published to, for `depthByPool`. */
+  private readonly pools = new Set<string>();
 
   async publish(job: JobMessage): Promise<void> {
     if (this.closed) throw new Error('The bus is closed.');
+    this.pools.add(job.pool);
     this.enqueue({ job, deliveryCount: 1 });
   }
 
@@ -89,6 +92,13 @@ export class LocalJobBus implements JobBus {
 
   async queueDepth(pool: string): Promise<number | null> {
     return this.queue.filter((delivery) => delivery.job.pool === pool).length;
+  }
+
+  /** Jobs waiting for a free consumer, by pool: every pool published to, 0 when none waits. */
+  depthByPool(): Map<string, number> {
+    const depths = new Map<string, number>([...this.pools].map((pool) => [pool, 0]));
+    for (const delivery of this.queue) depths.set(delivery.job.pool, (depths.get(delivery.job.pool) ?? 0) + 1);
+    return depths;
   }
 
   /** Jobs waiting for a free consumer. */

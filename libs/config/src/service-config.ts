@@ -91,6 +91,14 @@ const schema = z.object({
    */
   FAULT_INJECTION: z.enum(['gateway-exit-after-persist', 'executor-crash-in-run']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** The level of the one access line per HTTP request, or off (refusals and server errors are logged anyway). */
+  ACCESS_LOG: z.enum(['info', 'debug', 'off']).default('info'),
+  /** Label run metrics by bot and integration (tenant data: off unless asked for); at most METRICS_INTEGRATION_LIMIT pairs. */
+  METRICS_INTEGRATION_LABELS: z
+    .enum(['true', 'false'], 'true or false')
+    .default('false')
+    .transform((v) => v === 'true'),
+  METRICS_INTEGRATION_LIMIT: int(1, 10_000).default(100),
 });
 
 export type ServiceConfig = Omit<z.infer<typeof schema>, 'PLATFORM_VERSION'> & { PLATFORM_VERSION: readonly [number, number] };

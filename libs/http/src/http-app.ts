@@ -3,10 +3,11 @@ import Koa from 'koa';
 import type { Context, Next } from 'koa';
 import { tracingEnabled } from '@gi/observability';
 import type { Logger, Metrics } from '@gi/observability';
-import { httpMetrics } from './http-metrics';
 import { httpTracing } from './http-tracing';
 import { operationsRouter } from './operations.router';
 import { problemDetails } from './problem-details';
+import { observeRequests } from './request-observer';
+import type { AccessLogLevel } from './request-observer';
 import type { Routes } from './routes';
 import { stopReading } from './stop-reading';
 
@@ -17,6 +18,8 @@ export interface HttpAppOptions {
   ready: () => Promise<boolean>;
   /** The service's routes; /healthz, /readyz and /metrics come with every app. */
   routes: Routes[];
+  /** The level of the one access line per request (ACCESS_LOG); `info` unless given. */
+  accessLog?: AccessLogLevel;
 }
 
 /**
@@ -36,16 +39,19 @@ async function replyHygiene(ctx: Context, next: Next): Promise<void> {
   }
 }
 
-/** A Koa app with the shared middleware (problem details, metrics, health) around the given routes. Never listens. */
-export function createHttpApp({ logger, metrics, ready, routes }: HttpAppOptions): Koa {
+/**
+ * A Koa app with the shared middleware around the given routes. Never listens. The request observer
+ * (request id, metrics, access line) is outermost, so it sees every reply as sent, problems included.
+ */
+export function createHttpApp({ logger, metrics, ready, routes, accessLog = 'info' }: HttpAppOptions): Koa {
   const app = new Koa();
   app.proxy = true;
   app.silent = true;
-  // Only while tracing is on: otherwise requests pay nothing for it.
+  // Outermost, and only while tracing is on (otherwise requests pay nothing for it): the span sees the final status.
   if (tracingEnabled()) app.use(httpTracing());
+  app.use(observeRequests({ logger, metrics, accessLog }));
   app.use(replyHygiene);
   app.use(problemDetails(logger));
-  app.use(httpMetrics(metrics));
   for (const table of [operationsRouter(metrics, ready), ...routes]) app.use(table.middleware());
   return app;
 }

@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES } from 'node:http';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import { GiError } from '@gi/domain';
+import type { Metrics } from '@gi/observability';
 import { problemOf } from './problem-details';
 import { requestTimeout } from './body-deadline';
+import { UNMATCHED_ROUTE } from './request-observer';
 import { CLOSE_AFTER_MS } from './stop-reading';
 
 export interface ServerTimeouts {
@@ -21,9 +24,10 @@ const CHECK_INTERVAL_MS = 1000;
  * The HTTP server of every service, not yet listening. Requests whose headers take longer than
  * `headersMs` (a slow or silent client) and requests not received within `requestMs` answer 408 and are
  * closed; malformed requests (bad request line, bad Content-Length, ...) 400 and headers over 16 KiB 431,
- * each as a problem document. Every header a client sends reaches the app (the total stays within 16 KiB).
+ * each as a problem document, counted in `metrics` when given (route `unmatched`, method `unknown`: the
+ * request was never parsed). Every header a client sends reaches the app (the total stays within 16 KiB).
  */
-export function createHttpServer(app: Koa, timeouts: ServerTimeouts): Server {
+export function createHttpServer(app: Koa, timeouts: ServerTimeouts, metrics?: Metrics): Server {
   const server = createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -34,7 +38,10 @@ export function createHttpServer(app: Koa, timeouts: ServerTimeouts): Server {
   );
   server.maxHeadersCount = 0;
   server.keepAliveTimeout = 65_000;
-  server.on('clientError', answerClientError);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const status = answerClientError(error, socket);
+    if (status !== null) metrics?.httpDuration.observe({ route: UNMATCHED_ROUTE, method: 'unknown', status: String(status) }, 0);
+  });
   return server;
 }
 
@@ -47,20 +54,22 @@ function clientProblem(error: NodeJS.ErrnoException): GiError {
   return new GiError('bad_request', 'Bad request', 'The request is not valid HTTP/1.1 (request line, header or framing).');
 }
 
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+/** Answers a request Node refused, if the connection can still take a reply; returns the status sent. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): number | null {
   // Only while no reply of this connection has started: another one would corrupt it.
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
-    return;
+    return null;
   }
   const problem = problemOf(clientProblem(error));
   const body = JSON.stringify(problem);
   socket.end(
     `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
-      'Connection: close\r\nCache-Control: no-store\r\nContent-Type: application/problem+json\r\n' +
+      `Connection: close\r\nCache-Control: no-store\r\nX-Request-Id: ${randomUUID()}\r\nContent-Type: application/problem+json\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   // As after any refused call: the reply gets a moment to reach the client before the connection goes.
   setTimeout(() => socket.destroy(), CLOSE_AFTER_MS).unref();
+  return problem.status;
 }

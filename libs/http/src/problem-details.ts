@@ -2,6 +2,8 @@ import type { Context, Next } from 'koa';
 import type { Logger } from '@gi/observability';
 import { GiError } from '@gi/domain';
 import type { ErrorCode } from '@gi/domain';
+import { AuthRefusal } from '@gi/auth';
+import { noteProblem } from './request-observer';
 
 /** The one table from domain error codes to HTTP statuses. */
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -50,6 +52,7 @@ export function problemOf(error: GiError): ProblemDocument {
 
 export function sendProblem(ctx: Context, error: GiError): void {
   const problem = problemOf(error);
+  noteProblem(ctx, error.code, error instanceof AuthRefusal ? error.reason : undefined);
   ctx.status = problem.status;
   ctx.set('Cache-Control', 'no-store');
   for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
@@ -79,7 +82,11 @@ export function problemDetails(logger: Logger) {
     } catch (error) {
       const known = error instanceof GiError ? error : fromHttpError(error);
       if (known) return sendProblem(ctx, known);
-      logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unhandled error');
+      const params = (ctx.params ?? {}) as Record<string, string | undefined>;
+      logger.error(
+        { err: error, code: 'internal', method: ctx.method, route: (ctx as Context & { _matchedRoute?: string })._matchedRoute, requestId: ctx.state.requestId, botId: params.botId, integrationId: params.integrationId },
+        'unhandled error',
+      );
       sendProblem(ctx, new GiError('internal', 'Internal server error', 'The request failed unexpectedly; it has been logged.'));
     }
   };

@@ -3,6 +3,8 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { JobBus, JobHandler, JobMessage } from '@gi/contracts';
 import type { Store } from '@gi/domain';
+import { Writable } from 'node:stream';
+import { createLogger } from './logger';
 import { contextFrom, giTracer, inSpan, traceContextOf } from './trace-spans';
 import { tracedJobBus } from './traced-job-bus';
 import { tracedStore } from './traced-store';
@@ -41,6 +43,24 @@ describe('with the SDK started', () => {
 
   const finished = () => exporter.getFinishedSpans();
   const named = (name: string) => finished().find((span) => span.name === name)!;
+
+  it('puts the trace and span ids on the log lines written within a span, and none outside', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()));
+        done();
+      },
+    });
+    const logger = createLogger('info', 'test', { destination });
+    await inSpan('logged', {}, async () => logger.info('inside'), contextFrom(caller));
+    logger.info('outside');
+    const span = named('logged').spanContext();
+    expect(lines.map(({ msg, trace_id, span_id, trace_flags }) => ({ msg, trace_id, span_id, trace_flags }))).toEqual([
+      { msg: 'inside', trace_id: span.traceId, span_id: span.spanId, trace_flags: '01' },
+      { msg: 'outside', trace_id: undefined, span_id: undefined, trace_flags: undefined },
+    ]);
+  });
 
   it('continues a carried trace context and carries on its own', async () => {
     const carried = await inSpan('child', {}, async () => traceContextOf(), contextFrom(caller));

@@ -32,10 +32,20 @@ const unusableEntity = (): ConnectorRunResult => ({
 const RUNS_PER_WORKER = 16;
 const KILL_GRACE_MS = 2000;
 
+/** Worker threads (0 when runs share the caller's thread), the busy ones, runs in them and runs waiting. */
+export interface SandboxLoad {
+  threads: number;
+  busyThreads: number;
+  running: number;
+  queued: number;
+}
+
 /** The Custom Code runtime, with how it isolates runs from the caller's thread. */
 export interface QuickJsConnectorRuntime extends ConnectorRuntime {
   /** 'worker-threads' normally; 'in-process' when asked for (workers: 0) or no worker entry exists. */
   readonly isolation: 'worker-threads' | 'in-process';
+  /** Threads and runs right now, for the metrics (read at each scrape). */
+  load(): SandboxLoad;
 }
 
 /**
@@ -71,6 +81,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
     const pool = new WorkerPool({ size: workers, runsPerWorker: RUNS_PER_WORKER, env, script, killGraceMs: KILL_GRACE_MS });
     return {
       isolation: 'worker-threads',
+      load: () => pool.load(),
       compile: (code: string): CompileResult => (ensureOpen(), compiler.compile(code)),
       run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => {
         const input = check(request, env);
@@ -86,14 +97,21 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
   }
 
   const engine = await SandboxEngine.create(inProcess);
+  let running = 0;
   return {
     isolation: 'in-process',
+    load: () => ({ threads: 0, busyThreads: 0, running, queued: 0 }),
     compile: (code: string): CompileResult => (ensureOpen(), compiler.compile(code)),
     run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => {
       const input = check(request, inProcess);
       if ('kind' in input) return input;
-      const result = await engine.run({ ...input, cancel: request.signal ? cancellationOf(request.signal) : undefined });
-      return decodeResult(result, request.entity);
+      running++;
+      try {
+        const result = await engine.run({ ...input, cancel: request.signal ? cancellationOf(request.signal) : undefined });
+        return decodeResult(result, request.entity);
+      } finally {
+        running--;
+      }
     },
     async close() {
       if (closed) return;

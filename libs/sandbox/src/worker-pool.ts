@@ -95,6 +95,17 @@ export class WorkerPool {
     });
   }
 
+  /** Threads, the busy ones, runs in them and runs waiting: counted when asked (a scrape), not kept. */
+  load(): { threads: number; busyThreads: number; running: number; queued: number } {
+    let busyThreads = 0;
+    let running = 0;
+    for (const slot of this.slots) {
+      if (slot.runs.size > 0) busyThreads++;
+      running += slot.runs.size;
+    }
+    return { threads: this.slots.size, busyThreads, running, queued: this.queue.length };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
