@@ -23,18 +23,17 @@ const REDACTED_PATHS = [
   'password',
 ];
 
-const UNTRACED = Object.freeze({});
-
 /**
  * The trace and span of the work a line is written in (`trace_id`, `span_id`, `trace_flags`, the names
  * of OpenTelemetry's log data model), so a line leads to its trace; nothing while tracing is off, when
  * no span is ever active.
  */
 function traceFields(): object {
+  // A new object each time: pino merges the line's own fields into it.
   const span = trace.getActiveSpan();
-  if (!span) return UNTRACED;
+  if (!span) return {};
   const context = span.spanContext();
-  if (!isSpanContextValid(context)) return UNTRACED;
+  if (!isSpanContextValid(context)) return {};
   return { trace_id: context.traceId, span_id: context.spanId, trace_flags: context.traceFlags.toString(16).padStart(2, '0') };
 }
 

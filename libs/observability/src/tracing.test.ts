@@ -132,3 +132,23 @@ describe('with the SDK started', () => {
     expect(trace.getActiveSpan()).toBeUndefined();
   });
 });
+
+describe('log lines while tracing is off', () => {
+  it('keep their own fields, and carry no trace ids', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()));
+        done();
+      },
+    });
+    const logger = createLogger('info', 'test', { destination });
+    logger.info({ version: '1.2.3' }, 'starting');
+    logger.info({ port: 8080 }, 'listening');
+    expect(lines).toMatchObject([
+      { msg: 'starting', version: '1.2.3' },
+      { msg: 'listening', port: 8080 },
+    ]);
+    expect(lines.every((line) => !('trace_id' in line) && !('version' in line && line.msg === 'listening'))).toBe(true);
+  });
+});
