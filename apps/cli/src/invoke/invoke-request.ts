@@ -80,7 +80,7 @@ export async function readBody(options: BodyOptions, source: BodySource = {}): P
     return { body: Buffer.from(options.body, 'utf8'), contentType };
   }
   if (options.bodyFile === '-') {
-    if (!source.readStdin) throw usage('--body-file - (standard input) is not available here');
+    if (!source.readStdin) throw usage('--body-file - (standard input) is not available for this command');
     return { body: await source.readStdin(), contentType: options.contentType ?? 'application/json' };
   }
   if (options.bodyFile !== undefined) {
