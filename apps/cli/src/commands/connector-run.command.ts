@@ -58,16 +58,6 @@ export const connectorRun: CommandSpec = {
   async run(ctx, input) {
     const file = input.arg('file');
     const code = await readSource(file);
-    const given = {
-      ...(await readBody(
-        { body: input.string('body'), bodyFile: input.string('body-file'), contentType: input.string('content-type') },
-        { readStdin: () => ctx.io.readStdin(), helpCommand: HELP },
-      )),
-      query: parseQueryItems(input.list('query'), HELP),
-      headers: parseHeaderItems(input.list('header'), HELP),
-    };
-    const sampleFile = input.string('request');
-    const { body, contentType, query, headers } = sampleFile ? overrideSample(await readSampleRequest(sampleFile, HELP), given) : given;
     const timeoutSeconds = input.int('timeout', 1, MAX_TIMEOUT_SECONDS) ?? DEFAULT_TIMEOUT_SECONDS;
     const limits = runLimitsOf({ ...DEFAULT_CONNECTOR_LIMITS, ...readLimits(input) });
     const mediaType = input.string('response-content-type') ?? 'application/json';
@@ -76,14 +66,29 @@ export const connectorRun: CommandSpec = {
       const problem = allowedHostProblem(host);
       if (problem) throw new CliError(`--allowed-host: ${problem}`);
     }
+    // The options are checked before stdin is read, so a mistake does not wait for input first.
+    const query = parseQueryItems(input.list('query'), HELP);
+    const headers = parseHeaderItems(input.list('header'), HELP);
+    const sampleFile = input.string('request');
+    const sample = sampleFile ? await readSampleRequest(sampleFile, HELP) : undefined;
+    const given = {
+      ...(await readBody(
+        { body: input.string('body'), bodyFile: input.string('body-file'), contentType: input.string('content-type') },
+        { readStdin: () => ctx.io.readStdin(), helpCommand: HELP },
+      )),
+      query,
+      headers,
+    };
+    const request = sample ? overrideSample(sample, given) : given;
+    const { body, contentType } = request;
 
     let entity;
     // The body as the service would keep it for Context.GetRawRequestBody.
     const rawBody = body?.toString('utf8') ?? '';
     try {
-      const rawHeaders = [...(contentType ? [['Content-Type', contentType]] : []), ...headers].flat();
+      const rawHeaders = [...(contentType ? [['Content-Type', contentType]] : []), ...request.headers].flat();
       entity = {
-        RequestParams: new URLSearchParams(query).toString(),
+        RequestParams: new URLSearchParams(request.query).toString(),
         RequestHeaders: formatRequestHeaders(rawHeaders),
         RequestBody: parseRequestBody(contentType, withoutByteOrderMark(rawBody)),
         ResponseBody: null,
