@@ -11,6 +11,8 @@ export interface CliIo {
   /** Waits between polls; tests replace it to run without sleeping. */
   sleep(ms: number): Promise<void>;
   now(): number;
+  /** All of standard input (`--body-file -`). */
+  readStdin(): Promise<Buffer>;
 }
 
 export const nodeIo = (): CliIo => ({
@@ -18,6 +20,11 @@ export const nodeIo = (): CliIo => ({
   err: process.stderr,
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   now: () => Date.now(),
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  },
 });
 
 /** Writes a line, adding the newline only when the text lacks one. */

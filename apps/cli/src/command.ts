@@ -23,6 +23,8 @@ export interface CommandContext {
   url: string;
   adminToken: AdminTokenSource;
   control: ControlClient;
+  /** `CONNECTOR_TRUSTED_ADDRESSES`: what `gi connector run` lets connectors reach, as the service does. */
+  connectorTrustedAddresses: readonly string[];
 }
 
 /** One `gi` command: its words, arguments, options and what it does. */

@@ -1,6 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CliEnv } from '@gi/config';
 import { captureIo } from './fake-service.fixture';
 import { runCli } from './run-cli';
 
@@ -16,9 +19,9 @@ describe('gi connector run (local, no server)', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function gi(argv: string[]) {
-    const io = captureIo();
-    const code = await runCli(argv, io, {}, noService);
+  async function gi(argv: string[], options: { stdin?: string; env?: CliEnv } = {}) {
+    const io = captureIo({ stdin: options.stdin });
+    const code = await runCli(argv, io, options.env ?? {}, noService);
     return { code, out: io.stdout(), err: io.stderr() };
   }
   const write = (name: string, code: string) => {
@@ -109,5 +112,142 @@ describe('gi connector run (local, no server)', () => {
     expect([malformed.code, malformed.err]).toEqual([2, expect.stringContaining('not valid JSON')]);
     const polluting = await gi(['connector', 'run', join(EXAMPLES, 'ack.js'), '--body', '{"__proto__":{"x":1}}']);
     expect([polluting.code, polluting.err]).toEqual([1, expect.stringContaining('the request is not valid')]);
+  });
+
+  describe('against a mock API on this machine', () => {
+    let mock: Server;
+    let port: number;
+    const seen: Array<{ url: string; body: string }> = [];
+    beforeAll(async () => {
+      mock = createServer((req, res) => {
+        let body = '';
+        req.on('data', (chunk) => (body += chunk));
+        req.on('end', () => {
+          seen.push({ url: req.url ?? '', body });
+          res.setHeader('Content-Type', 'application/json');
+          res.end(JSON.stringify({ reference: 'R-1' }));
+        });
+      });
+      await new Promise<void>((resolve) => mock.listen(0, '127.0.0.1', resolve));
+      port = (mock.address() as AddressInfo).port;
+    });
+    afterAll(() => new Promise<void>((resolve) => mock.close(() => resolve())));
+
+    const callApi = join(EXAMPLES, 'call-api.js');
+    const order = () => JSON.stringify({ orderId: 5, apiBase: `http://127.0.0.1:${port}` });
+
+    it('is refused without --trust-loopback, with a message naming the flag', async () => {
+      const run = await gi(['connector', 'run', callApi, '--body', order(), '--allowed-host', '127.0.0.1']);
+      expect(run.code).toBe(1);
+      expect(run.err).toContain('The address 127.0.0.1 is private, loopback or link-local and cannot be requested.');
+      expect(run.err).toContain('run gi connector run with --trust-loopback');
+    });
+
+    it('is reached with --trust-loopback, the allowed hosts still applying', async () => {
+      seen.length = 0;
+      const run = await gi(['connector', 'run', callApi, '--body', order(), '--allowed-host', '127.0.0.1', '--trust-loopback']);
+      expect([run.code, JSON.parse(run.out)]).toEqual([0, { Status: 'Forwarded', Reference: 'R-1' }]);
+      expect(seen).toEqual([{ url: '/orders', body: '{"orderId":5}' }]);
+      const unlisted = await gi(['connector', 'run', callApi, '--body', order(), '--allowed-host', 'api.example.com', '--trust-loopback']);
+      expect(unlisted.code).toBe(1);
+      expect(unlisted.err).toContain(`The host '127.0.0.1:${port}' is not in this integration's allowed hosts.`);
+      expect(seen).toHaveLength(1);
+    });
+
+    it('honours CONNECTOR_TRUSTED_ADDRESSES as the service does', async () => {
+      const run = await gi(['connector', 'run', callApi, '--body', order(), '--allowed-host', '127.0.0.1'], { env: { CONNECTOR_TRUSTED_ADDRESSES: '::ffff:127.0.0.1' } });
+      expect([run.code, JSON.parse(run.out)]).toEqual([0, { Status: 'Forwarded', Reference: 'R-1' }]);
+      const bad = await gi(['connector', 'run', callApi], { env: { CONNECTOR_TRUSTED_ADDRESSES: 'localhost' } });
+      expect([bad.code, bad.err]).toEqual([2, expect.stringContaining('CONNECTOR_TRUSTED_ADDRESSES: comma-separated IP addresses')]);
+    });
+  });
+
+  describe('request bodies and saved sample requests', () => {
+    const echo = () =>
+      write(
+        'echo-all.js',
+        `const e = Context.GetRequestEntity();
+         Context.SetResponseEntity({ ResponseBody: { params: e.RequestParams, headers: e.RequestHeaders, body: e.RequestBody, raw: Context.GetRawRequestBody() } });`,
+      );
+
+    it('reads the body from stdin with --body-file -, as JSON unless --content-type says otherwise', async () => {
+      const json = await gi(['connector', 'run', echo(), '--body-file', '-'], { stdin: '{"orderId": 9}' });
+      expect([json.code, JSON.parse(json.out).body]).toEqual([0, { orderId: 9 }]);
+      const text = await gi(['connector', 'run', echo(), '--body-file', '-', '--content-type', 'text/plain'], { stdin: 'plain words' });
+      expect(JSON.parse(text.out)).toMatchObject({ body: 'plain words', headers: 'Content-Type=text%2Fplain' });
+    });
+
+    it('says clearly when --body-file cannot be read', async () => {
+      const missing = await gi(['connector', 'run', echo(), '--body-file', join(dir, 'nope.json')]);
+      expect([missing.code, missing.err]).toEqual([1, `error: --body-file: cannot read ${join(dir, 'nope.json')}: no such file\n`]);
+      const directory = await gi(['connector', 'run', echo(), '--body-file', dir]);
+      expect(directory.err).toBe(`error: --body-file: cannot read ${dir}: it is a directory\n`);
+    });
+
+    it('runs a saved sample request', async () => {
+      const sample = write(
+        'order.json',
+        JSON.stringify({ query: { source: 'crm', tag: ['a', 'b'] }, headers: { 'X-Trace': 't1', 'X-Tenant': 'acme' }, body: { orderId: 42 } }),
+      );
+      const run = await gi(['connector', 'run', echo(), '--request', sample]);
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.out)).toEqual({
+        params: 'source=crm&tag=a&tag=b',
+        headers: 'Content-Type=application%2Fjson&X-Trace=t1&X-Tenant=acme',
+        body: { orderId: 42 },
+        raw: '{"orderId":42}',
+      });
+    });
+
+    it('sends a string body exactly as given, and a query string as written', async () => {
+      const sample = write('raw.json', JSON.stringify({ query: '?a=1&a=2&b=', contentType: 'application/xml', body: '<order id="7"/>' }));
+      const run = await gi(['connector', 'run', echo(), '--request', sample]);
+      expect(JSON.parse(run.out)).toMatchObject({ params: 'a=1&a=2&b=', headers: 'Content-Type=application%2Fxml', raw: '<order id="7"/>' });
+    });
+
+    it('lets the command line override the sample: the body with its type, and each query or header name', async () => {
+      const sample = write(
+        'base.json',
+        JSON.stringify({ query: 'source=crm&tag=a&tag=b', headers: { 'X-Trace': 't1', 'X-Tenant': 'acme' }, contentType: 'application/xml', body: '<a/>' }),
+      );
+      const run = await gi(['connector', 'run', echo(), '--request', sample, '--body', '{"orderId":1}', '--query', 'tag=c', '--header', 'x-trace: t2']);
+      expect(JSON.parse(run.out)).toEqual({
+        params: 'source=crm&tag=c',
+        headers: 'Content-Type=application%2Fjson&X-Tenant=acme&x-trace=t2',
+        body: { orderId: 1 },
+        raw: '{"orderId":1}',
+      });
+      const typed = await gi(['connector', 'run', echo(), '--request', sample, '--content-type', 'text/plain']);
+      expect(JSON.parse(typed.out)).toMatchObject({ body: '<a/>', headers: 'Content-Type=text%2Fplain&X-Trace=t1&X-Tenant=acme' });
+      const piped = await gi(['connector', 'run', echo(), '--request', sample, '--body-file', '-'], { stdin: '{"from":"stdin"}' });
+      expect(JSON.parse(piped.out)).toMatchObject({ body: { from: 'stdin' }, headers: 'Content-Type=application%2Fjson&X-Trace=t1&X-Tenant=acme' });
+    });
+
+    it.each([
+      ['not JSON', '{"body": ', 'not valid JSON'],
+      ['not an object', '[1, 2]', 'must be a JSON object with the fields query, headers, contentType, body'],
+      ['a misspelt field', '{"header": {"X-A": "1"}}', '"header": not a field of a sample request (query, headers, contentType, body)'],
+      ['a bad query', '{"query": 5}', 'query must be a query string such as "a=1&b=2" or an object of names to values'],
+      ['a header that is not a string', '{"headers": {"X-A": 1}}', 'headers.X-A must be a string'],
+      ['a bad header name', '{"headers": {"X A": "1"}}', 'headers.X A is not a valid header name'],
+      ['a Content-Type header', '{"headers": {"content-type": "text/plain"}}', 'headers.content-type goes in the contentType field'],
+      ['an empty contentType', '{"contentType": ""}', 'contentType must not be empty'],
+    ])('refuses a sample request with %s, naming the field', async (_what, text, message) => {
+      const sample = write('bad.json', text);
+      const run = await gi(['connector', 'run', echo(), '--request', sample]);
+      expect(run.code).toBe(2);
+      expect(run.err).toContain(`error: --request ${sample}: ${message}`);
+      expect(run.err).toContain("(see 'gi connector run --help')");
+    });
+
+    it('says clearly when the sample request cannot be read', async () => {
+      const missing = await gi(['connector', 'run', echo(), '--request', join(dir, 'none.json')]);
+      expect([missing.code, missing.err]).toEqual([1, `error: --request: cannot read ${join(dir, 'none.json')}: no such file\n`]);
+      if (process.getuid?.() !== 0) {
+        const locked = write('locked.json', '{}');
+        chmodSync(locked, 0o000);
+        expect((await gi(['connector', 'run', echo(), '--request', locked])).err).toContain('permission denied');
+      }
+    });
   });
 });

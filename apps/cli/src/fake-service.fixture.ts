@@ -90,7 +90,7 @@ export interface CapturedIo extends CliIo {
 }
 
 /** Output buffers instead of the terminal; sleeping returns at once. */
-export function captureIo(options: { tty?: boolean } = {}): CapturedIo {
+export function captureIo(options: { tty?: boolean; stdin?: string } = {}): CapturedIo {
   let out = '';
   let err = '';
   const sleeps: number[] = [];
@@ -99,6 +99,7 @@ export function captureIo(options: { tty?: boolean } = {}): CapturedIo {
     err: { write: (text: string) => (err += text), isTTY: options.tty ?? false },
     sleep: async (ms) => void sleeps.push(ms),
     now: () => Date.now(),
+    readStdin: async () => Buffer.from(options.stdin ?? '', 'utf8'),
     stdout: () => out,
     stderr: () => err,
     sleeps,

@@ -27,7 +27,8 @@ export async function runCli(argv: string[], io: CliIo, env: CliEnv, runService:
     const config = parseCliConfig(env, { url: parsed.globals.url, adminToken: parsed.globals.adminToken });
     const adminToken = new AdminTokenSource(config);
     const control = new ControlClient(config.url, adminToken);
-    await parsed.spec.run({ io, json: parsed.globals.json, url: config.url, adminToken, control }, parsed.input);
+    const ctx = { io, json: parsed.globals.json, url: config.url, adminToken, control, connectorTrustedAddresses: config.connectorTrustedAddresses };
+    await parsed.spec.run(ctx, parsed.input);
     return 0;
   } catch (error) {
     return report(io, error);

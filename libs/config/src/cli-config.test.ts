@@ -9,6 +9,7 @@ describe('parseCliConfig', () => {
       adminToken: null,
       dataDir: './data',
       adminTokenFile: resolve('./data/admin-token'),
+      connectorTrustedAddresses: [],
     });
   });
 
@@ -36,6 +37,14 @@ describe('parseCliConfig', () => {
         '--admin-token: must not be empty',
       ]);
     }
+  });
+
+  it('reads CONNECTOR_TRUSTED_ADDRESSES as the service does (for gi connector run)', () => {
+    expect(parseCliConfig({ CONNECTOR_TRUSTED_ADDRESSES: ' 127.0.0.1, ::1 ' }).connectorTrustedAddresses).toEqual(['127.0.0.1', '::1']);
+    expect(parseCliConfig({ CONNECTOR_TRUSTED_ADDRESSES: ' ' }).connectorTrustedAddresses).toEqual([]);
+    expect(() => parseCliConfig({ CONNECTOR_TRUSTED_ADDRESSES: '127.1' })).toThrow(
+      'CONNECTOR_TRUSTED_ADDRESSES: comma-separated IP addresses such as 127.0.0.1 or ::1',
+    );
   });
 
   it('names --url when the bad URL came from the command line', () => {

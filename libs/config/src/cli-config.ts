@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { addressList } from './address-list';
 import { ConfigError } from './service-config';
 
 /** The environment variables the `gi` command reads. Only these leave process.env. */
@@ -6,6 +7,8 @@ export interface CliEnv {
   GI_URL?: string;
   GI_ADMIN_TOKEN?: string;
   DATA_DIR?: string;
+  /** Read as the service reads it: `gi connector run` lets connectors reach these addresses too. */
+  CONNECTOR_TRUSTED_ADDRESSES?: string;
 }
 
 /** Command-line values that win over the environment. */
@@ -22,13 +25,15 @@ export interface CliConfig {
   dataDir: string;
   /** Where embedded mode keeps the admin token it created on first start. */
   adminTokenFile: string;
+  /** Private or loopback addresses `gi connector run` lets connectors reach, as the service does. */
+  connectorTrustedAddresses: string[];
 }
 
 export const DEFAULT_CLI_URL = 'http://127.0.0.1:8080';
 
 export function readCliEnv(): CliEnv {
-  const { GI_URL, GI_ADMIN_TOKEN, DATA_DIR } = process.env;
-  return { GI_URL, GI_ADMIN_TOKEN, DATA_DIR };
+  const { GI_URL, GI_ADMIN_TOKEN, DATA_DIR, CONNECTOR_TRUSTED_ADDRESSES } = process.env;
+  return { GI_URL, GI_ADMIN_TOKEN, DATA_DIR, CONNECTOR_TRUSTED_ADDRESSES };
 }
 
 /** Resolves the CLI settings; throws ConfigError listing every problem. Empty values count as unset. */
@@ -44,6 +49,8 @@ export function parseCliConfig(env: CliEnv, overrides: CliOverrides = {}): CliCo
   if (overrides.adminToken !== undefined && set(overrides.adminToken) === undefined) {
     problems.push('--admin-token: must not be empty');
   }
+  const trusted = set(env.CONNECTOR_TRUSTED_ADDRESSES) === undefined ? { success: true as const, data: [] } : addressList.safeParse(env.CONNECTOR_TRUSTED_ADDRESSES);
+  if (!trusted.success) problems.push(`CONNECTOR_TRUSTED_ADDRESSES: ${trusted.error.issues[0].message}`);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const dataDir = set(env.DATA_DIR) ?? './data';
@@ -52,6 +59,7 @@ export function parseCliConfig(env: CliEnv, overrides: CliOverrides = {}): CliCo
     adminToken: set(overrides.adminToken) ?? set(env.GI_ADMIN_TOKEN) ?? null,
     dataDir,
     adminTokenFile: resolve(dataDir, 'admin-token'),
+    connectorTrustedAddresses: trusted.success ? trusted.data : [],
   };
 }
 

@@ -1,6 +1,6 @@
-import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULT_MAX_JSON_DEPTH, MAX_STORED_ENTITY_BYTES, parsePlatformVersion } from '@gi/domain';
+import { addressList as addresses } from './address-list';
 
 /**
  * The service configuration, read once from the environment at start. Every problem is reported at
@@ -12,11 +12,6 @@ const bytes = z
   .regex(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, 'a size such as 1048576, 512kb or 1mb')
   .transform(parseBytes);
 
-/** Comma-separated IP addresses; a spelling no socket reads (127.1) would silently trust nothing. */
-const addresses = z
-  .string()
-  .transform((v) => v.split(',').map((address) => address.trim()))
-  .refine((list) => list.every((address) => isIP(address) !== 0 && !address.includes('%')), 'comma-separated IP addresses such as 127.0.0.1 or ::1');
 
 const schema = z.object({
   PORT: int(0, 65535).default(8080),

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { isIP } from 'node:net';
 import { EgressRefused, resolveDestination, type ResolveHost } from './destination';
-import { canonicalAddress, isForbiddenAddress } from './egress-policy';
+import { canonicalAddress, isForbiddenAddress, isLoopbackAddress } from './egress-policy';
 
 /**
  * The SSRF guard, attacked with every spelling of an address that leads somewhere private. Nothing here
@@ -174,7 +174,7 @@ const noDns: ResolveHost = async (host) => {
 /** What the guard decides on a URL, the way callbacks and connector HTTP reach it. */
 async function urlDecision(url: string, trusted: readonly string[] = []): Promise<'refused' | 'allowed'> {
   try {
-    await resolveDestination(new URL(url).hostname, trusted, noDns);
+    await resolveDestination(new URL(url).hostname, { addresses: trusted }, noDns);
     return 'allowed';
   } catch (error) {
     if (error instanceof EgressRefused) return 'refused';
@@ -189,6 +189,22 @@ describe('SSRF guard: address strings', () => {
 
   it.each(ALLOWED_ADDRESSES)('allows %s: %j', (_why, address) => {
     expect(isForbiddenAddress(address)).toBe(false);
+  });
+});
+
+describe('SSRF guard: trusting loopback (gi connector run --trust-loopback)', () => {
+  const trustingLoopback = (address: string) =>
+    resolveDestination('mock.example.test', { addresses: [], loopback: true }, async () => [{ address, family: address.includes(':') ? 6 : 4 }]).then(
+      () => 'allowed',
+      () => 'refused',
+    );
+
+  it.each(REFUSED_ADDRESSES.filter(([, address]) => !isLoopbackAddress(address)))('still refuses %s: %j', async (_why, address) => {
+    expect(await trustingLoopback(address)).toBe('refused');
+  });
+
+  it.each(['127.0.0.1', '127.255.255.254', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:2'])('allows loopback %j', async (address) => {
+    expect(await trustingLoopback(address)).toBe('allowed');
   });
 });
 
@@ -266,11 +282,11 @@ describe('SSRF guard: DNS answers', () => {
     ['something that is not an address', ['0177.0.0.1']],
     ['no address at all', []],
   ])('refuses a name that resolves to %s', async (_why, addresses) => {
-    await expect(resolveDestination('api.example.test', [], answering(...addresses))).rejects.toThrow(EgressRefused);
+    await expect(resolveDestination('api.example.test', { addresses: [] }, answering(...addresses))).rejects.toThrow(EgressRefused);
   });
 
   it('connects to the first of the public addresses a name resolves to', async () => {
-    await expect(resolveDestination('api.example.test', [], answering('2606:4700:4700::1111', '8.8.8.8'))).resolves.toEqual({
+    await expect(resolveDestination('api.example.test', { addresses: [] }, answering('2606:4700:4700::1111', '8.8.8.8'))).resolves.toEqual({
       address: '2606:4700:4700::1111',
       family: 6,
     });
@@ -280,7 +296,7 @@ describe('SSRF guard: DNS answers', () => {
     const failing: ResolveHost = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     };
-    await expect(resolveDestination('nowhere.example.test', [], failing)).rejects.toThrow("The host 'nowhere.example.test' could not be resolved.");
+    await expect(resolveDestination('nowhere.example.test', { addresses: [] }, failing)).rejects.toThrow("The host 'nowhere.example.test' could not be resolved.");
   });
 });
 
@@ -300,7 +316,7 @@ describe('SSRF guard: trusted addresses', () => {
     ['nothing for a malformed entry', ['127.1'], '127.0.0.1', false],
   ])('trusts %s', async (_why, trusted, address, permitted) => {
     const answer: ResolveHost = async () => [{ address, family: address.includes(':') ? 6 : 4 }];
-    const decision = resolveDestination('receiver.example.test', trusted, answer).then(
+    const decision = resolveDestination('receiver.example.test', { addresses: trusted }, answer).then(
       () => true,
       () => false,
     );

@@ -93,6 +93,20 @@ function isForbidden(address: AddressBytes): boolean {
   return !within(address, GLOBAL_UNICAST) || NOT_PUBLIC_V6.some((r) => within(address, r));
 }
 
+/**
+ * Loopback: 127.0.0.0/8 and ::1, and an IPv4-mapped 127.x.x.x (a dual-stack socket connects to it the
+ * same way). Not NAT64: a translator would connect to its own loopback, not this host's.
+ */
+const LOOPBACK = [range('127.0.0.0/8'), range('::1/128')];
+
+/** True when `address` is this host's loopback; `0.0.0.0` and `::` are not (they are refused as "this network"). */
+export function isLoopbackAddress(address: string): boolean {
+  const bytes = parseAddress(address);
+  if (bytes === null) return false;
+  const reached = bytes.length === 16 && within(bytes, IPV4_MAPPED) ? bytes.subarray(12) : bytes;
+  return LOOPBACK.some((r) => within(reached, r));
+}
+
 /** True when the service may not connect to `address` (an IP address as DNS or a URL host gives it). */
 export function isForbiddenAddress(address: string): boolean {
   const bytes = parseAddress(address);

@@ -55,7 +55,7 @@ export class HttpCallbackSender implements CallbackSender {
     if (url.username || url.password) return { kind: 'refused', reason: 'Callback URLs with credentials are not allowed.' };
     let lookup;
     try {
-      lookup = pinnedLookup(await resolveDestination(url.hostname, this.options.trustedAddresses));
+      lookup = pinnedLookup(await resolveDestination(url.hostname, { addresses: this.options.trustedAddresses }));
     } catch (error) {
       if (!(error instanceof EgressRefused)) throw error;
       // A name that does not resolve may resolve later; a private address stays private.

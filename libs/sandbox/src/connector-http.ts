@@ -42,6 +42,10 @@ export interface HttpLimits {
   maxRedirects: number;
   /** Addresses treated as public although they are not (local test servers); empty in production. */
   trustedAddresses: readonly string[];
+  /** Every loopback address treated as public (local runs against a mock API); false in production. */
+  trustLoopback: boolean;
+  /** Added to the refusal of a loopback address ('' for none). */
+  loopbackHint: string;
 }
 
 /** A refusal or failure the connector sees as the message of the rejected promise. */
@@ -149,9 +153,10 @@ async function checkDestination(url: URL, allowedHosts: readonly string[], limit
   if (url.username || url.password) throw new ConnectorHttpError('URLs with credentials are not allowed; send an Authorization header instead.');
   if (!isAllowedHost(url, allowedHosts)) throw new ConnectorHttpError(`The host '${url.host}' is not in this integration's allowed hosts.`);
   try {
-    return await resolveDestination(url.hostname, limits.trustedAddresses);
+    return await resolveDestination(url.hostname, { addresses: limits.trustedAddresses, loopback: limits.trustLoopback });
   } catch (error) {
-    throw error instanceof EgressRefused ? new ConnectorHttpError(error.message) : error;
+    if (!(error instanceof EgressRefused)) throw error;
+    throw new ConnectorHttpError(error.loopback && limits.loopbackHint ? `${error.message} ${limits.loopbackHint}` : error.message);
   }
 }
 

@@ -30,6 +30,8 @@ export function resolveEnvironment(options: QuickJsRuntimeOptions = {}, onWorker
       defaultTimeoutMs: positive('http.defaultTimeoutMs', http.defaultTimeoutMs, 30_000),
       maxRedirects: http.maxRedirects === undefined ? 5 : Math.max(0, Math.floor(http.maxRedirects)),
       trustedAddresses: [...(http.trustedAddresses ?? [])],
+      trustLoopback: http.trustLoopback ?? false,
+      loopbackHint: http.loopbackHint ?? '',
     },
   };
 }

@@ -29,6 +29,13 @@ export interface HttpOptions {
    * servers and development; leave empty in production.
    */
   trustedAddresses?: string[];
+  /**
+   * Every loopback address (127.0.0.0/8, ::1), no other private one, treated as public: a local run
+   * against a mock API (`gi connector run --trust-loopback`). Never in the service.
+   */
+  trustLoopback?: boolean;
+  /** Added to the refusal of a loopback address, to tell how to allow it (`gi connector run` names its flag). */
+  loopbackHint?: string;
 }
 
 export const MiB = 1024 * 1024;

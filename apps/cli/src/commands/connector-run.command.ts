@@ -16,6 +16,7 @@ import { writeLine } from '../cli-io';
 import type { CommandSpec } from '../command';
 import { formatDuration, json } from '../format';
 import { parseHeaderItems, parseQueryItems, readBody } from '../invoke/invoke-request';
+import { overrideSample, readSampleRequest } from '../sample-request';
 import { readSource } from './connector.commands';
 import { limitOptions, readLimits } from './limit-options';
 
@@ -23,31 +24,40 @@ import { limitOptions, readLimits } from './limit-options';
  * `gi connector run`: runs a connector file locally, in the same sandbox as the service, against a
  * request built with the service's own entity rules. No server, no deploy.
  */
+const HELP = 'gi connector run --help';
+
 export const connectorRun: CommandSpec = {
   path: ['connector', 'run'],
   summary: 'Run a connector file locally, with no server: prints ResponseBody, logs and duration',
   args: ['file'],
   options: {
+    request: { type: 'string', value: 'F', description: 'A saved sample request (JSON: query, headers, contentType, body); the options below override its parts' },
     body: { type: 'string', value: 'JSON', description: 'Request body (JSON unless --content-type says otherwise)' },
-    'body-file': { type: 'string', value: 'F', description: 'Request body read from a file (e.g. sample.json)' },
+    'body-file': { type: 'string', value: 'F', description: "Request body read from a file (type from its extension), or from stdin with '-' (JSON by default)" },
     'content-type': { type: 'string', value: 'T', description: 'Content-Type of the body (default application/json)' },
-    query: { type: 'string', multiple: true, value: 'k=v', description: 'A query parameter for RequestParams; repeat for several' },
-    header: { type: 'string', multiple: true, value: "'Name: value'", description: 'A request header for RequestHeaders; repeat for several' },
+    query: { type: 'string', multiple: true, value: 'k=v', description: "A query parameter for RequestParams; repeat for several (replaces the sample's values of that name)" },
+    header: { type: 'string', multiple: true, value: "'Name: value'", description: "A request header for RequestHeaders; repeat for several (replaces the sample's header of that name)" },
     'response-content-type': { type: 'string', value: 'T', description: 'Render ResponseBody as this media type (default application/json)' },
     timeout: { type: 'string', value: 'SECONDS', description: `Wall-time limit (default ${DEFAULT_TIMEOUT_SECONDS})` },
     'allowed-host': { type: 'string', multiple: true, value: 'H', description: 'A host the connector may call through Context.Http; repeat for several' },
+    'trust-loopback': {
+      type: 'boolean',
+      description: 'Let Context.Http reach this machine (127.0.0.0/8, ::1) for a local mock API; the host must still be an --allowed-host. No other private address',
+    },
     ...limitOptions,
   },
   details: [
     'The reply body goes to stdout; logs, duration and errors to stderr. Exits 1 when the run raises, throws or breaks a limit.',
+    'Context.Http reaches public addresses only, as in the service; CONNECTOR_TRUSTED_ADDRESSES is honoured as the service does.',
+    'A sample request file: {"query": {"source": "crm"} or "source=crm", "headers": {"X-Trace": "t1"}, "contentType": "application/json", "body": {"orderId": 42}};',
+    'every field optional, a string body is sent as text exactly as given (see docs/connectors.md, "Trying a connector locally").',
     "Example: gi connector run examples/connectors/ack.js --body '{\"orderId\": 42}' --query source=crm",
+    'Example: gi connector run call-api.js --request samples/order.json --allowed-host 127.0.0.1:4010 --trust-loopback',
+    'Example: cat order.json | gi connector run ack.js --body-file -',
   ].join('\n'),
   async run(ctx, input) {
     const file = input.arg('file');
     const code = await readSource(file);
-    const body = await readBody({ body: input.string('body'), bodyFile: input.string('body-file'), contentType: input.string('content-type') });
-    const query = parseQueryItems(input.list('query'));
-    const headers = parseHeaderItems(input.list('header'));
     const timeoutSeconds = input.int('timeout', 1, MAX_TIMEOUT_SECONDS) ?? DEFAULT_TIMEOUT_SECONDS;
     const limits = runLimitsOf({ ...DEFAULT_CONNECTOR_LIMITS, ...readLimits(input) });
     const mediaType = input.string('response-content-type') ?? 'application/json';
@@ -56,16 +66,31 @@ export const connectorRun: CommandSpec = {
       const problem = allowedHostProblem(host);
       if (problem) throw new CliError(`--allowed-host: ${problem}`);
     }
+    // The options are checked before stdin is read, so a mistake does not wait for input first.
+    const query = parseQueryItems(input.list('query'), HELP);
+    const headers = parseHeaderItems(input.list('header'), HELP);
+    const sampleFile = input.string('request');
+    const sample = sampleFile ? await readSampleRequest(sampleFile, HELP) : undefined;
+    const given = {
+      ...(await readBody(
+        { body: input.string('body'), bodyFile: input.string('body-file'), contentType: input.string('content-type') },
+        { readStdin: () => ctx.io.readStdin(), helpCommand: HELP },
+      )),
+      query,
+      headers,
+    };
+    const request = sample ? overrideSample(sample, given) : given;
+    const { body, contentType } = request;
 
     let entity;
     // The body as the service would keep it for Context.GetRawRequestBody.
-    const rawBody = body.body?.toString('utf8') ?? '';
+    const rawBody = body?.toString('utf8') ?? '';
     try {
-      const rawHeaders = [...(body.contentType ? [['Content-Type', body.contentType]] : []), ...headers].flat();
+      const rawHeaders = [...(contentType ? [['Content-Type', contentType]] : []), ...request.headers].flat();
       entity = {
-        RequestParams: new URLSearchParams(query).toString(),
+        RequestParams: new URLSearchParams(request.query).toString(),
         RequestHeaders: formatRequestHeaders(rawHeaders),
-        RequestBody: parseRequestBody(body.contentType, withoutByteOrderMark(rawBody)),
+        RequestBody: parseRequestBody(contentType, withoutByteOrderMark(rawBody)),
         ResponseBody: null,
       };
     } catch (error) {
@@ -75,7 +100,15 @@ export const connectorRun: CommandSpec = {
 
     // Loaded here so other commands start without the sandbox.
     const { createQuickJsRuntime } = await import('@gi/sandbox');
-    const runtime = await createQuickJsRuntime({ workers: 0 });
+    const trustLoopback = input.flag('trust-loopback');
+    const runtime = await createQuickJsRuntime({
+      workers: 0,
+      http: {
+        trustedAddresses: [...ctx.connectorTrustedAddresses],
+        trustLoopback,
+        loopbackHint: trustLoopback ? '' : 'To reach a mock API on this machine, run gi connector run with --trust-loopback.',
+      },
+    });
     const printLog = (line: LogLine) => writeLine(ctx.io.err, `[${line.level}] ${line.message}`);
     let result: ConnectorRunResult;
     try {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readLocalFile } from '../read-local-file';
 import { DEFAULT_POOL, MAX_TIMEOUT_SECONDS } from '@gi/domain';
 import { CliError } from '../cli-errors';
 import { writeLine } from '../cli-io';
@@ -60,13 +60,7 @@ export const connectorDeploy: CommandSpec = {
 };
 
 export async function readSource(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? String(error));
-    throw new CliError(`cannot read ${file}: ${reason}`);
-  }
+  return (await readLocalFile(file)).toString('utf8');
 }
 
 /** A 400 carrying line and column is a compile error: report it the way compilers do. */

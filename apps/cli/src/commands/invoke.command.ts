@@ -26,7 +26,7 @@ export const invoke: CommandSpec = {
     integration: integrationOption,
     entity: { type: 'string', value: 'E', description: "The entity in the URL (default: the integration's entity)" },
     body: { type: 'string', value: 'JSON', description: 'Request body (JSON unless --content-type says otherwise)' },
-    'body-file': { type: 'string', value: 'F', description: 'Request body read from a file' },
+    'body-file': { type: 'string', value: 'F', description: "Request body read from a file (type from its extension), or from stdin with '-' (JSON by default)" },
     'content-type': { type: 'string', value: 'T', description: 'Content-Type of the body (default application/json)' },
     query: { type: 'string', multiple: true, value: 'k=v', description: 'A query parameter; repeat for several' },
     header: { type: 'string', multiple: true, value: "'Name: value'", description: 'A request header; repeat for several' },
@@ -53,7 +53,10 @@ async function runInvoke(ctx: CommandContext, input: CommandInput): Promise<void
   if (givenToken !== undefined && givenToken.trim() === '') throw input.usage('--token must not be empty');
 
   const request: InvokeRequest = {
-    ...(await readBody({ body: input.string('body'), bodyFile: input.string('body-file'), contentType: input.string('content-type') })),
+    ...(await readBody(
+      { body: input.string('body'), bodyFile: input.string('body-file'), contentType: input.string('content-type') },
+      { readStdin: () => ctx.io.readStdin() },
+    )),
     query: parseQueryItems(input.list('query')),
     headers: parseHeaderItems(input.list('header')),
   };

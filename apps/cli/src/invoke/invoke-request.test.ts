@@ -31,6 +31,13 @@ describe('invoke request options', () => {
   it('reads --body-file and guesses its type from the extension', async () => {
     writeFileSync(join(dir, 'order.xml'), '<order id="1"/>');
     expect(await readBody({ bodyFile: join(dir, 'order.xml') })).toEqual({ body: Buffer.from('<order id="1"/>'), contentType: 'application/xml' });
-    await expect(readBody({ bodyFile: join(dir, 'missing.json') })).rejects.toThrow(`cannot read ${join(dir, 'missing.json')}: no such file`);
+    await expect(readBody({ bodyFile: join(dir, 'missing.json') })).rejects.toThrow(`--body-file: cannot read ${join(dir, 'missing.json')}: no such file`);
+  });
+
+  it("reads --body-file - from standard input, as JSON unless --content-type says otherwise", async () => {
+    const readStdin = async () => Buffer.from('{"a":1}');
+    expect(await readBody({ bodyFile: '-' }, { readStdin })).toEqual({ body: Buffer.from('{"a":1}'), contentType: 'application/json' });
+    expect(await readBody({ bodyFile: '-', contentType: 'text/csv' }, { readStdin })).toMatchObject({ contentType: 'text/csv' });
+    await expect(readBody({ bodyFile: '-' })).rejects.toThrow('--body-file - (standard input) is not available for this command');
   });
 });

@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { CliError, UsageError } from '../cli-errors';
+import { UsageError } from '../cli-errors';
+import { readLocalFile } from '../read-local-file';
 
-const usage = (message: string) => new UsageError(message, 'gi invoke --help');
 
 /** What `gi invoke` sends: parsed from --body/--body-file, --content-type, --query and --header. */
 export interface InvokeRequest {
@@ -12,7 +11,7 @@ export interface InvokeRequest {
   headers: Array<[string, string]>;
 }
 
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BY_EXTENSION: Record<string, string> = {
   '.json': 'application/json',
   '.xml': 'application/xml',
@@ -21,8 +20,11 @@ const BY_EXTENSION: Record<string, string> = {
   '.html': 'text/html',
 };
 
+const usageOf = (helpCommand: string) => (message: string) => new UsageError(message, helpCommand);
+
 /** "k=v" items in order; repeats kept. A bare "k" means an empty value. */
-export function parseQueryItems(items: string[]): Array<[string, string]> {
+export function parseQueryItems(items: string[], helpCommand = 'gi invoke --help'): Array<[string, string]> {
+  const usage = usageOf(helpCommand);
   return items.map((item) => {
     const eq = item.indexOf('=');
     const key = eq < 0 ? item : item.slice(0, eq);
@@ -32,7 +34,8 @@ export function parseQueryItems(items: string[]): Array<[string, string]> {
 }
 
 /** "Name: value" items. Authorization and Content-Type have their own options. */
-export function parseHeaderItems(items: string[]): Array<[string, string]> {
+export function parseHeaderItems(items: string[], helpCommand = 'gi invoke --help'): Array<[string, string]> {
+  const usage = usageOf(helpCommand);
   return items.map((item) => {
     const colon = item.indexOf(':');
     const name = colon < 0 ? '' : item.slice(0, colon).trim();
@@ -52,7 +55,18 @@ export interface BodyOptions {
   contentType?: string;
 }
 
-export async function readBody(options: BodyOptions): Promise<Pick<InvokeRequest, 'body' | 'contentType'>> {
+/** Where a command reads a body from besides files, and the help its usage errors point to. */
+export interface BodySource {
+  readStdin?: () => Promise<Buffer>;
+  helpCommand?: string;
+}
+
+/**
+ * The body of --body, or of --body-file (a file, or standard input for `-`). Text from --body or stdin
+ * is JSON unless --content-type says otherwise; a file's type is guessed from its extension.
+ */
+export async function readBody(options: BodyOptions, source: BodySource = {}): Promise<Pick<InvokeRequest, 'body' | 'contentType'>> {
+  const usage = usageOf(source.helpCommand ?? 'gi invoke --help');
   if (options.body !== undefined && options.bodyFile !== undefined) throw usage('pass either --body or --body-file, not both');
   if (options.body !== undefined) {
     const contentType = options.contentType ?? 'application/json';
@@ -65,14 +79,12 @@ export async function readBody(options: BodyOptions): Promise<Pick<InvokeRequest
     }
     return { body: Buffer.from(options.body, 'utf8'), contentType };
   }
+  if (options.bodyFile === '-') {
+    if (!source.readStdin) throw usage('--body-file - (standard input) is not available for this command');
+    return { body: await source.readStdin(), contentType: options.contentType ?? 'application/json' };
+  }
   if (options.bodyFile !== undefined) {
-    let body: Buffer;
-    try {
-      body = await readFile(options.bodyFile);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new CliError(`cannot read ${options.bodyFile}: ${code === 'ENOENT' ? 'no such file' : (code ?? String(error))}`);
-    }
+    const body = await readLocalFile(options.bodyFile, '--body-file');
     const contentType = options.contentType ?? BY_EXTENSION[extname(options.bodyFile).toLowerCase()] ?? 'text/plain';
     return { body, contentType };
   }
