@@ -19,7 +19,7 @@ const cases: Case[] = [
   ['require', `require('fs').readFileSync('/etc/passwd');`, { kind: 'failed', reason: 'threw', message: expect.stringMatching(/^ReferenceError: 'require' is not defined/) }],
   [
     'globalThis probes for host objects',
-    `const host = ['process', 'require', 'module', 'exports', 'Buffer', 'global', 'setImmediate', 'fetch', 'WebAssembly', 'XMLHttpRequest', 'Deno', 'Bun', '__dirname', 'os', 'std'];
+    `const host = ['process', 'require', 'module', 'exports', 'Buffer', 'global', 'setImmediate', 'WebAssembly', 'XMLHttpRequest', 'Deno', 'Bun', '__dirname', 'os', 'std'];
      Context.SetResponseEntity({ ResponseBody: host.filter((name) => typeof globalThis[name] !== 'undefined') });`,
     { kind: 'ok', responseBody: [] },
   ],
