@@ -4,9 +4,9 @@
  * Node's own `fetch`, all to the same loopback server. Also the cost of the run that loads fetch.
  *
  *   npx esbuild libs/sandbox/bench/fetch.ts --bundle --platform=node --packages=external \
- *     --outfile=dist/bench/fetch.js && node dist/bench/fetch.js [calls]
+ *     --outfile=dist/bench/fetch.js && node dist/bench/fetch.js [calls] [workers]
  *
- * (The bundle must sit inside the checkout so that node_modules are found; WORKERS=0 runs in
+ * (The bundle must sit inside the checkout so that node_modules are found; 0 workers runs in
  * process.) Each run makes 50 calls: a run
  * may start 100 host calls a second (RUN_BUDGET.hostCallsPerSecond), and more would measure that.
  */
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/order`;
-  const runtime = await createQuickJsRuntime({ workers: Number(process.env.WORKERS ?? 1), http: { trustedAddresses: ['127.0.0.1'] } });
+  const runtime = await createQuickJsRuntime({ workers: Number(process.argv[3] ?? 1), http: { trustedAddresses: ['127.0.0.1'] } });
 
   const inConnector = async (name: string, call: string) => {
     const code = `
