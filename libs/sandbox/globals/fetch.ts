@@ -3,14 +3,46 @@
  * XHR's FormData) as Workers-style runtimes have them, without streams: a body is bytes held whole.
  * The host sends the request (libs/sandbox/src/http-exchange.ts, the rules of Context.Http.Request:
  * allowed hosts, the egress guard on every redirect, limits, the run's budget of host calls) and
- * hands the response back whole; everything else lives here.
+ * hands the response back whole; everything else lives here: Request, Response and fetch in this
+ * file, Headers, Blob and File, FormData in fetch/.
  */
 import type { Global } from './internal/global';
 import { usvString } from './internal/global';
 import type { Internals } from './internal/internals';
-import { byteRange, setBytes, typedArrayBuffer, typedArrayElements, typedArrayOffset } from './internal/bytes';
 import { list, uncurry } from './internal/primordials';
 import { defineInterface, dictionary, domString, requireArguments } from './internal/webidl';
+import { blobClasses } from './fetch/blob';
+import {
+  bufferOf,
+  byteRange,
+  byteString,
+  copyBytes,
+  create,
+  defineProperty,
+  FORBIDDEN_METHODS,
+  FORM_TYPE,
+  getOwnPropertyDescriptor,
+  getOwnPropertyNames,
+  includes,
+  isObject,
+  MAX_REQUEST_BYTES,
+  NORMALIZED_METHODS,
+  NULL_BODY_STATUSES,
+  parse,
+  REDIRECT_MODES,
+  REDIRECT_STATUSES,
+  setPrototypeOf,
+  stringify,
+  test,
+  TEXT_TYPE,
+  then,
+  TOKEN,
+  toUpperCase,
+  typedArrayElements,
+  type Guard,
+} from './fetch/common';
+import { formDataClass } from './fetch/form-data';
+import { headersClass } from './fetch/headers';
 
 /** The host functions of this module (libs/sandbox/src/globals/fetch.host.ts). */
 interface FetchHost {
@@ -43,14 +75,6 @@ interface Head {
   redirected: boolean;
 }
 
-interface Part {
-  name: string;
-  filename?: string;
-  type?: string;
-  start: number;
-  end: number;
-}
-
 /** A body: its bytes (never handed out, only copies of them) and the Content-Type it implies. */
 interface BodyState {
   bytes: Uint8Array | null;
@@ -68,72 +92,6 @@ interface SearchParams {
 }
 type SearchParamsConstructor = new (init: string) => SearchParams;
 
-type HeaderList = Array<[string, string]>;
-type Guard = 'none' | 'immutable';
-type Entry = [string, string | object];
-
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const INVALID_VALUE = /[\0\r\n]/;
-const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
-const FORBIDDEN_METHODS = ['CONNECT', 'TRACE', 'TRACK'];
-const NORMALIZED_METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'];
-const REDIRECT_MODES = ['follow', 'manual', 'error'];
-const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
-const NULL_BODY_STATUSES = [101, 103, 204, 205, 304];
-/** The most a request body may hold (RUN_BUDGET.httpRequestBytes); the host checks it again. */
-const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
-const TEXT_TYPE = 'text/plain;charset=UTF-8';
-const FORM_TYPE = 'application/x-www-form-urlencoded;charset=UTF-8';
-
-const { parse, stringify } = JSON;
-const { random, floor } = Math;
-const { setPrototypeOf, getOwnPropertyNames, getOwnPropertyDescriptor, defineProperty, create } = Object;
-const test = uncurry(RegExp.prototype.test);
-const replace = uncurry(String.prototype.replace as (pattern: RegExp, replacement: string) => string);
-const toLowerCase = uncurry(String.prototype.toLowerCase);
-const toUpperCase = uncurry(String.prototype.toUpperCase);
-const charCodeAt = uncurry(String.prototype.charCodeAt);
-const push = uncurry(Array.prototype.push as (...items: unknown[]) => number);
-const splice = uncurry(Array.prototype.splice as (start: number, count: number) => unknown[]);
-const sort = uncurry(Array.prototype.sort as (compare: (a: unknown, b: unknown) => number) => unknown[]);
-const includes = uncurry(Array.prototype.includes as (value: unknown) => boolean);
-const then = uncurry(Promise.prototype.then as (onFulfilled: (value: unknown) => unknown, onRejected: (reason: unknown) => unknown) => Promise<unknown>);
-const sliceBuffer = uncurry(ArrayBuffer.prototype.slice);
-const iteratorOf = (value: unknown): Iterator<unknown> | null => {
-  const method = (value as Record<symbol, unknown>)[Symbol.iterator];
-  if (method === undefined || method === null) return null;
-  if (typeof method !== 'function') throw new TypeError('The value is not iterable.');
-  return (method as () => Iterator<unknown>).call(value);
-};
-const isObject = (value: unknown): value is object => (typeof value === 'object' && value !== null) || typeof value === 'function';
-
-/** A copy of some bytes, in a buffer of their own. */
-function copyBytes(bytes: Uint8Array, start = 0, end = typedArrayElements(bytes)): Uint8Array {
-  const copy = new Uint8Array(end - start);
-  if (end > start) setBytes(copy, new Uint8Array(typedArrayBuffer(bytes), typedArrayOffset(bytes) + start, end - start));
-  return copy;
-}
-
-/** An ArrayBuffer of exactly these bytes (the one they are in when they fill it, else a copy). */
-function bufferOf(bytes: Uint8Array): ArrayBuffer {
-  const buffer = typedArrayBuffer(bytes) as ArrayBuffer;
-  const offset = typedArrayOffset(bytes);
-  const length = typedArrayElements(bytes);
-  return offset === 0 && length === buffer.byteLength ? buffer : sliceBuffer(buffer, offset, offset + length);
-}
-
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (let i = 0; i < parts.length; i++) size += typedArrayElements(parts[i]);
-  const joined = new Uint8Array(size);
-  let at = 0;
-  for (let i = 0; i < parts.length; i++) {
-    setBytes(joined, parts[i], at);
-    at += typedArrayElements(parts[i]);
-  }
-  return joined;
-}
-
 export default function install(host: FetchHost, global: Global, internals: Internals): void {
   const { platformClasses } = internals.core;
   if (!internals.events) throw new TypeError('The events module must be loaded before fetch.');
@@ -147,446 +105,14 @@ export default function install(host: FetchHost, global: Global, internals: Inte
   const encode = (text: string) => new Uint8Array(host.encode(text));
   const decode = (bytes: Uint8Array) => (typedArrayElements(bytes) === 0 ? '' : host.decode(bufferOf(bytes)));
 
-  // ----- Headers -----
-
-  let headerListOf: (headers: Headers) => HeaderList;
-  let isHeaders: (value: object) => boolean;
-  let setGuard: (headers: Headers, guard: Guard) => void;
-
-  const headerName = (name: unknown): string => {
-    const text = domString(name);
-    if (!test(TOKEN, text)) throw new TypeError(`'${text}' is not a valid HTTP header name.`);
-    return toLowerCase(text);
-  };
-  const headerValue = (value: unknown): string => {
-    const text = replace(byteString(value), HTTP_WHITESPACE, '');
-    if (test(INVALID_VALUE, text)) throw new TypeError('A header value must not contain NUL, CR or LF.');
-    return text;
-  };
-
-  class Headers {
-    readonly #list: HeaderList = list();
-    #guard: Guard = 'none';
-
-    static {
-      headerListOf = (headers) => headers.#list;
-      isHeaders = (value) => #list in value;
-      setGuard = (headers, guard) => {
-        headers.#guard = guard;
-      };
-    }
-
-    constructor(init: unknown = undefined) {
-      if (init !== undefined) fillHeaders(this, init);
-    }
-
-    append(name: unknown, value: unknown): void {
-      requireArguments(arguments.length, 2, "Headers.append");
-      const entry: [string, string] = [headerName(name), headerValue(value)];
-      this.#writable();
-      push(this.#list, entry);
-    }
-
-    delete(name: unknown): void {
-      requireArguments(arguments.length, 1, 'Headers.delete');
-      const key = headerName(name);
-      this.#writable();
-      for (let i = this.#list.length - 1; i >= 0; i--) if (this.#list[i][0] === key) splice(this.#list, i, 1);
-    }
-
-    get(name: unknown): string | null {
-      requireArguments(arguments.length, 1, 'Headers.get');
-      const key = headerName(name);
-      let found: string | null = null;
-      for (let i = 0; i < this.#list.length; i++) if (this.#list[i][0] === key) found = found === null ? this.#list[i][1] : `${found}, ${this.#list[i][1]}`;
-      return found;
-    }
-
-    getSetCookie(): string[] {
-      const cookies: string[] = [];
-      for (let i = 0; i < this.#list.length; i++) if (this.#list[i][0] === 'set-cookie') push(cookies, this.#list[i][1]);
-      return cookies;
-    }
-
-    has(name: unknown): boolean {
-      requireArguments(arguments.length, 1, 'Headers.has');
-      const key = headerName(name);
-      for (let i = 0; i < this.#list.length; i++) if (this.#list[i][0] === key) return true;
-      return false;
-    }
-
-    set(name: unknown, value: unknown): void {
-      requireArguments(arguments.length, 2, 'Headers.set');
-      const key = headerName(name);
-      const text = headerValue(value);
-      this.#writable();
-      let replaced = false;
-      for (let i = 0; i < this.#list.length; i++) {
-        if (this.#list[i][0] !== key) continue;
-        if (replaced) splice(this.#list, i--, 1);
-        else {
-          this.#list[i] = [key, text];
-          replaced = true;
-        }
-      }
-      if (!replaced) push(this.#list, [key, text]);
-    }
-
-    forEach(callback: unknown, thisArg: unknown = undefined): void {
-      requireArguments(arguments.length, 1, 'Headers.forEach');
-      if (typeof callback !== 'function') throw new TypeError('Headers.forEach: the callback is not a function.');
-      const sorted = sortedHeaders(this.#list);
-      for (let i = 0; i < sorted.length; i++) callback.call(thisArg, sorted[i][1], sorted[i][0], this);
-    }
-
-    *entries(): IterableIterator<[string, string]> {
-      const sorted = sortedHeaders(this.#list);
-      for (let i = 0; i < sorted.length; i++) yield [sorted[i][0], sorted[i][1]];
-    }
-
-    *keys(): IterableIterator<string> {
-      const sorted = sortedHeaders(this.#list);
-      for (let i = 0; i < sorted.length; i++) yield sorted[i][0];
-    }
-
-    *values(): IterableIterator<string> {
-      const sorted = sortedHeaders(this.#list);
-      for (let i = 0; i < sorted.length; i++) yield sorted[i][1];
-    }
-
-    #writable(): void {
-      if (this.#guard === 'immutable') throw new TypeError('These headers are immutable.');
-    }
-  }
-  defineProperty(Headers.prototype, Symbol.iterator, { value: Headers.prototype.entries, writable: true, configurable: true });
-
-  /** "Sort and combine": by name, values of a name joined with ", ", every set-cookie on its own. */
-  function sortedHeaders(headers: HeaderList): HeaderList {
-    const names: string[] = list();
-    for (let i = 0; i < headers.length; i++) if (!includes(names, headers[i][0])) push(names, headers[i][0]);
-    sort(names, (a, b) => ((a as string) < (b as string) ? -1 : 1));
-    const sorted: HeaderList = list();
-    for (let n = 0; n < names.length; n++) {
-      const name = names[n];
-      let combined: string | null = null;
-      for (let i = 0; i < headers.length; i++) {
-        if (headers[i][0] !== name) continue;
-        if (name === 'set-cookie') push(sorted, [name, headers[i][1]]);
-        else combined = combined === null ? headers[i][1] : `${combined}, ${headers[i][1]}`;
-      }
-      if (combined !== null) push(sorted, [name, combined]);
-    }
-    return sorted;
-  }
-
-  function fillHeaders(headers: Headers, init: unknown): void {
-    if (!isObject(init)) throw new TypeError('Headers can be made from an object, an array of [name, value] pairs or a Headers object.');
-    const target = headerListOf(headers);
-    if (isHeaders(init)) {
-      const source = headerListOf(init as Headers);
-      for (let i = 0; i < source.length; i++) push(target, [source[i][0], source[i][1]]);
-      return;
-    }
-    const pairs = iteratorOf(init);
-    if (pairs) {
-      for (let step = pairs.next(); !step.done; step = pairs.next()) {
-        const pair = step.value;
-        const items: unknown[] = [];
-        const inner = isObject(pair) ? iteratorOf(pair) : null;
-        if (!inner) throw new TypeError('Each header must be a [name, value] pair.');
-        for (let item = inner.next(); !item.done; item = inner.next()) push(items, item.value);
-        if (items.length !== 2) throw new TypeError('Each header must be a [name, value] pair.');
-        push(target, [headerName(items[0]), headerValue(items[1])]);
-      }
-      return;
-    }
-    const record = init as Record<string, unknown>;
-    for (const key of Reflect.ownKeys(record)) {
-      if (typeof key === 'symbol') continue;
-      if (!getOwnPropertyDescriptor(record, key)?.enumerable) continue;
-      push(target, [headerName(key), headerValue(record[key])]);
-    }
-  }
-
-  /** WebIDL ByteString: code units above 0xFF are a TypeError. */
-  function byteString(value: unknown): string {
-    const text = domString(value);
-    for (let i = 0; i < text.length; i++) if (charCodeAt(text, i) > 0xff) throw new TypeError(`A header value may hold only Latin-1 characters (found U+${charCodeAt(text, i).toString(16).toUpperCase()}).`);
-    return text;
-  }
-
-  const newHeaders = (entries: HeaderList, guard: Guard): Headers => {
-    const headers = new Headers();
-    const target = headerListOf(headers);
-    for (let i = 0; i < entries.length; i++) push(target, [entries[i][0], entries[i][1]]);
-    setGuard(headers, guard);
-    return headers;
-  };
-
-  // ----- Blob, File -----
-
-  let blobBytes: (blob: Blob) => Uint8Array;
-  /** Gives a Blob made here bytes already copied (not copied again). */
-  let setBlobBytes: (blob: Blob, bytes: Uint8Array) => void;
-  let isBlob: (value: object) => boolean;
-
-  /** The `type` a Blob keeps: lower case, or '' when it has characters outside U+0020-U+007E. */
-  const blobType = (value: unknown): string => {
-    const text = domString(value);
-    for (let i = 0; i < text.length; i++) {
-      const c = charCodeAt(text, i);
-      if (c < 0x20 || c > 0x7e) return '';
-    }
-    return toLowerCase(text);
-  };
-
-  class Blob {
-    #bytes: Uint8Array;
-    readonly #type: string;
-
-    static {
-      blobBytes = (blob) => blob.#bytes;
-      setBlobBytes = (blob, bytes) => {
-        blob.#bytes = bytes;
-      };
-      isBlob = (value) => #bytes in value;
-    }
-
-    constructor(parts: unknown = undefined, options: unknown = undefined) {
-      const init = dictionary(options, 'Blob options');
-      const chunks: Uint8Array[] = list();
-      if (parts !== undefined) {
-        const items = isObject(parts) ? iteratorOf(parts) : null;
-        if (!items) throw new TypeError('Blob parts must be an array (or other iterable) of strings, buffers and Blobs.');
-        const native = init?.endings !== undefined && domString(init.endings) === 'native';
-        for (let step = items.next(); !step.done; step = items.next()) {
-          const part = step.value;
-          if (isObject(part) && isBlob(part)) push(chunks, (part as Blob).#bytes);
-          else {
-            const range = byteRange(part);
-            if (range) push(chunks, copyBytes(new Uint8Array(range.buffer, range.byteOffset, range.byteLength)));
-            else push(chunks, encode(native ? replace(usvString(part), /\r\n|\r/g, '\n') : usvString(part)));
-          }
-        }
-      }
-      this.#bytes = chunks.length === 1 ? chunks[0] : concatBytes(chunks);
-      this.#type = init?.type === undefined ? '' : blobType(init.type);
-    }
-
-    get size(): number {
-      return typedArrayElements(this.#bytes);
-    }
-
-    get type(): string {
-      return this.#type;
-    }
-
-    slice(start: unknown = undefined, end: unknown = undefined, contentType: unknown = undefined): Blob {
-      const size = typedArrayElements(this.#bytes);
-      const clamp = (value: unknown, fallback: number) => {
-        if (value === undefined) return fallback;
-        const n = Math.trunc(+(value as number)) || 0;
-        return n < 0 ? Math.max(size + n, 0) : Math.min(n, size);
-      };
-      const from = clamp(start, 0);
-      const to = Math.max(clamp(end, size), from);
-      const blob = new Blob(undefined, contentType === undefined ? undefined : { type: contentType });
-      blob.#bytes = copyBytes(this.#bytes, from, to);
-      return blob;
-    }
-
-    async text(): Promise<string> {
-      return decode(this.#bytes);
-    }
-
-    async arrayBuffer(): Promise<ArrayBuffer> {
-      return bufferOf(copyBytes(this.#bytes));
-    }
-
-    async bytes(): Promise<Uint8Array> {
-      return copyBytes(this.#bytes);
-    }
-  }
-
-  let isFile: (value: object) => boolean;
-
-  class File extends Blob {
-    readonly #name: string;
-    readonly #lastModified: number;
-
-    static {
-      isFile = (value) => #name in value;
-    }
-
-    constructor(bits: unknown, name: unknown, options: unknown = undefined) {
-      requireArguments(arguments.length, 2, 'File');
-      super(bits, options);
-      this.#name = usvString(name);
-      const init = dictionary(options, 'File options');
-      this.#lastModified = init?.lastModified === undefined ? Date.now() : Math.trunc(+(init.lastModified as number)) || 0;
-    }
-
-    get name(): string {
-      return this.#name;
-    }
-
-    get lastModified(): number {
-      return this.#lastModified;
-    }
-  }
-
-  const blobOf = (bytes: Uint8Array, type: string): Blob => {
-    const blob = new Blob(undefined, { type });
-    setBlobBytes(blob, bytes);
-    return blob;
-  };
-  const fileOf = (bytes: Uint8Array, name: string, type: string, lastModified?: number): File => {
-    const file = new File([], name, lastModified === undefined ? { type } : { type, lastModified });
-    setBlobBytes(file, bytes);
-    return file;
-  };
-
-  // ----- FormData -----
-
-  let entriesOf: (form: FormData) => Entry[];
-  let isFormData: (value: object) => boolean;
-
-  /** A FormData entry's value: a string, or a File (a Blob becomes one named "blob", or `filename`). */
-  const entryValue = (value: unknown, filename: unknown, given: number): string | object => {
-    if (isObject(value) && isBlob(value)) {
-      const blob = value as Blob;
-      if (given < 3 && isFile(blob)) return blob;
-      const name = given >= 3 ? usvString(filename) : 'blob';
-      return fileOf(blobBytes(blob), name, blob.type, isFile(blob) ? (blob as File).lastModified : undefined);
-    }
-    if (given >= 3) throw new TypeError('FormData: a file name is given only with a Blob value.');
-    return usvString(value);
-  };
-
-  class FormData {
-    readonly #entries: Entry[] = list();
-
-    static {
-      entriesOf = (form) => form.#entries;
-      isFormData = (value) => #entries in value;
-    }
-
-    constructor(form: unknown = undefined) {
-      if (form !== undefined) throw new TypeError('FormData: there are no HTML forms here; make it empty and append entries.');
-    }
-
-    append(name: unknown, value: unknown, filename: unknown = undefined): void {
-      requireArguments(arguments.length, 2, 'FormData.append');
-      push(this.#entries, [usvString(name), entryValue(value, filename, arguments.length)]);
-    }
-
-    delete(name: unknown): void {
-      requireArguments(arguments.length, 1, 'FormData.delete');
-      const key = usvString(name);
-      for (let i = this.#entries.length - 1; i >= 0; i--) if (this.#entries[i][0] === key) splice(this.#entries, i, 1);
-    }
-
-    get(name: unknown): string | object | null {
-      requireArguments(arguments.length, 1, 'FormData.get');
-      const key = usvString(name);
-      for (let i = 0; i < this.#entries.length; i++) if (this.#entries[i][0] === key) return this.#entries[i][1];
-      return null;
-    }
-
-    getAll(name: unknown): Array<string | object> {
-      requireArguments(arguments.length, 1, 'FormData.getAll');
-      const key = usvString(name);
-      const found: Array<string | object> = [];
-      for (let i = 0; i < this.#entries.length; i++) if (this.#entries[i][0] === key) push(found, this.#entries[i][1]);
-      return found;
-    }
-
-    has(name: unknown): boolean {
-      requireArguments(arguments.length, 1, 'FormData.has');
-      const key = usvString(name);
-      for (let i = 0; i < this.#entries.length; i++) if (this.#entries[i][0] === key) return true;
-      return false;
-    }
-
-    set(name: unknown, value: unknown, filename: unknown = undefined): void {
-      requireArguments(arguments.length, 2, 'FormData.set');
-      const key = usvString(name);
-      const entry: Entry = [key, entryValue(value, filename, arguments.length)];
-      let replaced = false;
-      for (let i = 0; i < this.#entries.length; i++) {
-        if (this.#entries[i][0] !== key) continue;
-        if (replaced) splice(this.#entries, i--, 1);
-        else {
-          this.#entries[i] = entry;
-          replaced = true;
-        }
-      }
-      if (!replaced) push(this.#entries, entry);
-    }
-
-    forEach(callback: unknown, thisArg: unknown = undefined): void {
-      requireArguments(arguments.length, 1, 'FormData.forEach');
-      if (typeof callback !== 'function') throw new TypeError('FormData.forEach: the callback is not a function.');
-      for (let i = 0; i < this.#entries.length; i++) callback.call(thisArg, this.#entries[i][1], this.#entries[i][0], this);
-    }
-
-    *entries(): IterableIterator<[string, string | object]> {
-      for (let i = 0; i < this.#entries.length; i++) yield [this.#entries[i][0], this.#entries[i][1]];
-    }
-
-    *keys(): IterableIterator<string> {
-      for (let i = 0; i < this.#entries.length; i++) yield this.#entries[i][0];
-    }
-
-    *values(): IterableIterator<string | object> {
-      for (let i = 0; i < this.#entries.length; i++) yield this.#entries[i][1];
-    }
-  }
-  defineProperty(FormData.prototype, Symbol.iterator, { value: FormData.prototype.entries, writable: true, configurable: true });
-
-  /** multipart/form-data as the HTML standard encodes it: names escaped, line breaks of string values as CRLF. */
-  function encodeMultipart(form: FormData): { bytes: Uint8Array; type: string } {
-    let boundary = '----formdata-';
-    for (let i = 0; i < 24; i++) boundary += '0123456789abcdef'[floor(random() * 16)];
-    const escape = (text: string) => replace(replace(replace(text, /\n/g, '%0A'), /\r/g, '%0D'), /"/g, '%22');
-    const parts: Uint8Array[] = list();
-    const entries = entriesOf(form);
-    for (let i = 0; i < entries.length; i++) {
-      const [name, value] = entries[i];
-      let head = `--${boundary}\r\nContent-Disposition: form-data; name="${escape(replace(name, /\r\n|\r|\n/g, '\r\n'))}"`;
-      if (typeof value === 'string') {
-        push(parts, encode(`${head}\r\n\r\n${replace(value, /\r\n|\r|\n/g, '\r\n')}\r\n`));
-      } else {
-        const file = value as File;
-        head += `; filename="${escape(file.name)}"\r\nContent-Type: ${file.type || 'application/octet-stream'}\r\n\r\n`;
-        push(parts, encode(head), blobBytes(file), encode('\r\n'));
-      }
-    }
-    push(parts, encode(`--${boundary}--\r\n`));
-    return { bytes: concatBytes(parts), type: `multipart/form-data; boundary=${boundary}` };
-  }
-
-  /** Reads a body as form data: multipart/form-data or application/x-www-form-urlencoded, by its Content-Type. */
-  function parseFormData(bytes: Uint8Array, contentType: string | null): FormData {
-    const type = toLowerCase(contentType ?? '');
-    const form = new FormData();
-    const entries = entriesOf(form);
-    if (test(/^\s*multipart\/form-data\s*;/, type)) {
-      const parts = parse(host.multipart(bufferOf(bytes), contentType as string)) as Part[];
-      for (let i = 0; i < parts.length; i++) {
-        const part = parts[i];
-        const data = copyBytes(bytes, part.start, part.end);
-        push(entries, [part.name, part.filename === undefined ? decode(data) : fileOf(data, part.filename, part.type ?? '')]);
-      }
-      return form;
-    }
-    if (test(/^\s*application\/x-www-form-urlencoded\s*(;|$)/, type)) {
-      const params = new URLSearchParamsClass(decode(bytes));
-      params.forEach((value, name) => push(entries, [name, value]));
-      return form;
-    }
-    throw new TypeError(`The body cannot be read as form data: its Content-Type is ${contentType === null ? 'missing' : `'${contentType}'`}, not multipart/form-data or application/x-www-form-urlencoded.`);
-  }
+  const { Headers, headerListOf, isHeaders, newHeaders, sortedHeaders } = headersClass();
+  type Headers = InstanceType<typeof Headers>;
+  const blobs = blobClasses(encode, decode);
+  const { Blob, File, blobBytes, isBlob, isFile, blobOf, fileOf, blobType } = blobs;
+  type Blob = InstanceType<typeof Blob>;
+  type File = InstanceType<typeof File>;
+  const { FormData, isFormData, encodeMultipart, parseFormData } = formDataClass({ blobs, encode, decode, multipart: (bytes, type) => host.multipart(bytes, type), URLSearchParams: URLSearchParamsClass });
+  type FormData = InstanceType<typeof FormData>;
 
   // ----- Bodies -----
 

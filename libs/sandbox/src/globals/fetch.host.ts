@@ -35,7 +35,9 @@ export const fetchModule: GlobalsModule = {
         (reply) => {
           // Its own buffer, exactly its size: a pooled Buffer would hand the sandbox bytes beside it.
           exchange.body = new Uint8Array(reply.body);
-          return JSON.stringify({ status: reply.status, statusText: reply.statusText, headers: reply.headers, url: reply.url, redirected: reply.redirected });
+          // A response's URL leaves out the fragment (WHATWG Fetch).
+          const url = reply.url.replace(/#.*$/s, '');
+          return JSON.stringify({ status: reply.status, statusText: reply.statusText, headers: reply.headers, url, redirected: reply.redirected });
         },
         (error: unknown) => {
           exchanges.delete(id);
