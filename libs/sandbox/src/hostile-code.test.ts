@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import type { ConnectorRunResult, LogLine, RunLimits, WebhookEntity } from '@gi/domain';
 import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
 
@@ -214,16 +215,25 @@ describe('hostile connector code', () => {
   }, 30_000);
 });
 
-/** A local server that redirects where it is told, and answers /slow only after 3 s (noting when a connection closes first). */
+/**
+ * A local server that redirects where it is told, answers /slow only after 3 s (noting when a
+ * connection closes first), and /bomb with 1 GiB of zeros gzipped into 1 MiB.
+ */
 function startServer(): Promise<{ server: Server; base: string; closed: string[]; hits: string[] }> {
   const closed: string[] = [];
   const hits: string[] = [];
+  // 16 gzip members of 64 MiB of zeros each (one gzip stream may hold several).
+  const member = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
+  const bomb = Buffer.concat(Array.from({ length: 16 }, () => member));
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     hits.push(req.url ?? '');
     if (url.pathname === '/redirect') {
       res.writeHead(302, { Location: url.searchParams.get('to') ?? '/' });
       res.end();
+    } else if (url.pathname === '/bomb') {
+      res.writeHead(200, { 'Content-Encoding': 'gzip', 'Content-Type': 'application/json' });
+      res.end(bomb);
     } else if (url.pathname === '/slow') {
       res.on('close', () => closed.push(req.url ?? ''));
       setTimeout(() => res.end('late'), 3000).unref();
@@ -284,6 +294,14 @@ describe('fetch in hostile code', () => {
     const code = tryFetch(`${local.base}/redirect?to=${encodeURIComponent('http://evil.example/')}`);
     expect(await trusting.run({ cacheKey: 'hostile-fetch', code, entity: null, timeoutMs: 5000, allowedHosts: ['127.0.0.1'] })).toMatchObject(refused(/The host 'evil.example' is not in this integration's allowed hosts/));
   });
+
+  it('stops a decompression bomb at the response limit, counted on the decompressed bytes', async () => {
+    const before = process.memoryUsage().rss;
+    const code = `try { const r = await fetch('${local.base}/bomb'); Context.SetResponseEntity({ ResponseBody: (await r.text()).length }); } catch (e) { Context.SetResponseEntity({ ResponseBody: [e.name, e.message] }); }`;
+    const result = await trusting.run({ cacheKey: 'hostile-fetch', code, entity: null, timeoutMs: 10_000, allowedHosts: ['127.0.0.1'] });
+    expect(result).toMatchObject(refused(/is larger than the limit of 5 MiB/));
+    expect(process.memoryUsage().rss - before).toBeLessThan(256 * 1024 * 1024);
+  }, 30_000);
 
   it('never lets a fetch outlive its run: the connection closes, and nothing reaches the next run', async () => {
     local.closed.length = 0;
