@@ -559,3 +559,140 @@ declare class AbortController {
   /** Aborts the signal: with an AbortError DOMException unless `reason` is given. */
   abort(reason?: unknown): void;
 }
+
+// ---------------------------------------------------------------------------------------------
+// fetch, Request, Response, Headers, Blob, File, FormData: WHATWG Fetch as in Workers, without
+// streams (a body is read whole: no `body` stream, no ReadableStream bodies). fetch obeys the rules of
+// Context.Http.Request: only the integration's allowedHosts, private, loopback and metadata addresses
+// refused (also through DNS and on every redirect), a request body of at most 10 MiB, a response
+// of at most 5 MiB (decompressed), 30 s per request, 5 redirects; each fetch counts against
+// limits.pendingCalls until it settles. Failures reject with a TypeError saying why; an aborted
+// signal rejects with its reason.
+// ---------------------------------------------------------------------------------------------
+
+type HeadersInit = [string, string][] | Record<string, string> | Headers;
+type BodyInit = string | BufferSource | Blob | FormData | URLSearchParams;
+type RequestInfo = Request | string | URL;
+type RequestRedirect = "error" | "follow" | "manual";
+type FormDataEntryValue = File | string;
+
+/** HTTP headers: names case-insensitive (read back in lower case), iterated sorted by name, values of a name joined with ", " (every set-cookie apart). */
+declare class Headers {
+  constructor(init?: HeadersInit);
+  append(name: string, value: string): void;
+  delete(name: string): void;
+  get(name: string): string | null;
+  /** Each Set-Cookie header of a response, apart. */
+  getSetCookie(): string[];
+  has(name: string): boolean;
+  set(name: string, value: string): void;
+  forEach(callback: (value: string, name: string, headers: Headers) => void, thisArg?: unknown): void;
+  entries(): IterableIterator<[string, string]>;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<string>;
+  [Symbol.iterator](): IterableIterator<[string, string]>;
+}
+
+declare class Blob {
+  constructor(parts?: Iterable<BufferSource | Blob | string>, options?: { type?: string; endings?: "native" | "transparent" });
+  readonly size: number;
+  readonly type: string;
+  slice(start?: number, end?: number, contentType?: string): Blob;
+  text(): Promise<string>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  bytes(): Promise<Uint8Array>;
+}
+
+declare class File extends Blob {
+  constructor(bits: Iterable<BufferSource | Blob | string>, name: string, options?: { type?: string; endings?: "native" | "transparent"; lastModified?: number });
+  readonly name: string;
+  readonly lastModified: number;
+}
+
+/** Form data to send as multipart/form-data, or read from a multipart or urlencoded body. No HTML forms: `new FormData()` only. */
+declare class FormData {
+  constructor();
+  append(name: string, value: string | Blob, filename?: string): void;
+  delete(name: string): void;
+  get(name: string): FormDataEntryValue | null;
+  getAll(name: string): FormDataEntryValue[];
+  has(name: string): boolean;
+  set(name: string, value: string | Blob, filename?: string): void;
+  forEach(callback: (value: FormDataEntryValue, name: string, form: FormData) => void, thisArg?: unknown): void;
+  entries(): IterableIterator<[string, FormDataEntryValue]>;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<FormDataEntryValue>;
+  [Symbol.iterator](): IterableIterator<[string, FormDataEntryValue]>;
+}
+
+/** The body readers Request and Response share: each body can be read once (clone() first to read it twice). */
+interface BodyReaders {
+  readonly bodyUsed: boolean;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  bytes(): Promise<Uint8Array>;
+  text(): Promise<string>;
+  /** A SyntaxError when the body is not JSON. */
+  json(): Promise<any>;
+  blob(): Promise<Blob>;
+  /** multipart/form-data or application/x-www-form-urlencoded bodies; a TypeError for others. */
+  formData(): Promise<FormData>;
+}
+
+interface RequestInit {
+  method?: string;
+  headers?: HeadersInit;
+  body?: BodyInit | null;
+  /** 'follow' (the default), 'manual' (the redirect response itself is returned), 'error' (a TypeError). */
+  redirect?: RequestRedirect;
+  signal?: AbortSignal | null;
+  /** Accepted and ignored, as on servers: cache, credentials, mode, referrer, integrity, keepalive... */
+  [other: string]: unknown;
+}
+
+interface Request extends BodyReaders {}
+declare class Request {
+  constructor(input: RequestInfo, init?: RequestInit);
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Headers;
+  readonly redirect: RequestRedirect;
+  readonly signal: AbortSignal;
+  readonly cache: string;
+  readonly credentials: string;
+  readonly mode: string;
+  readonly integrity: string;
+  readonly keepalive: boolean;
+  readonly referrer: string;
+  readonly referrerPolicy: string;
+  readonly destination: string;
+  clone(): Request;
+}
+
+interface ResponseInit {
+  /** 200 to 599. */
+  status?: number;
+  statusText?: string;
+  headers?: HeadersInit;
+}
+
+interface Response extends BodyReaders {}
+declare class Response {
+  constructor(body?: BodyInit | null, init?: ResponseInit);
+  static error(): Response;
+  static redirect(url: string | URL, status?: 301 | 302 | 303 | 307 | 308): Response;
+  /** A response whose body is `data` as JSON, with Content-Type application/json. */
+  static json(data: unknown, init?: ResponseInit): Response;
+  /** "basic" for what fetch answers, "default" for responses made here, "error" for Response.error(). */
+  readonly type: "basic" | "default" | "error";
+  readonly url: string;
+  readonly redirected: boolean;
+  readonly status: number;
+  readonly ok: boolean;
+  readonly statusText: string;
+  /** Immutable on what fetch answers. */
+  readonly headers: Headers;
+  clone(): Response;
+}
+
+/** Sends a request (see the limits above); resolves with the response whatever its status, rejects with a TypeError when there is none. */
+declare function fetch(input: RequestInfo, init?: RequestInit): Promise<Response>;

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
 
 /** A local downstream API; `hits` counts every request that reached it. */
@@ -16,7 +17,10 @@ function startServer(): Promise<{ server: Server; base: string; hits: string[] }
         res.end(JSON.stringify({ hello: 'world' }));
       } else if (url.pathname === '/echo') {
         res.setHeader('Content-Type', 'application/json');
-        res.end(JSON.stringify({ method: req.method, contentType: req.headers['content-type'], token: req.headers['x-token'], body }));
+        res.end(JSON.stringify({ method: req.method, contentType: req.headers['content-type'], token: req.headers['x-token'], authorization: req.headers.authorization, body }));
+      } else if (url.pathname === '/gzip') {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
+        res.end(gzipSync(JSON.stringify({ zipped: true })));
       } else if (url.pathname === '/trace') {
         res.setHeader('Content-Type', 'application/json');
         res.end(JSON.stringify({ traceparent: req.headers.traceparent ?? null, tracestate: req.headers.tracestate ?? null }));
@@ -105,6 +109,23 @@ describe('Context.Http.Request', () => {
   it('follows redirects within the allowed hosts', async () => {
     const result = await call(trusting, tryRequest(`{ url: '${local.base}/redirect?to=/json' }`));
     expect(result).toMatchObject({ kind: 'ok', responseBody: { status: 200, json: { hello: 'world' } } });
+  });
+
+  it('obeys the rules fetch obeys (http-exchange.ts): decompresses, drops credentials on a redirect to another origin', async () => {
+    const other = await startServer();
+    try {
+      const zipped = await call(trusting, tryRequest(`{ url: '${local.base}/gzip' }`));
+      expect(zipped).toMatchObject({ kind: 'ok', responseBody: { status: 200, json: { zipped: true } } });
+      const headers = `{ Authorization: 'Bearer s', 'X-Token': 't1' }`;
+      const same = await call(trusting, tryRequest(`{ url: '${local.base}/redirect?to=/echo', headers: ${headers} }`));
+      expect(same).toMatchObject({ kind: 'ok', responseBody: { json: { authorization: 'Bearer s', token: 't1' } } });
+      const cross = await call(trusting, tryRequest(`{ url: '${local.base}/redirect?to=${encodeURIComponent(`${other.base}/echo`)}', headers: ${headers} }`));
+      expect(cross).toMatchObject({ kind: 'ok', responseBody: { json: { token: 't1' } } });
+      expect((cross as { responseBody: { json: object } }).responseBody.json).not.toHaveProperty('authorization');
+    } finally {
+      other.server.closeAllConnections();
+      other.server.close();
+    }
   });
 
   it('refuses hosts that are not allowed', async () => {

@@ -21,7 +21,13 @@ const timer = setTimeout(() => controller.abort(new DOMException('stop', 'AbortE
 clearTimeout(timer);
 queueMicrotask(() => reportError(new Error('never')));
 await new Promise((resolve) => setTimeout(resolve, performance.now() > 0 ? 1 : 2));
-Context.SetResponseEntity({ ResponseBody: { text: text + atob('eA=='), url: new URL('/a', 'https://b.example').href, ua: navigator.userAgent, same: self === globalThis } });
+const form = new FormData();
+form.append('file', new File(['a,b'], 'a.csv', { type: 'text/csv' }));
+const sent = await fetch(new Request('https://api.example.com/upload', { method: 'POST', body: form, signal: AbortSignal.timeout(5000) }));
+const reply = await fetch('https://api.example.com/items', { headers: new Headers({ Accept: 'application/json' }), redirect: 'manual' });
+const items = reply.ok ? await reply.clone().json() : await reply.text();
+const blob = await Response.json({ items }, { status: 201 }).blob();
+Context.SetResponseEntity({ ResponseBody: { text: text + atob('eA=='), url: new URL('/a', 'https://b.example').href, ua: navigator.userAgent, same: self === globalThis, sent: sent.status, cookies: reply.headers.getSetCookie(), size: blob.size } });
 // @ts-expect-error: a connector has no DOM
 document.title;
 `;

@@ -1,7 +1,8 @@
 import type { Progress } from '@gi/domain';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, VmCallResult } from 'quickjs-emscripten';
-import { ConnectorHttpError, performHttpRequest, type HostHttpResponse } from './connector-http';
+import { performHttpRequest, type HostHttpResponse } from './connector-http';
 import { GlobalsBridge } from './globals/globals-bridge';
+import { HttpExchangeError, httpCallerOf } from './http-exchange';
 import { RunLimitExceeded, type HostRun } from './globals/host-module';
 import { TimerQueue } from './globals/timer-queue';
 import type { LogBuffer } from './log-buffer';
@@ -76,6 +77,22 @@ class RunState implements HostRun {
 
   spendCpu(ms: number): void {
     if (ms > 0) this.hostCpuMs += ms;
+  }
+
+  nextTurn(): Promise<void> {
+    return new Promise((resolve) => this.inTurn(resolve));
+  }
+
+  /** Starts host work now, or once the run's rate of host calls allows it; never once the run ended. */
+  inTurn(start: () => unknown): void {
+    const wait = (this.rate ??= new CallRate(RUN_BUDGET.hostCallsPerSecond)).take();
+    if (wait === 0) return void start();
+    const delayed = (this.delayed ??= new Set());
+    const timer = setTimeout(() => {
+      delayed.delete(timer);
+      if (!this.ended) start();
+    }, wait);
+    delayed.add(timer);
   }
 }
 
@@ -386,11 +403,9 @@ export class ContextApi {
     if (json === undefined) return refuse('Context.Http.Request expects an object like { method, url, headers, body }.');
     if (json.length > max || Buffer.byteLength(json) > max) return refuse(`The request is larger than ${formatBytes(max)}, the most one Context.Http.Request may send.`);
     state.pending.add(deferred);
-    this.inTurn(state, () =>
-      performHttpRequest(JSON.parse(json), state.run.input.allowedHosts, this.env.http, (state.cancel ??= new AbortController()).signal, state.run.input.trace).then(
-        (response) => this.settle(state, deferred, () => this.httpResponse(response)),
-        (error: unknown) => this.settle(state, deferred, error instanceof ConnectorHttpError ? error.message : 'The HTTP request failed.'),
-      ),
+    performHttpRequest(JSON.parse(json), httpCallerOf(state)).then(
+      (response) => this.settle(state, deferred, () => this.httpResponse(response)),
+      (error: unknown) => this.settle(state, deferred, error instanceof HttpExchangeError ? error.message : 'The HTTP request failed.'),
     );
     return promise;
   }
@@ -406,18 +421,6 @@ export class ContextApi {
       json.value.dispose();
     }
     return made;
-  }
-
-  /** Starts host work now, or once the run's rate of host calls allows it (the call is pending meanwhile). */
-  private inTurn(state: RunState, start: () => unknown): void {
-    const wait = (state.rate ??= new CallRate(RUN_BUDGET.hostCallsPerSecond)).take();
-    if (wait === 0) return void start();
-    const delayed = (state.delayed ??= new Set());
-    const timer = setTimeout(() => {
-      delayed.delete(timer);
-      if (!state.ended) start();
-    }, wait);
-    delayed.add(timer);
   }
 
   /**
@@ -445,7 +448,7 @@ export class ContextApi {
     const { offset, length, encoding } = parsed;
     state.pending.add(deferred);
     // Without a length, one byte more than the cap tells a file that does not fit from one that does.
-    this.inTurn(state, () => reader(fileId, { offset, length: length ?? cap + 1 }).then(
+    state.inTurn(() => reader(fileId, { offset, length: length ?? cap + 1 }).then(
       (bytes) => {
         if (length === undefined && bytes.byteLength > cap) {
           return this.settle(state, deferred, `The file is larger than ${formatBytes(cap)} from offset ${offset}: read it in parts with { offset, length } (at most ${formatBytes(cap)} per call).`);

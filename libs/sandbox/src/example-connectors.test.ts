@@ -25,7 +25,7 @@ describe('example connectors', () => {
     return runtime.run({ cacheKey: `examples/${name}@1`, code, entity: body, timeoutMs: 2000, allowedHosts, onProgress });
   };
 
-  it('call-api.js forwards the order and replies with the reference', async () => {
+  it.each(['call-api.js', 'fetch-api.js'])('%s forwards the order and replies with the reference', async (name) => {
     const received: string[] = [];
     const server = createServer((req, res) => {
       let text = '';
@@ -40,12 +40,12 @@ describe('example connectors', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const apiBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const ok = await run('call-api.js', entity({ orderId: 'A-1', apiBase }), undefined, ['127.0.0.1']);
+      const ok = await run(name, entity({ orderId: 'A-1', apiBase }), undefined, ['127.0.0.1']);
       expect(ok).toMatchObject({ kind: 'ok', responseBody: { Status: 'Forwarded', Reference: 'R-1' } });
       expect(received).toEqual(['POST /orders {"orderId":"A-1"}']);
-      const failed = await run('call-api.js', entity({ orderId: 'bad', apiBase }), undefined, ['127.0.0.1']);
+      const failed = await run(name, entity({ orderId: 'bad', apiBase }), undefined, ['127.0.0.1']);
       expect(failed).toMatchObject({ kind: 'raised', title: 'Downstream error' });
-      const notAllowed = await run('call-api.js', entity({ orderId: 'A-1', apiBase }));
+      const notAllowed = await run(name, entity({ orderId: 'A-1', apiBase }));
       expect(notAllowed).toMatchObject({ kind: 'failed', reason: 'threw', message: expect.stringMatching(/not in this integration's allowed hosts/) });
     } finally {
       await new Promise((resolve) => server.close(resolve));

@@ -1,3 +1,6 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import type { ConnectorRunResult, LogLine, RunLimits, WebhookEntity } from '@gi/domain';
 import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
 
@@ -19,7 +22,7 @@ const cases: Case[] = [
   ['require', `require('fs').readFileSync('/etc/passwd');`, { kind: 'failed', reason: 'threw', message: expect.stringMatching(/^ReferenceError: 'require' is not defined/) }],
   [
     'globalThis probes for host objects',
-    `const host = ['process', 'require', 'module', 'exports', 'Buffer', 'global', 'setImmediate', 'fetch', 'WebAssembly', 'XMLHttpRequest', 'Deno', 'Bun', '__dirname', 'os', 'std'];
+    `const host = ['process', 'require', 'module', 'exports', 'Buffer', 'global', 'setImmediate', 'WebAssembly', 'XMLHttpRequest', 'Deno', 'Bun', '__dirname', 'os', 'std'];
      Context.SetResponseEntity({ ResponseBody: host.filter((name) => typeof globalThis[name] !== 'undefined') });`,
     { kind: 'ok', responseBody: [] },
   ],
@@ -104,6 +107,12 @@ const cases: Case[] = [
   ['structuredClone of 1,000,000 nested objects', `let o = {}; for (let i = 0; i < 1e6; i++) o = { o }; structuredClone(o);`, limit(/memory limit of 64 MiB/), { timeoutMs: 20_000 }],
   ['a getter that clones its own object', `const o = { get x() { return structuredClone(o); } }; structuredClone(o);`, limit(/stack overflow/)],
   ['structuredClone of a growing Map', `const m = new Map(); let i = 0; for (;;) { m.set(i++, { i }); if (i % 1000 === 0) structuredClone(m); }`, { kind: 'failed' }, { timeoutMs: 5000 }],
+  // fetch: the same budgets as Context.Http.Request (more cases, against a local server: 'fetch in hostile code' below).
+  ['a flood of fetches', `for (;;) fetch('https://example.com/').catch(() => {});`, limit(/more than 8 HTTP requests, file reads and crypto operations at once/)],
+  ['a flood of fetches that catches the refusal', `for (;;) try { fetch('https://example.com/').catch(() => {}); } catch (e) {}`, limit(/more than 2 HTTP/), { limits: { pendingCalls: 2 } }],
+  ['a fetch body over 10 MiB', `try { await fetch('https://example.com/', { method: 'POST', body: 'x'.repeat(11 * 1024 * 1024) }); } catch (e) { Context.SetResponseEntity({ ResponseBody: [e.name, e.message] }); }`, { kind: 'ok', responseBody: ['TypeError', expect.stringMatching(/larger than 10 MiB/)] }, { timeoutMs: 20_000 }],
+  ['a Blob of 100 MiB under a small memory limit', `const parts = []; for (let i = 0; i < 100; i++) parts.push(new Uint8Array(1 << 20)); new Blob(parts);`, limit(/memory limit of 16 MiB/), { timeoutMs: 5000, limits: { memoryBytes: 16 * 1024 * 1024 } }],
+  ['a header flood', `const h = new Headers(); for (;;) h.append('x-' + h.getSetCookie().length, 'v'.repeat(1000));`, { kind: 'failed' }, { timeoutMs: 2000 }],
 ];
 
 /** Entities a store may hold (some accepted before any depth limit existed), run through connectors that read and echo them. */
@@ -152,6 +161,24 @@ describe('hostile connector code', () => {
     expect(await call('hostile-tamper-other', false)).toMatchObject(intact);
   });
 
+  it('tampering with fetch, Response, Headers and Blob stays in its run', async () => {
+    const code = `
+      if (Context.GetRequestEntity().RequestBody.tamper) {
+        Response.prototype.json = Headers.prototype.get = Blob.prototype.text = Request.prototype.clone = () => 'forged';
+        Object.defineProperty(Response, 'json', { value: () => 'forged' });
+        globalThis.fetch = () => 'forged';
+        Object.prototype.then = (resolve) => resolve('forged');
+      }
+      const result = [await new Response('{"a":1}').json(), new Headers({ a: '1' }).get('a'), await new Blob(['b']).text(), typeof Response.json({}), fetch.name, [new Request('https://e.example/').clone()].map((c) => c.url ?? c)[0]];
+      delete Object.prototype.then;
+      Context.SetResponseEntity({ ResponseBody: result });`;
+    const call = (cacheKey: string, tamper: boolean) => runtime.run({ cacheKey, code, entity: { RequestParams: '', RequestHeaders: '', RequestBody: { tamper }, ResponseBody: null }, timeoutMs: 2000, allowedHosts: [] });
+    const intact = { kind: 'ok', responseBody: [{ a: 1 }, '1', 'b', 'object', 'fetch', 'https://e.example/'] };
+    expect(await call('hostile-fetch-tamper', true)).toMatchObject({ kind: 'ok', responseBody: ['forged', 'forged', 'forged', 'string', '', 'forged'] });
+    expect(await call('hostile-fetch-tamper', false)).toMatchObject(intact);
+    expect(await call('hostile-fetch-tamper-other', false)).toMatchObject(intact);
+  });
+
   it("keeps a run's raw body and the lines it hands over while it runs to that run alone", async () => {
     const code = `
       const mine = Context.GetRawRequestBody();
@@ -186,4 +213,119 @@ describe('hostile connector code', () => {
       responseBody: 'undefinedundefined',
     });
   }, 30_000);
+});
+
+/**
+ * A local server that redirects where it is told, answers /slow only after 3 s (noting when a
+ * connection closes first), and /bomb with 1 GiB of zeros gzipped into 1 MiB.
+ */
+function startServer(): Promise<{ server: Server; base: string; closed: string[]; hits: string[] }> {
+  const closed: string[] = [];
+  const hits: string[] = [];
+  // 16 gzip members of 64 MiB of zeros each (one gzip stream may hold several).
+  const member = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
+  const bomb = Buffer.concat(Array.from({ length: 16 }, () => member));
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    hits.push(req.url ?? '');
+    if (url.pathname === '/redirect') {
+      res.writeHead(302, { Location: url.searchParams.get('to') ?? '/' });
+      res.end();
+    } else if (url.pathname === '/bomb') {
+      res.writeHead(200, { 'Content-Encoding': 'gzip', 'Content-Type': 'application/json' });
+      res.end(bomb);
+    } else if (url.pathname === '/slow') {
+      res.on('close', () => closed.push(req.url ?? ''));
+      setTimeout(() => res.end('late'), 3000).unref();
+    } else res.end('ok');
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, closed, hits })));
+}
+
+describe('fetch in hostile code', () => {
+  let local: Awaited<ReturnType<typeof startServer>>;
+  /** Trusts the local server's address, as a real downstream API would be trusted; nothing else. */
+  let trusting: QuickJsConnectorRuntime;
+  /** The production policy. */
+  let strict: QuickJsConnectorRuntime;
+  beforeAll(async () => {
+    local = await startServer();
+    trusting = await createQuickJsRuntime({ workers: 1, http: { trustedAddresses: ['127.0.0.1'] } });
+    strict = await createQuickJsRuntime({ workers: 1 });
+  });
+  afterAll(async () => {
+    await Promise.all([trusting.close(), strict.close()]);
+    local.server.closeAllConnections();
+    await new Promise((resolve) => local.server.close(resolve));
+  });
+
+  /** A connector that fetches `url` and answers with the error's name and message. */
+  const tryFetch = (url: string) => `try { await fetch('${url}'); Context.SetResponseEntity({ ResponseBody: 'fetched' }); } catch (e) { Context.SetResponseEntity({ ResponseBody: [e.name, e.message] }); }`;
+  const refused = (message: RegExp) => ({ kind: 'ok', responseBody: ['TypeError', expect.stringMatching(message)] });
+  const GUARD = /private, loopback or link-local/;
+
+  it.each([
+    ['decimal IPv4', 'http://2130706433:9/x', '127.0.0.1'],
+    ['hexadecimal IPv4', 'http://0x7f000001:9/x', '127.0.0.1'],
+    ['octal IPv4', 'http://0177.0.0.1:9/x', '127.0.0.1'],
+    ['short IPv4', 'http://127.1:9/x', '127.0.0.1'],
+    ['IPv6 loopback', 'http://[::1]:9/x', '[::1]'],
+    ['IPv4 mapped in IPv6', 'http://[::ffff:127.0.0.1]:9/x', '[::ffff:7f00:1]'],
+    ['IPv4-compatible IPv6', 'http://[::127.0.0.1]:9/x', '[::7f00:1]'],
+    ['NAT64 of a private address', 'http://[64:ff9b::a00:1]/x', '[64:ff9b::a00:1]'],
+    ['a private network', 'http://10.0.0.1/x', '10.0.0.1'],
+    ['cloud metadata', 'http://169.254.169.254/latest/meta-data/', '169.254.169.254'],
+    ['a name that resolves to loopback', 'http://localhost:9/x', 'localhost'],
+  ])('refuses %s before connecting', async (_name, url, host) => {
+    expect(await strict.run({ cacheKey: 'hostile-fetch', code: tryFetch(url), entity: null, timeoutMs: 5000, allowedHosts: [host] })).toMatchObject(refused(GUARD));
+  });
+
+  it.each([
+    ['IPv6 loopback', 'http://[::1]:9/x', '[::1]'],
+    ['cloud metadata', 'http://169.254.169.254/latest/meta-data/', '169.254.169.254'],
+    ['a private address in decimal', 'http://167772161/x', '10.0.0.1'],
+    ['a private address mapped in IPv6', 'http://[::ffff:10.0.0.1]/x', '[::ffff:a00:1]'],
+  ])('refuses a redirect to %s', async (_name, target, host) => {
+    const code = tryFetch(`${local.base}/redirect?to=${encodeURIComponent(target)}`);
+    expect(await trusting.run({ cacheKey: 'hostile-fetch', code, entity: null, timeoutMs: 5000, allowedHosts: ['127.0.0.1', host] })).toMatchObject(refused(GUARD));
+  });
+
+  it('refuses a redirect to a host that is not allowed, whatever its address', async () => {
+    const code = tryFetch(`${local.base}/redirect?to=${encodeURIComponent('http://evil.example/')}`);
+    expect(await trusting.run({ cacheKey: 'hostile-fetch', code, entity: null, timeoutMs: 5000, allowedHosts: ['127.0.0.1'] })).toMatchObject(refused(/The host 'evil.example' is not in this integration's allowed hosts/));
+  });
+
+  it('stops a decompression bomb at the response limit, counted on the decompressed bytes', async () => {
+    const before = process.memoryUsage().rss;
+    const code = `try { const r = await fetch('${local.base}/bomb'); Context.SetResponseEntity({ ResponseBody: (await r.text()).length }); } catch (e) { Context.SetResponseEntity({ ResponseBody: [e.name, e.message] }); }`;
+    const result = await trusting.run({ cacheKey: 'hostile-fetch', code, entity: null, timeoutMs: 10_000, allowedHosts: ['127.0.0.1'] });
+    expect(result).toMatchObject(refused(/is larger than the limit of 5 MiB/));
+    expect(process.memoryUsage().rss - before).toBeLessThan(256 * 1024 * 1024);
+  }, 30_000);
+
+  it('never lets a fetch outlive its run: the connection closes, and nothing reaches the next run', async () => {
+    local.closed.length = 0;
+    const code = `
+      if (Context.GetRequestEntity().RequestBody.first) {
+        fetch('${local.base}/slow?ended').then((r) => { globalThis.leaked = 'late'; Context.SetResponseEntity({ ResponseBody: 'late' }); });
+        // Long enough for the request to reach the server.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        Context.SetResponseEntity({ ResponseBody: 'done' });
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, 3500));
+        Context.SetResponseEntity({ ResponseBody: typeof leaked });
+      }`;
+    const call = (first: boolean, timeoutMs = 10_000) => trusting.run({ cacheKey: 'hostile-fetch-outlive', code, entity: { RequestParams: '', RequestHeaders: '', RequestBody: { first }, ResponseBody: null }, timeoutMs, allowedHosts: ['127.0.0.1'] });
+    expect(await call(true)).toMatchObject({ kind: 'ok', responseBody: 'done' });
+    expect(local.hits).toContain('/slow?ended');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(local.closed).toEqual(['/slow?ended']);
+    // A run that times out while it waits on a fetch: the same.
+    const timedOut = await trusting.run({ cacheKey: 'hostile-fetch-outlive', code: `await fetch('${local.base}/slow?timeout');`, entity: null, timeoutMs: 300, allowedHosts: ['127.0.0.1'] });
+    expect(timedOut).toMatchObject({ kind: 'failed', reason: 'timeout' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(local.closed).toEqual(['/slow?ended', '/slow?timeout']);
+    // The next run of the same sandbox waits past the moment the first answer would have come.
+    expect(await call(false)).toMatchObject({ kind: 'ok', responseBody: 'undefined' });
+  }, 20_000);
 });

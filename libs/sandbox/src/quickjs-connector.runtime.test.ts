@@ -341,7 +341,7 @@ describe.each([
       expect(result).toMatchObject({ kind: 'ok', responseBody: ['undefined', true, 'function'] });
     });
 
-    it('has no require, process, import(), fetch or host objects', async () => {
+    it('has no require, process, import() or host objects; fetch is the standard one', async () => {
       const code = `
         let importResult;
         try { await import('fs'); importResult = 'loaded'; } catch (e) { importResult = 'refused'; }
@@ -353,11 +353,11 @@ describe.each([
       const result = await run(code);
       expect(result).toMatchObject({
         kind: 'ok',
-        responseBody: { require: 'undefined', process: 'undefined', fetch: 'undefined', Buffer: 'undefined', importResult: 'refused', escape: 'undefined' },
+        responseBody: { require: 'undefined', process: 'undefined', fetch: 'function', Buffer: 'undefined', importResult: 'refused', escape: 'undefined' },
       });
       const globals = (result as { responseBody: { globals: string[] } }).responseBody.globals;
       // ECMAScript's own, console, and the standard globals of docs/connectors.md.
-      const standard = ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'performance', 'navigator', 'self', 'atob', 'btoa', 'structuredClone', 'reportError'];
+      const standard = ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'performance', 'navigator', 'self', 'atob', 'btoa', 'structuredClone', 'reportError', 'fetch'];
       expect(globals).toEqual(
         ['console', 'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent', 'escape', 'eval', 'globalThis', 'isFinite', 'isNaN', 'parseFloat', 'parseInt', 'undefined', 'unescape', ...standard, 'crypto'].sort(),
       );

@@ -32,6 +32,7 @@ function hostRun(): HostRun & { cpuMs: number } {
     spendCpu(ms: number) {
       this.cpuMs += ms;
     },
+    nextTurn: () => Promise.resolve(),
   };
 }
 

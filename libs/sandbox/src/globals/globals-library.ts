@@ -1,6 +1,7 @@
 import { base64Module } from './base64.host';
 import { encodingModule } from './encoding.host';
 import { eventsModule } from './events.host';
+import { fetchModule } from './fetch.host';
 import type { GlobalsModule } from './host-module';
 import { cryptoModule } from './crypto.host';
 import { intlModule } from './intl.host';
@@ -11,7 +12,7 @@ import { urlModule } from './url.host';
  * The modules of connector globals loaded on first use, in the order they may be loaded (a module
  * comes after those it requires). The core module (timers, performance, DOMException) is always there.
  */
-const MODULES: readonly GlobalsModule[] = [urlModule, encodingModule, base64Module, structuredCloneModule, eventsModule, cryptoModule, intlModule];
+const MODULES: readonly GlobalsModule[] = [urlModule, encodingModule, base64Module, structuredCloneModule, eventsModule, cryptoModule, intlModule, fetchModule];
 
 export const GLOBALS_MODULES: ReadonlyMap<string, GlobalsModule> = new Map(MODULES.map((module) => [module.name, module]));
 
@@ -34,9 +35,17 @@ export function withRequirements(names: Iterable<string>): string[] {
   return ordered;
 }
 
+/**
+ * A global's name, unless it is a property of something other than the global object
+ * (`Context.Http.Request` names no global `Request`; `globalThis.Request` and `self.Request` do).
+ */
+const globalName = (names: readonly string[]) => `(?<![\\w$])(?<!(?<!\\b(?:globalThis|self)\\s*)(?:\\?)?\\.\\s*)(?:${names.join('|')})(?![\\w$])`;
+
 const NAMED = MODULES.map((module) => ({
   name: module.name,
-  pattern: new RegExp(`\\b(?:${[...module.globals, ...(module.methods ?? []).map(([, method]) => method)].join('|')})\\b`),
+  pattern: new RegExp(
+    [globalName(module.globals), ...(module.methods?.length ? [`\\b(?:${module.methods.map(([, method]) => method).join('|')})\\b`] : [])].join('|'),
+  ),
 }));
 
 /**

@@ -19,6 +19,8 @@ export interface HostRun {
   local<T>(key: string, make: () => T): T;
   /** Ends the run: a limit was passed. The call throws, and the run stops at its next check. */
   exceeded(message: string): never;
+  /** Resolves once the run's rate of host calls lets one more start (RUN_BUDGET.hostCallsPerSecond); never once the run ended. */
+  nextTurn(): Promise<void>;
   /** Counts work the host did for the run off the engine's thread (crypto on Node's thread pool) as CPU time of the run. */
   spendCpu(ms: number): void;
 }
