@@ -30,10 +30,10 @@ async function runExamples(admin: Api, api: Api, downstream: ExampleApi) {
   });
   expect(accepted.status).toBe(202);
   const invocationId = accepted.json.invocationId as string;
-  let running = await api.poll('acme', token, invocationId);
+  let running = await api.poll('acme', token, invocationId, 'waitSeconds=0');
   for (let i = 0; running.status === 202 && !running.json.progress && i < 50; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    running = await api.poll('acme', token, invocationId);
+    running = await api.poll('acme', token, invocationId, 'waitSeconds=0');
   }
   expect(running).toMatchObject({ status: 202, json: { progress: { message: expect.stringMatching(/of 3 sent$/) } } });
   const done = await api.poll('acme', token, invocationId, 'waitSeconds=30');

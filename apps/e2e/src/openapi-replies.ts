@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import addFormats from 'ajv-formats';
 import { OpenAPIBackend, ValidationContext } from 'openapi-backend';
 import type { Operation } from 'openapi-backend';
 import { parse } from 'yaml';
@@ -34,7 +35,9 @@ function loadApi(): Promise<OpenAPIBackend> {
     const definition = parse(readFileSync(join(__dirname, '../../../docs/openapi.yaml'), 'utf8')) as never;
     // quick: no check of the document itself, which openapi-backend makes against OpenAPI 3.0 and so
     // refuses our 3.1 (apps/services/src/openapi.medium.test.ts checks it against the routes).
-    const api = (await new OpenAPIBackend({ definition, strict: true, quick: true }).init()) as OpenAPIBackend;
+    // Formats (date-time, uri, uuid...) are checked too, not ignored with a warning.
+    const customizeAjv = (ajv: Parameters<typeof addFormats>[0]) => addFormats(ajv);
+    const api = (await new OpenAPIBackend({ definition, strict: true, quick: true, customizeAjv }).init()) as OpenAPIBackend;
     if (api.router.getOperations().length === 0) throw new Error('docs/openapi.yaml: no operation could be read.');
     return api;
   })();

@@ -110,6 +110,9 @@ const word = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 4 }),
 );
 
+
+// Each property runs a hundred cases through the sandbox: seconds on a loaded machine.
+jest.setTimeout(30_000);
 describe('Intl in a connector gives exactly Node’s results', () => {
   let runtime: QuickJsConnectorRuntime;
   beforeAll(async () => {
