@@ -271,7 +271,9 @@ async function outcomesReach(service, target) {
 // Services
 
 function startService(command, args, env, options) {
-  return startNode([CLI, command, ...args], { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ...env }, options);
+  // ACCESS_LOG passes through, so a run can state what the access line costs (ACCESS_LOG=off npm run bench).
+  const accessLog = process.env.ACCESS_LOG ? { ACCESS_LOG: process.env.ACCESS_LOG } : {};
+  return startNode([CLI, command, ...args], { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ...accessLog, ...env }, options);
 }
 
 function newDataDir() {
@@ -638,6 +640,7 @@ npm ci
 npm run bench                      # builds, runs every scenario, rewrites this file (2 to 3 minutes)
 BENCH_SECONDS=2 npm run bench      # shorter measured runs (default ${DEFAULT_SECONDS} s each)
 BENCH_ONLY=embedded npm run bench  # only some scenarios (ceiling, embedded, distributed, sandbox); the doc is not rewritten
+ACCESS_LOG=off BENCH_ONLY=embedded npm run bench  # the same without the access line, for its cost
 AMQP_URL=amqp://user:pass@host:5672 npm run bench   # another broker (default amqp://guest:guest@127.0.0.1:5672)
 \`\`\`
 
