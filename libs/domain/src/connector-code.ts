@@ -19,21 +19,21 @@ export const MAX_CONNECTOR_SOURCES = 100;
 export const MAX_CONNECTOR_SOURCES_BYTES = 1024 * 1024;
 export const MAX_SOURCE_PATH_LENGTH = 300;
 
-const MIB = 1024 * 1024;
-const size = (bytes: number) => (bytes >= MIB ? `${(bytes / MIB).toFixed(2)} MiB` : `${Math.ceil(bytes / 1024)} KiB`);
+const bytesText = (bytes: number) => `${bytes.toLocaleString('en-US')} bytes`;
+const limitText = (bytes: number) => `${bytes / (1024 * 1024)} MiB (${bytesText(bytes)})`;
 
 /** Why the code is too large to deploy, or null. */
 export function connectorCodeSizeProblem(code: string): string | null {
   const bytes = Buffer.byteLength(code);
   if (bytes <= MAX_CONNECTOR_CODE_BYTES) return null;
-  return `the connector code is ${size(bytes)}, over the limit of ${size(MAX_CONNECTOR_CODE_BYTES)} (for a bundle: import less of large packages, or a smaller package)`;
+  return `the connector code is ${bytesText(bytes)}, over the limit of ${limitText(MAX_CONNECTOR_CODE_BYTES)}; for a bundle, import less of large packages or use smaller ones`;
 }
 
 /** Why the author's files are too large to keep with a version, or null. */
 export function connectorSourcesSizeProblem(sources: readonly ConnectorSource[]): string | null {
   const bytes = sources.reduce((sum, source) => sum + Buffer.byteLength(source.content), 0);
   if (bytes <= MAX_CONNECTOR_SOURCES_BYTES) return null;
-  return `the source files are ${size(bytes)} together, over the limit of ${size(MAX_CONNECTOR_SOURCES_BYTES)}`;
+  return `the source files are ${bytesText(bytes)} together, over the limit of ${limitText(MAX_CONNECTOR_SOURCES_BYTES)}`;
 }
 
 /** Why a source path is not one the version can keep, or null: relative, `/` separators, no `.` or `..` parts past a leading run of `..`. */
