@@ -39,7 +39,6 @@ export function connectorSourcesSizeProblem(sources: readonly ConnectorSource[])
 /** Why a source path is not one the version can keep, or null: relative, `/` separators, no `.` or `..` parts past a leading run of `..`. */
 export function sourcePathProblem(path: string): string | null {
   if (path.length === 0 || path.length > MAX_SOURCE_PATH_LENGTH) return `must be 1 to ${MAX_SOURCE_PATH_LENGTH} characters`;
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\\]/.test(path)) return 'must not hold control characters or backslashes (use /)';
   if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) return 'must be relative to the project root';
   const parts = path.split('/');
