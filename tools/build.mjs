@@ -4,10 +4,13 @@
 import { build } from 'esbuild';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
+import { writeGenerated as writeContextTypes } from './connector-context-types.mjs';
 import { writeGenerated } from './sandbox-globals.mjs';
 
 // The connector globals (libs/sandbox/globals) are compiled into the source the sandbox evaluates.
 if (await writeGenerated()) console.log('generated the connector globals (libs/sandbox/src/globals/sources.generated.ts)');
+// The starter project of `gi connector init` carries the connector types of the examples.
+if (writeContextTypes()) console.log('copied the connector types (apps/cli/src/starter/context-types.generated.ts)');
 
 // The sandbox's worker-thread entry is emitted beside each app bundle, where the runtime looks for it.
 const SANDBOX_WORKER = join('libs', 'sandbox', 'src', 'sandbox-worker.main.ts');

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliEnv } from '@gi/config';
@@ -124,6 +124,32 @@ describe('admin commands against the control API', () => {
       });
     });
 
+    it('bundles a TypeScript entry and sends the bundle with the files it was built from', async () => {
+      const project = join(dir, 'ts-project');
+      mkdirSync(join(project, 'src'), { recursive: true });
+      writeFileSync(join(project, 'package.json'), '{}');
+      writeFileSync(join(project, 'src/index.ts'), "import { reply } from './reply';\nContext.SetResponseEntity({ ResponseBody: reply(1) });\n");
+      writeFileSync(join(project, 'src/reply.ts'), 'export const reply = (n: number): object => ({ n });\n');
+      service.on('PUT', '/admin/bots/acme/integrations/ts', {
+        status: 200,
+        json: { botId: 'acme', integrationId: 'ts', version: 1, entityName: 'Order', pool: 'default', timeoutSeconds: 60, allowedHosts: [], deployedAt: 5 },
+      });
+      const result = await gi(['connector', 'deploy', join(project, 'src/index.ts'), '--bot', 'acme', '--integration', 'ts', '--entity', 'Order']);
+      expect(result.code).toBe(0);
+      const sent = JSON.parse(service.requests[0].body);
+      expect(sent.code).toContain('var reply = (n) => ({ n });');
+      expect(sent.sources).toEqual([
+        { path: 'src/index.ts', content: "import { reply } from './reply';\nContext.SetResponseEntity({ ResponseBody: reply(1) });\n" },
+        { path: 'src/reply.ts', content: 'export const reply = (n: number): object => ({ n });\n' },
+      ]);
+
+      // A compile error the service finds in the bundle is placed in the bundle.
+      const message = 'SyntaxError: too deep';
+      service.on('PUT', '/admin/bots/acme/integrations/ts', problem(400, 'Bad request', 'The connector code does not compile', { line: 3, column: 1, message }));
+      const refused = await gi(['connector', 'deploy', join(project, 'src/index.ts'), '--bot', 'acme', '--integration', 'ts', '--entity', 'Order']);
+      expect(refused.err).toBe(`error: ${join(project, 'src/index.ts')}: the bundle does not compile, at 3:1 of the bundle: ${message}\n`);
+    });
+
     it('sends a callback URL and names it in the summary', async () => {
       const file = join(dir, 'hooked.js');
       writeFileSync(file, 'Context.SetResponseEntity(Context.GetRequestEntity());\n');
@@ -193,6 +219,23 @@ describe('admin commands against the control API', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('connector show prints the source files of a bundled version, and the bundle with --bundle', async () => {
+    service.on('GET', '/admin/bots/acme/integrations/ts', {
+      status: 200,
+      json: {
+        botId: 'acme', integrationId: 'ts', version: 1, entityName: 'Order', pool: 'default', timeoutSeconds: 60, allowedHosts: [],
+        deployedAt: '2026-01-02T00:00:00.000Z', code: 'var reply = 1;\n',
+        sources: [{ path: 'src/index.ts', content: "import { reply } from './reply';\n" }, { path: 'src/reply.ts', content: 'export const reply = 1;\n' }],
+        versions: [{ version: 1, deployedAt: '2026-01-02T00:00:00.000Z' }],
+      },
+    });
+    const shown = await gi(['connector', 'show', '--bot', 'acme', '--integration', 'ts']);
+    expect(shown.out).toContain('sources        src/index.ts, src/reply.ts (bundled; --bundle shows the bundle)\n');
+    expect(shown.out).toMatch(/\n\n--- src\/index.ts ---\nimport \{ reply \} from '.\/reply';\n--- src\/reply.ts ---\nexport const reply = 1;\n$/);
+    const bundle = await gi(['connector', 'show', '--bot', 'acme', '--integration', 'ts', '--bundle']);
+    expect(bundle.out).toMatch(/\n\n--- bundle ---\nvar reply = 1;\n$/);
   });
 
   describe('tokens', () => {

@@ -1,4 +1,4 @@
-import type { ConnectorLimits } from '@gi/domain';
+import type { ConnectorLimits, ConnectorSource } from '@gi/domain';
 import { z } from 'zod';
 
 /**
@@ -28,6 +28,8 @@ export const integrationSchema = z.looseObject({
 export const integrationListSchema = z.looseObject({ integrations: z.array(integrationSchema) });
 export const integrationDetailSchema = integrationSchema.extend({
   code: z.string(),
+  /** The project files a bundle was built from; empty for a plain script (and from servers that predate them). */
+  sources: z.array(z.looseObject({ path: z.string(), content: z.string() })).default([]),
   versions: z.array(z.looseObject({ version: z.number(), deployedAt: time.optional() })).default([]),
 });
 
@@ -103,6 +105,7 @@ export type Time = z.infer<typeof time>;
 export interface DeployRequest {
   entityName: string;
   code: string;
+  sources?: ConnectorSource[];
   pool?: string;
   timeoutSeconds?: number;
   allowedHosts?: string[];

@@ -5,7 +5,7 @@ import { controlRouter } from './control.router';
 const ADMIN = 'control-test-admin-token-0123456789';
 
 /** The admin API over in-memory ports; code containing "syntax error" does not compile. */
-function control() {
+function control(maxBodyBytes = 64 * 1024) {
   const world = new SmallServices();
   const deps: ControlDeps = {
     store: world.store,
@@ -17,7 +17,7 @@ function control() {
       adminToken: ADMIN,
       platformSegment: 'Platform',
       publicBaseUrl: 'https://hooks.example.com/',
-      maxBodyBytes: 64 * 1024,
+      maxBodyBytes,
       bodyTimeouts: { idleMs: 10_000, totalMs: 60_000 },
       maxJsonDepth: 64,
       quotaDefaults: { ratePerSecond: 0, burst: null, maxInFlight: 0 },
@@ -68,6 +68,38 @@ describe('the admin API (the control router, per resource)', () => {
     const listed = await c.admin('GET', '/bots/bot-a/integrations');
     expect(listed.json.integrations.map((i: { version: number }) => i.version)).toEqual([2]);
     expect((await c.admin('GET', '/bots')).json).toEqual({ bots: ['bot-a'] });
+  });
+
+  it('keeps the sources a bundle was built from and shows them with the version, not in listings', async () => {
+    const c = control(4 * 1024 * 1024);
+    world = c.world;
+    await c.admin('PUT', '/bots/bot-a/entities/Order', {});
+    const sources = [
+      { path: 'src/index.ts', content: "import { ack } from './ack';\nack();\n" },
+      { path: 'src/ack.ts', content: 'export const ack = (): void => Context.SetResponseEntity(null);\n' },
+    ];
+    const deployed = await c.admin('PUT', '/bots/bot-a/integrations/ts', { entityName: 'Order', code: 'Context.SetResponseEntity(null);', sources });
+    expect(deployed.status).toBe(200);
+    expect(deployed.json).not.toHaveProperty('sources');
+    expect((await c.admin('GET', '/bots/bot-a/integrations')).json.integrations[0]).not.toHaveProperty('sources');
+    expect((await c.admin('GET', '/bots/bot-a/integrations/ts')).json).toMatchObject({ code: 'Context.SetResponseEntity(null);', sources });
+    await c.admin('PUT', '/bots/bot-a/integrations/ts', { entityName: 'Order', code: 'Context.SetResponseEntity(null);' });
+    expect((await c.admin('GET', '/bots/bot-a/integrations/ts')).json.sources).toEqual([]);
+    expect((await c.admin('GET', '/bots/bot-a/integrations/ts?version=1')).json.sources).toEqual(sources);
+
+    const deploy = (body: object) => c.admin('PUT', '/bots/bot-a/integrations/ts', { entityName: 'Order', code: 'x', ...body });
+    const bigCode = await deploy({ code: `// ${'é'.repeat(512 * 1024)}` });
+    expect(bigCode.status).toBe(413);
+    expect(bigCode.json.detail).toBe('Cannot deploy: the connector code is 1,048,579 bytes, over the limit of 1 MiB (1,048,576 bytes); for a bundle, import less of large packages or use smaller ones.');
+    const bigSources = await deploy({ sources: [{ path: 'a.ts', content: 'x'.repeat(600 * 1024) }, { path: 'b.ts', content: 'x'.repeat(600 * 1024) }] });
+    expect(bigSources.status).toBe(413);
+    expect(bigSources.json.detail).toContain('the source files are 1,228,800 bytes together, over the limit of 1 MiB (1,048,576 bytes)');
+    const many = await deploy({ sources: Array.from({ length: 101 }, (_, i) => ({ path: `f${i}.ts`, content: '' })) });
+    expect(many.status).toBe(400);
+    expect(many.json.detail).toBe('sources: at most 100 files');
+    const badPaths = await deploy({ sources: [{ path: '/etc/passwd', content: '' }, { path: 'src/../x.ts', content: '' }] });
+    expect(badPaths.json.detail).toBe('sources.0.path: must be relative to the project root; sources.1.path: must be a relative file path such as src/index.ts');
+    expect((await deploy({ sources: [{ path: 'a.ts', content: '' }, { path: 'a.ts', content: '' }] })).json.detail).toBe('sources: each path at most once');
   });
 
   it('needs a signing secret before an integration may name a callback URL', async () => {

@@ -8,7 +8,9 @@ import {
   DEFAULT_TIMEOUT_SECONDS,
   INVOCATION_STATUSES,
   isValidName,
+  MAX_CONNECTOR_SOURCES,
   MAX_TIMEOUT_SECONDS,
+  sourcePathProblem,
 } from '@gi/domain';
 import type { ConnectorLimits } from '@gi/domain';
 import { MAX_TOKEN_TTL_SECONDS } from '@gi/auth';
@@ -41,10 +43,29 @@ export const limitsBody = z
   })
   .strict();
 
+/** One file of the project a bundle was built from; sizes are checked after the shape (413). */
+const source = z
+  .object({
+    path: z.string().superRefine((path, ctx) => {
+      const problem = sourcePathProblem(path);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+    content: z.string(),
+  })
+  .strict();
+
+const sources = z
+  .array(source)
+  .max(MAX_CONNECTOR_SOURCES, `at most ${MAX_CONNECTOR_SOURCES} files`)
+  .refine((files) => new Set(files.map((f) => f.path)).size === files.length, 'each path at most once')
+  .default([]);
+
 export const integrationBody = z
   .object({
     entityName: name,
-    code: z.string().min(1).max(1024 * 1024),
+    // Its size in bytes is checked after the shape (413).
+    code: z.string().min(1),
+    sources,
     pool: name.default(DEFAULT_POOL),
     timeoutSeconds: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),
     allowedHosts: z.array(allowedHost).max(100).default([]),

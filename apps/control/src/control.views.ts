@@ -4,8 +4,8 @@ import type { EffectiveLimits, IntegrationDefinition, Invocation, InvocationSumm
 /** What the control API shows of stored records: times as ISO text, secrets and code left out where they do not belong. */
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** An integration as deployed, without its code (the listing and the deploy reply). */
-export const deployedView = ({ code: _code, ...integration }: IntegrationDefinition) => ({ ...integration, deployedAt: iso(integration.deployedAt) });
+/** An integration as deployed, without its code and sources (the listing and the deploy reply). */
+export const deployedView = ({ code: _code, sources: _sources, ...integration }: IntegrationDefinition) => ({ ...integration, deployedAt: iso(integration.deployedAt) });
 
 export const summaryView = (s: InvocationSummary) => ({
   id: s.id,

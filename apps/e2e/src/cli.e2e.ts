@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { CLI, ROOT, startService } from './service-process';
 import type { ServiceProcess } from './service-process';
 
@@ -74,6 +75,46 @@ describe('gi command line (built CLI against the embedded service)', () => {
 
     const minted = await gi('invoke', '--bot', 'acme', '--entity', 'Order', '--integration', 'ack', '--body', '{"orderId":7}');
     expect(JSON.parse(minted.out)).toEqual({ Status: 'Accepted', Message: 'order 7' });
+  });
+
+  it('deploys a TypeScript project with a local import and a package, runs it, and shows the files as written', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'gi-e2e-ts-'));
+    try {
+      const write = (path: string, content: string) => {
+        mkdirSync(dirname(join(project, path)), { recursive: true });
+        writeFileSync(join(project, path), content);
+      };
+      write('package.json', '{ "name": "orders", "private": true }\n');
+      write('node_modules/tiny-case/package.json', '{ "name": "tiny-case", "version": "1.0.0", "main": "index.js" }\n');
+      write('node_modules/tiny-case/index.js', 'exports.upper = (text) => String(text).toUpperCase();\n');
+      write('src/label.ts', 'export const label = (id: number): string => `order ${id}`;\n');
+      const entry = [
+        "import { upper } from 'tiny-case';",
+        "import { label } from './label';",
+        'const entity = Context.GetRequestEntity();',
+        "if (!entity) Context.RaiseError('Missing entity', 'null');",
+        'const id: number = await Promise.resolve(entity.RequestBody.orderId);',
+        "entity.ResponseBody = { Status: 'Accepted', Message: upper(label(id)) };",
+        'Context.SetResponseEntity(entity);',
+        '',
+      ].join('\n');
+      write('src/index.ts', entry);
+
+      const deployed = await gi('connector', 'deploy', join(project, 'src/index.ts'), '--bot', 'acme', '--integration', 'ts', '--entity', 'Order');
+      expect(deployed).toMatchObject({ code: 0, out: expect.stringMatching(/^Deployed ts version 1 on bot acme/) });
+      const invoked = await gi('invoke', '--bot', 'acme', '--entity', 'Order', '--integration', 'ts', '--body', '{"orderId":42}');
+      expect(invoked).toMatchObject({ code: 0, err: '' });
+      expect(JSON.parse(invoked.out)).toEqual({ Status: 'Accepted', Message: 'ORDER 42' });
+
+      const shown = await gi('connector', 'show', '--bot', 'acme', '--integration', 'ts');
+      expect(shown.out).toContain('sources        src/index.ts, src/label.ts (bundled; --bundle shows the bundle)');
+      expect(shown.out).toContain(`--- src/index.ts ---\n${entry}--- src/label.ts ---\nexport const label = (id: number): string => \`order \${id}\`;\n`);
+      expect(shown.out).not.toContain('exports.upper');
+      const bundle = await gi('connector', 'show', '--bot', 'acme', '--integration', 'ts', '--bundle');
+      expect(bundle.out).toContain('exports.upper = (text) => String(text).toUpperCase();');
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it('invokes asynchronously: the invocationId first, then the final body', async () => {

@@ -233,6 +233,29 @@ describe('web console (headless Chromium)', () => {
     expect(await detail.locator('.logs li').allTextContents()).toEqual(['step 1 of 3', 'step 2 of 3', 'step 3 of 3'].map((text) => expect.stringContaining(text)));
   }, 40_000);
 
+  it('shows the source files of a bundled connector one at a time, and its bundle on request', async () => {
+    const sources = [
+      { path: 'src/index.ts', content: "import { reply } from './reply';\nContext.SetResponseEntity({ ResponseBody: reply('ok') });\n" },
+      { path: 'src/reply.ts', content: 'export const reply = (text: string): object => ({ text });\n' },
+    ];
+    const code = 'var reply = (text) => ({ text });\nContext.SetResponseEntity({ ResponseBody: reply("ok") });\n';
+    expect((await api.admin('PUT', '/bots/acme/integrations/bundled', { entityName: 'Order', code, sources })).status).toBe(200);
+    await tab('Connectors').click();
+    await page.getByRole('link', { name: /^bundled/ }).click();
+    const detail = page.locator('.detail-pane');
+    await detail.getByRole('heading', { name: 'Sources' }).waitFor();
+    const files = detail.getByRole('group', { name: 'Source files' });
+    expect(await files.getByRole('button').allTextContents()).toEqual(['src/index.ts', 'src/reply.ts']);
+    await detail.getByLabel('src/index.ts of bundled version 1').getByText("import { reply } from './reply';").waitFor();
+    await files.getByRole('button', { name: 'src/reply.ts' }).click();
+    await detail.getByLabel('src/reply.ts of bundled version 1').getByText('export const reply').waitFor();
+    expect(await files.getByRole('button', { name: 'src/reply.ts' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await detail.getByLabel('Bundle of bundled version 1').isVisible()).toBe(false);
+    await detail.getByText('Bundle (the code that runs)').click();
+    await detail.getByLabel('Bundle of bundled version 1').getByText('var reply = (text) => ({ text });').waitFor();
+    await screenshot('connector-sources');
+  });
+
   it('signs out, forgetting the token and stopping the live refresh', async () => {
     await tab('Invocations').click();
     await page.locator('table.clickable').waitFor();

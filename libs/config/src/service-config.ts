@@ -29,7 +29,8 @@ const schema = z.object({
   POLL_DEFAULT_WAIT_SECONDS: int(0, 60).default(20),
   // An invocation keeps its request within MAX_STORED_ENTITY_BYTES (4 MiB) in every store: a larger body could never be stored.
   MAX_BODY_SIZE: bytes.refine((n) => n <= MAX_STORED_ENTITY_BYTES, 'at most 4mb (an invocation keeps its request within 4 MiB)').default(1024 ** 2),
-  MAX_ADMIN_BODY_SIZE: bytes.default(2 * 1024 ** 2),
+  // A deploy carries up to 1 MiB of code and 1 MiB of sources, with room for their JSON escapes.
+  MAX_ADMIN_BODY_SIZE: bytes.default(4 * 1024 ** 2),
   // GenericIntegrationFileTransfer (multipart) limits; breaking one answers 413.
   MAX_FILE_SIZE: bytes.default(100 * 1024 ** 2),
   MAX_FILES: int(0, 10_000).default(20),

@@ -1,5 +1,7 @@
 /** The webhook configuration of a bot: entities, integrations (deployed connectors) and tokens. */
 
+import type { ConnectorSource } from './connector-code';
+
 /** The five webhook fields every entity has (spec 2.1). */
 export const WEBHOOK_FIELDS = ['RequestParams', 'RequestBody', 'RequestHeaders', 'ResponseBody', 'RequestFiles'] as const;
 
@@ -13,7 +15,10 @@ export interface EntityDefinition {
 
 export interface IntegrationSettings {
   entityName: string;
+  /** What the sandbox runs: the file as written, or the bundle the CLI built from a project. */
   code: string;
+  /** The project files a bundle was built from, as their author wrote them; absent for a plain script. */
+  sources?: ConnectorSource[];
   /** Executor pool (queue) that runs this integration. */
   pool: string;
   /** Wall-time limit of one run. */

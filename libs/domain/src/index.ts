@@ -5,6 +5,7 @@ export * from './request-entity';
 export * from './render';
 export * from './invocation';
 export * from './catalog';
+export * from './connector-code';
 export * from './ports/index';
 export * from './outcome';
 export * from './invocation-size';

@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { WEBHOOK_FIELDS, withDefaultLimits } from '@gi/domain';
+import { WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
 import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, IntegrationTarget, Quotas, SigningSecret } from '@gi/domain';
 import type { EntityDocument, IntegrationDocument, QuotaDocument, SigningSecretDocument, TokenDocument } from './mongo-documents';
 import { isDuplicateKey, retriedOnFailover } from './mongo-errors';
@@ -21,6 +21,7 @@ const toIntegration = (doc: IntegrationDocument): IntegrationDefinition => ({
   limits: withDefaultLimits(doc.limits),
   callbackUrl: doc.callbackUrl ?? null,
   deployedAt: doc.deployedAt,
+  ...(doc.sources && { sources: doc.sources }),
 });
 
 /** The bot's own quotas are the document with an empty token id. */
@@ -64,10 +65,15 @@ export class MongoCatalogStore implements CatalogStore {
       // Past the number that just collided too, even if the read does not show its holder yet.
       const version = Math.max((latest?.version ?? 0) + 1, tried + 1);
       tried = version;
-      const definition: IntegrationDefinition = { botId, integrationId, version, deployedAt: now, ...settings };
+      const definition: IntegrationDefinition = { botId, integrationId, version, deployedAt: now, ...withoutEmptySources(settings) };
       try {
         // A copy: the driver adds _id to the document it inserts.
-        await this.integrations.insertOne({ ...definition, allowedHosts: [...settings.allowedHosts], limits: { ...settings.limits } });
+        await this.integrations.insertOne({
+          ...definition,
+          allowedHosts: [...settings.allowedHosts],
+          limits: { ...settings.limits },
+          ...(definition.sources && { sources: definition.sources.map((source) => ({ ...source })) }),
+        });
         return definition;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;

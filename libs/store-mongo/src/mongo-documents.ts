@@ -1,4 +1,4 @@
-import type { CallbackState, ConnectorLimits, Endpoint, InvocationMode, InvocationStatus, LogLine, Progress } from '@gi/domain';
+import type { CallbackState, ConnectorLimits, ConnectorSource, Endpoint, InvocationMode, InvocationStatus, LogLine, Progress } from '@gi/domain';
 
 /** Collection names of one deployment's database. */
 export const COLLECTIONS = {
@@ -109,6 +109,8 @@ export interface IntegrationDocument {
   /** Absent on integrations deployed before callbacks existed. */
   callbackUrl?: string | null;
   deployedAt: number;
+  /** The files a bundle was built from; absent for a plain script. */
+  sources?: ConnectorSource[];
 }
 
 export interface TokenDocument {

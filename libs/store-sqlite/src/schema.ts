@@ -158,4 +158,9 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX invocation_logs_by_expiry ON invocation_logs (expire_at);
   `,
+  // The files a bundled connector was built from, as its author wrote them (JSON: [{ path, content }]);
+  // NULL for a plain script.
+  `
+  ALTER TABLE integrations ADD COLUMN sources TEXT;
+  `,
 ];

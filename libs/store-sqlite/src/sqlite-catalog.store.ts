@@ -1,4 +1,4 @@
-import { WEBHOOK_FIELDS, withDefaultLimits } from '@gi/domain';
+import { WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
 import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, IntegrationTarget, Quotas, SigningSecret } from '@gi/domain';
 import type { SqliteDatabase } from './sqlite-database';
 
@@ -14,6 +14,7 @@ interface IntegrationRow {
   limits: string | null;
   deployed_at: number;
   callback_url: string | null;
+  sources: string | null;
 }
 
 const toIntegration = (row: IntegrationRow): IntegrationDefinition => ({
@@ -28,6 +29,7 @@ const toIntegration = (row: IntegrationRow): IntegrationDefinition => ({
   limits: withDefaultLimits(row.limits === null ? null : JSON.parse(row.limits)),
   callbackUrl: row.callback_url,
   deployedAt: row.deployed_at,
+  ...(row.sources !== null && { sources: JSON.parse(row.sources) }),
 });
 
 interface QuotaRow {
@@ -88,10 +90,10 @@ export class SqliteCatalogStore implements CatalogStore {
       const { latest } = this.db
         .prepare('SELECT COALESCE(MAX(version), 0) AS latest FROM integrations WHERE bot_id = ? AND integration_id = ?')
         .get(botId, integrationId) as { latest: number };
-      const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...settings };
+      const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...withoutEmptySources(settings) };
       this.db
-        .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, limits, callback_url, deployed_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, limits, callback_url, deployed_at, sources)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
         .run(
           botId,
           integrationId,
@@ -104,6 +106,7 @@ export class SqliteCatalogStore implements CatalogStore {
           JSON.stringify(settings.limits),
           settings.callbackUrl,
           now,
+          settings.sources?.length ? JSON.stringify(settings.sources) : null,
         );
       return definition;
     });

@@ -1,4 +1,4 @@
-import { ACTIVE_STATUSES, isTerminal, outcomeError, recordedOutcomeJson, storedEntityJson, WEBHOOK_FIELDS, withDefaultLimits } from '@gi/domain';
+import { ACTIVE_STATUSES, isTerminal, outcomeError, recordedOutcomeJson, storedEntityJson, WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
 import type {
   ActiveCount,
   BotQuotas,
@@ -341,7 +341,7 @@ export class FakeCatalogStore implements CatalogStore {
 
   async deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition> {
     const latest = this.versionsOf(botId, integrationId)[0]?.version ?? 0;
-    const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...copy(settings) };
+    const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...copy(withoutEmptySources(settings)) };
     this.integrations.push(copy(definition));
     return definition;
   }

@@ -1,4 +1,4 @@
-import { GiError, MAX_RECORDED_RESULT_BYTES, MAX_STORED_ENTITY_BYTES, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
+import { DEFAULT_CONNECTOR_LIMITS, GiError, MAX_RECORDED_RESULT_BYTES, MAX_STORED_ENTITY_BYTES, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
 import type { IdempotencyRecord, LogLine, NewInvocation, Store } from '@gi/domain';
 import { newInvocation } from './fixtures';
 import type { ManualClock } from './manual-clock';
@@ -657,6 +657,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await store.catalog.listIntegrations('bot-a')).map((i) => [i.integrationId, i.version])).toEqual([['ack', 2], ['hooked', 1], ['other', 1]]);
         expect((await store.catalog.listIntegrationVersions('bot-a', 'ack')).map((v) => v.version)).toEqual([2, 1]);
         expect(await store.catalog.listBots()).toEqual(['bot-a']);
+      });
+
+      it('keeps the source files of a bundled version with it, and none for a plain script', async () => {
+        const { store, clock } = subject;
+        const settings = { entityName: 'Order', code: 'Context.SetResponseEntity(null);', pool: 'default', timeoutSeconds: 60, allowedHosts: [], limits: { ...DEFAULT_CONNECTOR_LIMITS }, callbackUrl: null };
+        const sources = [
+          { path: 'src/index.ts', content: "import { shout } from './shout';\nconst text: string = shout('é');\n" },
+          { path: 'src/shout.ts', content: 'export const shout = (s: string) => s.toUpperCase() + "\u0000 ✓";\n' },
+        ];
+        const bundled = await store.catalog.deployIntegration('bot-a', 'ts', { ...settings, sources }, clock.now());
+        expect(bundled.sources).toEqual(sources);
+        const plain = await store.catalog.deployIntegration('bot-a', 'ts', { ...settings, sources: [] }, clock.now() + 1);
+        expect(plain).not.toHaveProperty('sources');
+        expect(await store.catalog.getIntegration('bot-a', 'ts', 1)).toEqual(bundled);
+        expect(await store.catalog.getIntegration('bot-a', 'ts')).toEqual(plain);
+        expect(await store.catalog.getIntegration('bot-a', 'ts')).not.toHaveProperty('sources');
+        // A copy is kept: changing what was deployed changes nothing stored.
+        sources[0].content = 'changed';
+        expect((await store.catalog.getIntegration('bot-a', 'ts', 1))?.sources?.[0].content).toContain('shout');
       });
     });
 

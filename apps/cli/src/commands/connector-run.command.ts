@@ -17,7 +17,8 @@ import type { CommandSpec } from '../command';
 import { formatDuration, json } from '../format';
 import { parseHeaderItems, parseQueryItems, readBody } from '../invoke/invoke-request';
 import { overrideSample, readSampleRequest } from '../sample-request';
-import { readSource } from './connector.commands';
+import { buildConnector } from '../connector-build';
+import { compileErrorText } from './connector.commands';
 import { limitOptions, readLimits } from './limit-options';
 
 /**
@@ -28,7 +29,7 @@ const HELP = 'gi connector run --help';
 
 export const connectorRun: CommandSpec = {
   path: ['connector', 'run'],
-  summary: 'Run a connector file locally, with no server: prints ResponseBody, logs and duration',
+  summary: 'Run a connector file (or a TypeScript entry, bundled as at deploy) locally, with no server: prints ResponseBody, logs and duration',
   args: ['file'],
   options: {
     request: { type: 'string', value: 'F', description: 'A saved sample request (JSON: query, headers, contentType, body); the options below override its parts' },
@@ -52,12 +53,13 @@ export const connectorRun: CommandSpec = {
     'A sample request file: {"query": {"source": "crm"} or "source=crm", "headers": {"X-Trace": "t1"}, "contentType": "application/json", "body": {"orderId": 42}};',
     'every field optional, a string body is sent as text exactly as given (see docs/connectors.md, "Trying a connector locally").',
     "Example: gi connector run examples/connectors/ack.js --body '{\"orderId\": 42}' --query source=crm",
+    'Example: gi connector run src/index.ts --request samples/order.json   (a project from gi connector init)',
     'Example: gi connector run call-api.js --request samples/order.json --allowed-host 127.0.0.1:4010 --trust-loopback',
     'Example: cat order.json | gi connector run ack.js --body-file -',
   ].join('\n'),
   async run(ctx, input) {
     const file = input.arg('file');
-    const code = await readSource(file);
+    const { code, sources } = await buildConnector(file);
     const timeoutSeconds = input.int('timeout', 1, MAX_TIMEOUT_SECONDS) ?? DEFAULT_TIMEOUT_SECONDS;
     const limits = runLimitsOf({ ...DEFAULT_CONNECTOR_LIMITS, ...readLimits(input) });
     const mediaType = input.string('response-content-type') ?? 'application/json';
@@ -113,7 +115,7 @@ export const connectorRun: CommandSpec = {
     let result: ConnectorRunResult;
     try {
       const compiled = runtime.compile(code);
-      if (!compiled.ok) throw new CliError(`${file}:${compiled.line}:${compiled.column}: ${compiled.message}`);
+      if (!compiled.ok) throw new CliError(compileErrorText(file, compiled.line, compiled.column, compiled.message, sources.length > 0));
       result = await runtime.run({
         cacheKey: `local/${file}`,
         code,

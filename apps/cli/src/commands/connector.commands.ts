@@ -1,6 +1,6 @@
-import { readLocalFile } from '../read-local-file';
 import { DEFAULT_POOL, MAX_TIMEOUT_SECONDS } from '@gi/domain';
 import { CliError } from '../cli-errors';
+import { buildConnector, ENTRY_EXTENSIONS } from '../connector-build';
 import { writeLine } from '../cli-io';
 import type { CommandSpec } from '../command';
 import { fields, formatTime, json, table } from '../format';
@@ -10,7 +10,7 @@ import { botOption, integrationOption } from './shared-options';
 
 export const connectorDeploy: CommandSpec = {
   path: ['connector', 'deploy'],
-  summary: 'Deploy a Custom Code connector from a JavaScript file as a new version of an integration',
+  summary: 'Deploy a Custom Code connector (a JavaScript file, or a TypeScript or module entry bundled with its imports) as a new version of an integration',
   args: ['file'],
   options: {
     bot: botOption,
@@ -22,7 +22,13 @@ export const connectorDeploy: CommandSpec = {
     ...limitOptions,
     'callback-url': { type: 'string', value: 'URL', description: "Where every invocation's outcome is POSTed (signed), unless a call names its own" },
   },
-  details: 'The new version takes effect at once. Code that does not compile is refused and reported as file:line:column. Limits left out take their defaults.',
+  details: [
+    'The new version takes effect at once. Code that does not compile is refused and reported as file:line:column. Limits left out take their defaults.',
+    `A ${ENTRY_EXTENSIONS.filter((e) => e !== '.js').join(', ')} entry, or a .js file with import or export statements, is bundled with its local imports and the packages of`,
+    "its project's node_modules (esbuild) into one script; the project's own files are kept with the version (gi connector show).",
+    'Types are not checked: run tsc --noEmit (npm run typecheck in a project from gi connector init). A plain .js file is sent as written.',
+    'Example: gi connector deploy src/index.ts --bot shop --integration orders --entity Order',
+  ].join('\n'),
   async run(ctx, input) {
     const file = input.arg('file');
     const botId = input.requiredName('bot');
@@ -34,13 +40,14 @@ export const connectorDeploy: CommandSpec = {
     const allowedHosts = input.list('allowed-host');
     const limits = readLimits(input);
     const callbackUrl = input.string('callback-url');
-    const code = await readSource(file);
+    const { code, sources } = await buildConnector(file);
 
     let deployed;
     try {
       deployed = await ctx.control.deploy(botId, integrationId, {
         entityName,
         code,
+        ...(sources.length > 0 && { sources }),
         ...(pool !== undefined && { pool }),
         ...(timeoutSeconds !== undefined && { timeoutSeconds }),
         ...(allowedHosts.length > 0 && { allowedHosts }),
@@ -48,7 +55,7 @@ export const connectorDeploy: CommandSpec = {
         ...(callbackUrl !== undefined && { callbackUrl }),
       });
     } catch (error) {
-      throw compileError(file, error) ?? error;
+      throw compileError(file, error, sources.length > 0) ?? error;
     }
     if (ctx.json) return void writeLine(ctx.io.out, json(deployed));
     const hosts = deployed.allowedHosts.length > 0 ? deployed.allowedHosts.join(', ') : 'none';
@@ -59,30 +66,41 @@ export const connectorDeploy: CommandSpec = {
   },
 };
 
-export async function readSource(file: string): Promise<string> {
-  return (await readLocalFile(file)).toString('utf8');
-}
-
 /** A 400 carrying line and column is a compile error: report it the way compilers do. */
-function compileError(file: string, error: unknown): CliError | null {
+function compileError(file: string, error: unknown, bundled: boolean): CliError | null {
   if (!(error instanceof ApiError) || error.problem.status !== 400) return null;
   const { line, column, message, detail, title } = error.problem;
   if (typeof line !== 'number') return null;
-  const position = typeof column === 'number' ? `${line}:${column}` : `${line}`;
   // The compiler's own message when the problem carries it; the detail repeats the position.
   const text = typeof message === 'string' && message ? message : (detail ?? title);
-  return new CliError(`${file}:${position}: ${text.replace(/\s+/g, ' ').trim()}`);
+  return new CliError(compileErrorText(file, line, typeof column === 'number' ? column : undefined, text, bundled));
+}
+
+/** Where the sandbox's compiler stopped: in the file itself, or in the bundle made of it (`gi connector show --bundle`). */
+export function compileErrorText(file: string, line: number, column: number | undefined, text: string, bundled: boolean): string {
+  const position = column === undefined ? `${line}` : `${line}:${column}`;
+  const where = bundled ? `${file}: the bundle does not compile, at ${position} of the bundle` : `${file}:${position}`;
+  return `${where}: ${text.replace(/\s+/g, ' ').trim()}`;
 }
 
 export const connectorShow: CommandSpec = {
   path: ['connector', 'show'],
-  summary: 'Show the deployed connector of an integration: settings, versions and code',
+  summary: 'Show the deployed connector of an integration: settings, versions and code (the source files of a bundle)',
   args: [],
-  options: { bot: botOption, integration: integrationOption },
+  options: {
+    bot: botOption,
+    integration: integrationOption,
+    bundle: { type: 'boolean', description: 'Print the bundle the sandbox runs instead of the source files it was built from' },
+  },
   async run(ctx, input) {
     const detail = await ctx.control.getIntegration(input.requiredName('bot'), input.requiredName('integration'));
     if (ctx.json) return void writeLine(ctx.io.out, json(detail));
     const versions = detail.versions.map((v) => `${v.version} (${formatTime(v.deployedAt)})`).join(', ');
+    const bundled = detail.sources.length > 0;
+    const code =
+      bundled && !input.flag('bundle')
+        ? detail.sources.flatMap((source) => [`--- ${source.path} ---`, source.content.replace(/\n$/, '')])
+        : [bundled ? '--- bundle ---' : '--- code ---', detail.code];
     writeLine(
       ctx.io.out,
       [
@@ -96,10 +114,10 @@ export const connectorShow: CommandSpec = {
           ['allowed hosts', detail.allowedHosts.length > 0 ? detail.allowedHosts.join(', ') : 'none'],
           ...(detail.limits ? [['limits', describeLimits(detail.limits)] as [string, string]] : []),
           ['versions', versions || String(detail.version)],
+          ...(bundled ? [['sources', `${detail.sources.map((s) => s.path).join(', ')} (bundled; --bundle shows the bundle)`] as [string, string]] : []),
         ]),
         '',
-        '--- code ---',
-        detail.code,
+        ...code,
       ].join('\n'),
     );
   },

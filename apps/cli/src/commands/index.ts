@@ -1,5 +1,6 @@
 import type { CommandSpec } from '../command';
 import { callbackSecretRotate, callbackSecretShow } from './callback-secret.commands';
+import { connectorInit } from './connector-init.command';
 import { connectorRun } from './connector-run.command';
 import { connectorDeploy, connectorList, connectorShow } from './connector.commands';
 import { entityCreate, entityList } from './entity.commands';
@@ -17,6 +18,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   connectorShow,
   connectorList,
   connectorRun,
+  connectorInit,
   tokenCreate,
   tokenList,
   tokenRevoke,

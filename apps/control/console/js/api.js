@@ -6,7 +6,7 @@
  * @typedef {{ botId: string, name: string, fields: string[], updatedAt: number }} Entity
  * @typedef {{ entityName: string, code: string, pool?: string, timeoutSeconds?: number, allowedHosts?: string[] }} IntegrationSettings
  * @typedef {{ botId: string, integrationId: string, version: number, entityName: string, pool: string, timeoutSeconds: number, allowedHosts: string[], deployedAt: string }} Integration
- * @typedef {Integration & { code: string, versions: { version: number, deployedAt: string }[] }} IntegrationDetail
+ * @typedef {Integration & { code: string, sources?: { path: string, content: string }[], versions: { version: number, deployedAt: string }[] }} IntegrationDetail
  * @typedef {{ tokenId: string, label: string | null, createdAt: string, expiresAt: string | null, revokedAt: string | null }} TokenInfo
  * @typedef {{ token: string, tokenId: string, expiresAt: string | null }} CreatedToken
  * @typedef {{ sync: string, async: string, fileTransfer: string, poll: string }} WebhookUrls

@@ -1,4 +1,4 @@
-import { assertCanSignCallbacks, assertName, badRequest, notFound } from '@gi/domain';
+import { assertCanSignCallbacks, assertName, badRequest, connectorCodeSizeProblem, connectorSourcesSizeProblem, notFound, payloadTooLarge } from '@gi/domain';
 import type { ControlRoutes } from '../control-routes';
 import { validate } from '../control-routes';
 import { entityBody, integrationBody } from '../control.schemas';
@@ -27,6 +27,8 @@ export function botRoutes({ routes, admin, deps, body }: ControlRoutes): void {
     const { botId, integrationId } = ctx.params;
     assertName('integrationId', integrationId);
     const settings = validate(integrationBody, await body(ctx));
+    const tooLarge = connectorCodeSizeProblem(settings.code) ?? connectorSourcesSizeProblem(settings.sources);
+    if (tooLarge) throw payloadTooLarge(`Cannot deploy: ${tooLarge}.`);
     if (!(await store.catalog.getEntity(botId, settings.entityName))) {
       throw badRequest(`Entity '${settings.entityName}' is not defined for bot '${botId}'; define it first (PUT /admin/bots/${botId}/entities/${settings.entityName}).`);
     }
@@ -53,6 +55,6 @@ export function botRoutes({ routes, admin, deps, body }: ControlRoutes): void {
     const integration = await store.catalog.getIntegration(botId, integrationId, version);
     if (!integration) throw notFound(`No integration '${integrationId}' for bot '${botId}'.`);
     const versions = await store.catalog.listIntegrationVersions(botId, integrationId);
-    ctx.body = { ...integration, deployedAt: iso(integration.deployedAt), versions: versions.map((v) => ({ version: v.version, deployedAt: iso(v.deployedAt) })) };
+    ctx.body = { ...integration, sources: integration.sources ?? [], deployedAt: iso(integration.deployedAt), versions: versions.map((v) => ({ version: v.version, deployedAt: iso(v.deployedAt) })) };
   });
 }

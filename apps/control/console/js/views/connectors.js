@@ -141,9 +141,33 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
         ),
       ),
       integration.version !== latest ? notice('info', `Showing version ${integration.version}; calls run version ${latest}.`) : null,
-      h('h3', {}, 'Code'),
-      codeBlock(integration.code, { lineNumbers: true, label: `Code of ${integration.integrationId} version ${integration.version}` }),
+      ...codeSection(integration),
     );
+  }
+
+  /**
+   * The code of a version: as written for a plain script; for a bundle (gi connector deploy of a
+   * project), the files its author wrote, one at a time, and the bundle the sandbox runs on request.
+   * @param {import('../api.js').IntegrationDetail} integration
+   */
+  function codeSection(integration) {
+    const of = `${integration.integrationId} version ${integration.version}`;
+    const sources = integration.sources ?? [];
+    if (sources.length === 0) return [h('h3', {}, 'Code'), codeBlock(integration.code, { lineNumbers: true, label: `Code of ${of}` })];
+    const shown = h('div', { class: 'source-file' });
+    const show = (/** @type {number} */ index) => {
+      for (const [i, tab] of tabs.entries()) tab.setAttribute('aria-pressed', String(i === index));
+      fill(shown, codeBlock(sources[index].content, { lineNumbers: true, label: `${sources[index].path} of ${of}` }));
+    };
+    const tabs = sources.map((source, i) => h('button', { type: 'button', class: 'version source-tab', 'aria-pressed': 'false', onclick: () => show(i) }, source.path));
+    show(0);
+    return [
+      h('h3', {}, 'Sources'),
+      h('p', { class: 'muted small' }, 'The files this version was bundled from by gi connector deploy.'),
+      h('div', { class: 'versions', role: 'group', 'aria-label': 'Source files' }, tabs),
+      shown,
+      h('details', { class: 'bundle' }, h('summary', {}, 'Bundle (the code that runs)'), codeBlock(integration.code, { lineNumbers: true, label: `Bundle of ${of}` })),
+    ];
   }
 
   /**
@@ -171,6 +195,9 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
     const code = h('textarea', { name: 'code', class: 'code-editor', rows: 18, spellcheck: 'false', autocomplete: 'off', wrap: 'off', 'aria-label': 'Connector code' });
     code.value = base?.code ?? STARTER;
     const caret = h('span', { class: 'muted small' }, 'Line 1, column 1');
+    const bundled = base?.sources?.length
+      ? notice('info', 'This version was bundled from a project by gi connector deploy: a version deployed here runs the bundle below as plain code and keeps no sources. Change the project and deploy it with the CLI instead.')
+      : null;
     const message = h('div', { class: 'deploy-message' });
     const submit = h('button', { type: 'submit', class: 'primary' }, base ? `Deploy version ${(base.versions[0]?.version ?? base.version) + 1}` : 'Deploy');
 
@@ -195,6 +222,7 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
         h('label', {}, 'Timeout (s)', timeout),
         h('label', { class: 'span-2' }, 'Allowed hosts for Context.Http', hosts),
       ),
+      bundled,
       h('label', { class: 'code-label' }, h('span', {}, 'Code ', h('span', { class: 'muted small' }, '(the body of an async function; Tab indents)')), code),
       h('div', { class: 'editor-foot' }, caret),
       message,
