@@ -24,8 +24,13 @@ import type {
   Outcome,
   Progress,
   Quotas,
+  SecretPut,
+  SecretRef,
+  SecretScope,
+  SecretStore,
   SigningSecret,
   Store,
+  StoredSecret,
   StoredLogLine,
   TokenRecord,
   TokenStore,
@@ -426,6 +431,56 @@ export class FakeTokenStore implements TokenStore {
   }
 }
 
+/** Secrets in memory, ordered as the real stores page them: bot, integration ('' for the bot's own), name. */
+export class FakeSecretStore implements SecretStore {
+  readonly records = new Map<string, StoredSecret>();
+
+  private static key({ botId, integrationId, name }: SecretRef): string {
+    return `${botId}\u0000${integrationId ?? ''}\u0000${name}`;
+  }
+
+  private sorted(): Array<[string, StoredSecret]> {
+    return [...this.records.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  async put(ref: SecretRef, sealed: string, now: number, maxPerScope: number): Promise<SecretPut> {
+    const key = FakeSecretStore.key(ref);
+    const existing = this.records.get(key);
+    if (existing) {
+      this.records.set(key, { ...existing, sealed, updatedAt: now });
+      return 'updated';
+    }
+    if ((await this.list(ref)).length >= maxPerScope) return 'full';
+    const { botId, integrationId, name } = ref;
+    this.records.set(key, { botId, integrationId, name, sealed, createdAt: now, updatedAt: now });
+    return 'created';
+  }
+
+  async list({ botId, integrationId }: SecretScope): Promise<StoredSecret[]> {
+    return copy(this.sorted().map(([, s]) => s).filter((s) => s.botId === botId && s.integrationId === integrationId));
+  }
+
+  async listForRun(botId: string, integrationId: string): Promise<StoredSecret[]> {
+    return copy(this.sorted().map(([, s]) => s).filter((s) => s.botId === botId && (s.integrationId === null || s.integrationId === integrationId)));
+  }
+
+  async delete(ref: SecretRef): Promise<boolean> {
+    return this.records.delete(FakeSecretStore.key(ref));
+  }
+
+  async page(after: SecretRef | null, limit: number): Promise<StoredSecret[]> {
+    const from = after ? FakeSecretStore.key(after) : null;
+    return copy(this.sorted().filter(([key]) => from === null || key > from).slice(0, limit).map(([, s]) => s));
+  }
+
+  async reseal(ref: SecretRef, expected: string, sealed: string): Promise<boolean> {
+    const record = this.records.get(FakeSecretStore.key(ref));
+    if (!record || record.sealed !== expected) return false;
+    record.sealed = sealed;
+    return true;
+  }
+}
+
 /** How many multiples of the heartbeat's ttl an instance unseen is kept (as the SQLite registry does). */
 const FORGET_AFTER_TTLS = 10;
 
@@ -457,6 +512,7 @@ export function createFakeStore(clock: Clock): Store & { invocations: FakeInvoca
     invocations: new FakeInvocationStore(clock),
     catalog: new FakeCatalogStore(() => [...tokens.records.values()].map((t) => t.botId)),
     tokens,
+    secrets: new FakeSecretStore(),
     instances: new FakeInstanceRegistry(),
     async ping() {
       return !closed;
