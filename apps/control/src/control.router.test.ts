@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { SecretCipher, SecretVault } from '@gi/auth';
 import { newInvocation, SmallServices } from '@gi/testing';
 import type { ControlDeps } from './control.deps';
 import { controlRouter } from './control.router';
@@ -10,6 +12,7 @@ function control() {
   const deps: ControlDeps = {
     store: world.store,
     tokens: world.tokens,
+    secrets: new SecretVault(world.store.secrets, new SecretCipher(randomBytes(32))),
     runtime: { compile: (code) => (code.includes('syntax error') ? { ok: false, message: 'unexpected token', line: 1, column: 8 } : { ok: true }) },
     bus: world.bus,
     clock: world.clock,

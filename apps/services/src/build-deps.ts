@@ -1,11 +1,11 @@
-import { createTokenService } from '@gi/auth';
+import { createTokenService, SecretCipher, SecretVault } from '@gi/auth';
 import type { TokenService } from '@gi/auth';
 import { AmqpJobBus } from '@gi/bus-amqp';
 import { loadOrCreateSecret } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import type { JobBus } from '@gi/contracts';
 import type { ControlDeps } from '@gi/control';
-import { CompletionWaiter } from '@gi/domain';
+import { CompletionWaiter, parseSecretKey } from '@gi/domain';
 import type { ConnectorRuntime, QuotaDefaults } from '@gi/domain';
 import { HttpCallbackSender } from '@gi/egress';
 import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
@@ -25,6 +25,16 @@ import { bodyTimeouts, serverTimeouts, uploadTimeouts } from './serve-http';
 export function openTokenService(base: ServiceBase): TokenService {
   const secret = base.config.TOKEN_SECRET ?? loadOrCreateSecret(base.config.DATA_DIR, 'token-secret').value;
   return createTokenService({ secret, tokens: base.store.tokens, clock: base.clock });
+}
+
+/**
+ * Connector secrets, sealed with SECRETS_KEY (SECRETS_KEY_PREVIOUS still opens values during a key
+ * rotation). Without a key, writes are refused (docs/decisions.md): the key is never kept beside the data.
+ */
+export function secretVault(base: ServiceBase): SecretVault {
+  const { SECRETS_KEY, SECRETS_KEY_PREVIOUS } = base.config;
+  const cipher = SECRETS_KEY ? new SecretCipher(parseSecretKey(SECRETS_KEY), SECRETS_KEY_PREVIOUS ? parseSecretKey(SECRETS_KEY_PREVIOUS) : null) : null;
+  return new SecretVault(base.store.secrets, cipher);
 }
 
 /** The RabbitMQ bus of the distributed services (AMQP_URL is required there). */
@@ -135,6 +145,7 @@ export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pi
   return {
     store: base.store,
     tokens,
+    secrets: secretVault(base),
     runtime,
     bus,
     clock: base.clock,
@@ -162,6 +173,7 @@ export function executorDeps(
     logger: base.logger,
     metrics: base.metrics,
     files: base.files,
+    secrets: secretVault(base),
     leaseMs: config.LEASE_SECONDS * 1000,
     maxAttempts: config.MAX_ATTEMPTS,
     ...parts,

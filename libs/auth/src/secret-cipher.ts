@@ -1,9 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { SECRET_KEY_BYTES as KEY_BYTES } from '@gi/domain';
 import type { SecretRef } from '@gi/domain';
 
 /** Sealed values start with this; a later format gets another. */
 const FORMAT = 'gi1';
-const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
@@ -18,15 +18,6 @@ export class SecretUnreadable extends Error {
 /** A key's public name, stored with each value it sealed: a hash of it, which tells nothing about it. */
 export function secretKeyId(key: Buffer): string {
   return createHash('sha256').update('gi-secrets-key-id\u0000').update(key).digest('hex').slice(0, 16);
-}
-
-/** A SECRETS_KEY setting as a key: base64 (or base64url) of exactly 32 bytes. */
-export function parseSecretKey(text: string): Buffer {
-  const key = Buffer.from(text.trim(), 'base64');
-  if (key.length !== KEY_BYTES || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(text.trim())) {
-    throw new Error(`a secrets key is ${KEY_BYTES} random bytes in base64 (e.g. \`openssl rand -base64 32\`)`);
-  }
-  return key;
 }
 
 /**

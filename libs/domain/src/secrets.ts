@@ -17,6 +17,19 @@ export const MAX_SECRETS_PER_SCOPE = 100;
 export const MIN_REDACTED_SECRET_LENGTH = 4;
 export const REDACTED_SECRET = '[secret]';
 
+/** AES-256: SECRETS_KEY (and SECRETS_KEY_PREVIOUS) are this many random bytes, in base64. */
+export const SECRET_KEY_BYTES = 32;
+
+/** A SECRETS_KEY setting as a key: base64 (or base64url) of exactly 32 bytes; throws saying what it must be. */
+export function parseSecretKey(text: string): Buffer {
+  const trimmed = text.trim();
+  const key = Buffer.from(trimmed, 'base64');
+  if (key.length !== SECRET_KEY_BYTES || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)) {
+    throw new Error(`a secrets key is ${SECRET_KEY_BYTES} random bytes in base64 (e.g. \`openssl rand -base64 32\`)`);
+  }
+  return key;
+}
+
 /** Where a secret lives: a bot's (`integrationId` null) or one of its integrations'. */
 export interface SecretScope {
   botId: string;

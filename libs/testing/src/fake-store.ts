@@ -505,7 +505,7 @@ export class FakeInstanceRegistry implements InstanceRegistry {
 }
 
 /** A whole store in memory, for the small tier: no file, no server, nothing to clean up but itself. */
-export function createFakeStore(clock: Clock): Store & { invocations: FakeInvocationStore } {
+export function createFakeStore(clock: Clock): Store & { invocations: FakeInvocationStore; secrets: FakeSecretStore } {
   const tokens = new FakeTokenStore();
   let closed = false;
   return {
