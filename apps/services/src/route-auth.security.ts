@@ -25,7 +25,7 @@ interface Call {
 // Nothing runs connectors here: a sync call that got through by mistake answers 504 in a second, not 300 s.
 const fixture = new ServicesFixture({ SYNC_TIMEOUT_SECONDS: '1' });
 const headerOf: Partial<Record<Credential, string>> = {};
-const values: Record<string, string> = { botId: 'acme', entityName: 'Order', integrationId: 'ack', asset: 'js/main.js' };
+const values: Record<string, string> = { botId: 'acme', entityName: 'Order', integrationId: 'ack', asset: 'js/main.js', name: 'API_KEY' };
 
 beforeAll(async () => {
   await fixture.start();
