@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Api, type Reply } from './api-client';
+import { startService, type ServiceProcess } from './service-process';
+
+/** The value under test: long and unlike anything else the service writes. */
+const VALUE = `sk_live_${randomBytes(12).toString('hex')}`;
+const SHARED = `shared_${randomBytes(12).toString('hex')}`;
+
+/** A connector calling a mock API with its secret, logging it (redacted), and raising it in an error on request. */
+const CONNECTOR = `
+const e = Context.GetRequestEntity();
+const key = Context.Secrets.API_KEY;
+Context.Log('calling with ' + key + ' and ' + Context.Secrets.SHARED);
+Context.SetProgress(10, 'key ' + key);
+const reply = await Context.Http.Request({ url: e.RequestBody.api + '/orders', headers: { Authorization: 'Bearer ' + key } });
+if (e.RequestBody.fail) Context.RaiseError('Refused with ' + key, 'the key ' + key + ' was refused');
+e.ResponseBody = { status: reply.status, names: Object.keys(Context.Secrets).sort() };
+Context.SetResponseEntity(e);
+`;
+
+/** Every file under `dir`, as raw bytes (the SQLite file, its -wal and -shm, uploaded files...). */
+function filesUnder(dir: string): Array<{ path: string; bytes: Buffer }> {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [{ path, bytes: readFileSync(path) }];
+  });
+}
+
+describe('connector secrets in the embedded service', () => {
+  let service: ServiceProcess;
+  let mock: Server;
+  let mockBase: string;
+  const authorizations: string[] = [];
+  const replies: Reply[] = [];
+
+  beforeAll(async () => {
+    mock = createServer((req, res) => {
+      authorizations.push(req.headers.authorization ?? '');
+      const ok = req.headers.authorization === `Bearer ${VALUE}`;
+      res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(JSON.stringify({ ok }));
+    });
+    await new Promise<void>((resolve) => mock.listen(0, '127.0.0.1', resolve));
+    mockBase = `http://127.0.0.1:${(mock.address() as AddressInfo).port}`;
+    service = await startService({ env: { SECRETS_KEY: randomBytes(32).toString('base64'), CONNECTOR_TRUSTED_ADDRESSES: '127.0.0.1', LOG_LEVEL: 'debug' } });
+  }, 60_000);
+  afterAll(async () => {
+    await service?.dispose();
+    await new Promise((resolve) => mock?.close(resolve));
+  });
+
+  it('hands the secret to the connector, and it never appears in the store files, the logs, any reply or the invocation', async () => {
+    const api = new Api(service.baseUrl);
+    const keep = async (reply: Promise<Reply>) => {
+      const r = await reply;
+      replies.push(r);
+      return r;
+    };
+    const token = await api.setUp('acme', 'Order', 'crm', CONNECTOR, { allowedHosts: ['127.0.0.1'], timeoutSeconds: 30 });
+    expect((await keep(api.admin('PUT', '/bots/acme/integrations/crm/secrets/API_KEY', { value: 'first-value-to-rotate' }))).status).toBe(201);
+    // Rotation: set again.
+    expect((await keep(api.admin('PUT', '/bots/acme/integrations/crm/secrets/API_KEY', { value: VALUE }))).status).toBe(200);
+    expect((await keep(api.admin('PUT', '/bots/acme/secrets/SHARED', { value: SHARED }))).status).toBe(201);
+    expect((await keep(api.admin('GET', '/bots/acme/integrations/crm/secrets'))).json.secrets).toEqual([
+      { name: 'API_KEY', createdAt: expect.any(String), updatedAt: expect.any(String) },
+    ]);
+    expect((await keep(api.admin('GET', '/bots/acme/secrets'))).json.secrets.map((s: { name: string }) => s.name)).toEqual(['SHARED']);
+
+    const url = api.webhookUrl('acme', 'Order', 'crm');
+    const ok = await keep(api.postJson(url, token, { api: mockBase }));
+    expect(ok).toMatchObject({ status: 200, json: { status: 200, names: ['API_KEY', 'SHARED'] } });
+    expect(authorizations).toEqual([`Bearer ${VALUE}`]);
+
+    const raised = await keep(api.postJson(url, token, { api: mockBase, fail: true }));
+    expect(raised).toMatchObject({ status: 422, json: { title: 'Refused with [secret]', detail: 'the key [secret] was refused' } });
+
+    const async = await keep(api.postJson(api.webhookUrl('acme', 'Order', 'crm', 'asyncResponse=true'), token, { api: mockBase }));
+    const invocationId = async.json.invocationId as string;
+    expect((await keep(api.poll('acme', token, invocationId, 'waitSeconds=20'))).status).toBe(200);
+    const stored = await keep(api.admin('GET', `/bots/acme/invocations/${invocationId}`));
+    expect(stored.json.logs.map((l: { message: string }) => l.message)).toEqual(['calling with [secret] and [secret]']);
+    expect(stored.json.progress).toMatchObject({ message: 'key [secret]' });
+    const listed = await keep(api.admin('GET', '/bots/acme/invocations?limit=100'));
+    expect(listed.json.invocations.length).toBeGreaterThanOrEqual(3);
+
+    // Nothing the service wrote holds either value: store files read raw (the WAL too), its log output, every reply.
+    await service.stop();
+    const files = filesUnder(service.dataDir);
+    expect(files.some((f) => f.path.endsWith('store.db'))).toBe(true);
+    for (const { path, bytes } of files) {
+      for (const secret of [VALUE, SHARED, 'first-value-to-rotate']) expect({ path, holds: bytes.includes(Buffer.from(secret)) }).toEqual({ path, holds: false });
+    }
+    const output = service.output.join('\n');
+    expect(output).toContain('"msg":"listening"');
+    expect(output).not.toContain(VALUE);
+    expect(output).not.toContain(SHARED);
+    for (const reply of replies) {
+      expect(reply.text).not.toContain(VALUE);
+      expect(reply.text).not.toContain(SHARED);
+    }
+  }, 90_000);
+});
