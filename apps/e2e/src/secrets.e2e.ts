@@ -86,9 +86,12 @@ describe('connector secrets in the embedded service', () => {
     const listed = await keep(api.admin('GET', '/bots/acme/invocations?limit=100'));
     expect(listed.json.invocations.length).toBeGreaterThanOrEqual(3);
 
-    // Nothing the service wrote holds either value: store files read raw (the WAL too), its log output, every reply.
+    // Nothing the service wrote holds a value: the store files read raw while it runs (the -wal with
+    // them) and once it stopped (checkpointed), its log output, every reply.
+    const whileRunning = filesUnder(service.dataDir);
+    expect(whileRunning.some((f) => f.path.endsWith('store.db-wal'))).toBe(true);
     await service.stop();
-    const files = filesUnder(service.dataDir);
+    const files = [...whileRunning, ...filesUnder(service.dataDir)];
     expect(files.some((f) => f.path.endsWith('store.db'))).toBe(true);
     for (const { path, bytes } of files) {
       for (const secret of [VALUE, SHARED, 'first-value-to-rotate']) expect({ path, holds: bytes.includes(Buffer.from(secret)) }).toEqual({ path, holds: false });
