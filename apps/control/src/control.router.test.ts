@@ -12,7 +12,7 @@ function control(secretsKey: Buffer | null = randomBytes(32)) {
   const deps: ControlDeps = {
     store: world.store,
     tokens: world.tokens,
-    secrets: new SecretVault(world.store.secrets, secretsKey && new SecretCipher(secretsKey)),
+    secrets: new SecretVault(world.store.secrets, secretsKey && new SecretCipher(secretsKey), world.store.catalog),
     runtime: { compile: (code) => (code.includes('syntax error') ? { ok: false, message: 'unexpected token', line: 1, column: 8 } : { ok: true }) },
     bus: world.bus,
     clock: world.clock,
@@ -202,6 +202,21 @@ describe('the admin API (the control router, per resource)', () => {
       world = c.world;
       await c.admin('PUT', '/bots/bot-a/secrets/API_KEY', { value: VALUE });
       expect((await c.admin('POST', '/secrets/reseal', {})).json).toEqual({ resealed: 0, current: 1, unreadable: 0 });
+    });
+
+    it('stores a new callback signing secret sealed, and seals one stored in clear before SECRETS_KEY was set', async () => {
+      const c = control();
+      world = c.world;
+      const now = world.clock.now();
+      await world.store.catalog.rotateSigningSecret('bot-old', { secret: 'whsec_stored_in_clear', createdAt: now, expiresAt: null }, now);
+      const created = await c.admin('POST', '/bots/bot-a/callback-secret');
+      expect(created.json.secret).toMatch(/^whsec_/);
+      const [stored] = await world.store.catalog.getSigningSecrets('bot-a', now);
+      expect(stored.secret).toMatch(/^gi1:/);
+      expect(stored.secret).not.toContain(created.json.secret.slice(6));
+      expect((await c.admin('POST', '/secrets/reseal', {})).json).toEqual({ resealed: 1, current: 1, unreadable: 0 });
+      const [migrated] = await world.store.catalog.getSigningSecrets('bot-old', now);
+      expect(migrated.secret).toMatch(/^gi1:/);
     });
   });
 });

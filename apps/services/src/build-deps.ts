@@ -34,7 +34,24 @@ export function openTokenService(base: ServiceBase): TokenService {
 export function secretVault(base: ServiceBase): SecretVault {
   const { SECRETS_KEY, SECRETS_KEY_PREVIOUS } = base.config;
   const cipher = SECRETS_KEY ? new SecretCipher(parseSecretKey(SECRETS_KEY), SECRETS_KEY_PREVIOUS ? parseSecretKey(SECRETS_KEY_PREVIOUS) : null) : null;
-  return new SecretVault(base.store.secrets, cipher);
+  return new SecretVault(base.store.secrets, cipher, base.store.catalog);
+}
+
+/**
+ * At the start of a process serving the admin API, with a key configured: seals what is not sealed under
+ * it yet (callback signing secrets stored in clear before SECRETS_KEY was set, values of the previous key
+ * after a rotation). In the background; a failure is logged, and `gi secrets reseal` does it again.
+ */
+export function sealStoredSecrets(base: ServiceBase): void {
+  const vault = secretVault(base);
+  if (!vault.configured) return;
+  vault.resealAll(base.clock.now()).then(
+    (report) => {
+      if (report.resealed > 0 || report.unreadable > 0) base.logger.info(report, 'stored secrets sealed under SECRETS_KEY');
+      if (report.unreadable > 0) base.logger.warn({ unreadable: report.unreadable }, 'some stored secrets open with neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS');
+    },
+    (err) => base.logger.warn({ err }, 'stored secrets could not be sealed at start; run gi secrets reseal'),
+  );
 }
 
 /** The RabbitMQ bus of the distributed services (AMQP_URL is required there). */
@@ -194,6 +211,7 @@ export function callbackDispatcher(base: ServiceBase): CallbackDispatcher {
     clock: base.clock,
     logger: base.logger,
     metrics: base.metrics,
+    secrets: secretVault(base),
     settings: { maxAttempts: config.CALLBACK_MAX_ATTEMPTS, retryBaseMs: config.CALLBACK_RETRY_SECONDS * 1000, leaseMs: 2 * timeoutMs + 5_000 },
   });
 }

@@ -69,6 +69,11 @@ export class SecretCipher {
     }
   }
 
+  /** Whether a stored text is a sealed value (else it was stored in clear, before SECRETS_KEY was configured). */
+  static isSealed(stored: string): boolean {
+    return stored.startsWith(`${FORMAT}:`);
+  }
+
   /** Whether the value is sealed under the current key (else re-encryption seals it again). */
   isCurrent(sealed: string): boolean {
     return sealed.split(':', 2)[1] === this.keyId;

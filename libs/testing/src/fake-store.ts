@@ -396,6 +396,19 @@ export class FakeCatalogStore implements CatalogStore {
     this.secrets.set(botId, secrets);
   }
 
+  async listSigningSecrets(now: number): Promise<Array<SigningSecret & { botId: string }>> {
+    const bots = [...this.secrets.keys()].sort();
+    const all = await Promise.all(bots.map(async (botId) => (await this.getSigningSecrets(botId, now)).map((s) => ({ botId, ...s }))));
+    return all.flat();
+  }
+
+  async resealSigningSecret(botId: string, expected: string, sealed: string): Promise<boolean> {
+    const secret = (this.secrets.get(botId) ?? []).find((s) => s.secret === expected);
+    if (!secret) return false;
+    secret.secret = sealed;
+    return true;
+  }
+
   async getSigningSecrets(botId: string, now: number): Promise<SigningSecret[]> {
     const secrets = (this.secrets.get(botId) ?? []).map((s, order) => ({ s, order }));
     return secrets

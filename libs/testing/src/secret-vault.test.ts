@@ -47,11 +47,35 @@ describe('SecretVault', () => {
     const newKey = key();
     const current = new SecretCipher(newKey, old);
     const after = new SecretVault(store.secrets, current);
-    expect(await after.resealAll()).toEqual({ resealed: 250, current: 0, unreadable: 0 });
-    expect(await after.resealAll()).toEqual({ resealed: 0, current: 250, unreadable: 0 });
+    expect(await after.resealAll(clock.now())).toEqual({ resealed: 250, current: 0, unreadable: 0 });
+    expect(await after.resealAll(clock.now())).toEqual({ resealed: 0, current: 250, unreadable: 0 });
     expect([...store.secrets.records.values()].every((s) => current.isCurrent(s.sealed))).toBe(true);
     // The previous key is no longer needed: every value opens under the current one alone.
     const currentKeyOnly = new SecretVault(store.secrets, new SecretCipher(newKey));
     expect((await currentKeyOnly.forRun('bot1', 'crm')).S1).toBe('value-1');
+  });
+
+  it('seals callback signing secrets for their bot, opens those stored in clear as they are, and re-encrypts them', async () => {
+    const store = createFakeStore(clock);
+    const old = key();
+    const before = new SecretVault(store.secrets, new SecretCipher(old), store.catalog);
+    const sealed = before.sealSigningSecret('acme', 'whsec_abc');
+    expect(sealed).toMatch(/^gi1:/);
+    expect(before.openSigningSecret('acme', sealed)).toBe('whsec_abc');
+    expect(() => before.openSigningSecret('other-bot', sealed)).toThrow(/not sealed for this bot/);
+    expect(before.openSigningSecret('acme', 'whsec_in_clear')).toBe('whsec_in_clear');
+    expect(() => new SecretVault(store.secrets, null).openSigningSecret('acme', sealed)).toThrow(/no SECRETS_KEY is configured/);
+    // Without a key, new ones are stored in clear, as before secrets existed.
+    expect(new SecretVault(store.secrets, null).sealSigningSecret('acme', 'whsec_abc')).toBe('whsec_abc');
+
+    await store.catalog.rotateSigningSecret('acme', { secret: sealed, createdAt: clock.now(), expiresAt: null }, clock.now());
+    await store.catalog.rotateSigningSecret('legacy', { secret: 'whsec_legacy', createdAt: clock.now(), expiresAt: null }, clock.now());
+    const newKey = key();
+    const after = new SecretVault(store.secrets, new SecretCipher(newKey, old), store.catalog);
+    expect(await after.resealAll(clock.now())).toEqual({ resealed: 2, current: 0, unreadable: 0 });
+    const only = new SecretVault(store.secrets, new SecretCipher(newKey), store.catalog);
+    const [acme] = await store.catalog.getSigningSecrets('acme', clock.now());
+    const [legacy] = await store.catalog.getSigningSecrets('legacy', clock.now());
+    expect([only.openSigningSecret('acme', acme.secret), only.openSigningSecret('legacy', legacy.secret)]).toEqual(['whsec_abc', 'whsec_legacy']);
   });
 });

@@ -694,6 +694,27 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         clock.advance(60_000);
         expect(await store.catalog.getSigningSecrets('bot-a', clock.now())).toEqual([second]);
       });
+
+      it('list every bot\'s valid secrets, and replace one\'s stored form only while it is the one expected', async () => {
+        const { store, clock } = subject;
+        await store.catalog.rotateSigningSecret('bot-a', { secret: 'whsec_a1', createdAt: clock.now(), expiresAt: null }, clock.now());
+        await store.catalog.rotateSigningSecret('bot-b', { secret: 'whsec_b1', createdAt: clock.now(), expiresAt: null }, clock.now());
+        clock.advance(1000);
+        await store.catalog.rotateSigningSecret('bot-a', { secret: 'whsec_a2', createdAt: clock.now(), expiresAt: null }, clock.now() + 60_000);
+        expect((await store.catalog.listSigningSecrets(clock.now())).map((s) => [s.botId, s.secret])).toEqual([
+          ['bot-a', 'whsec_a2'],
+          ['bot-a', 'whsec_a1'],
+          ['bot-b', 'whsec_b1'],
+        ]);
+        expect(await store.catalog.resealSigningSecret('bot-a', 'whsec_b1', 'sealed')).toBe(false);
+        expect(await store.catalog.resealSigningSecret('bot-a', 'whsec_a1', 'sealed-a1')).toBe(true);
+        expect(await store.catalog.getSigningSecrets('bot-a', clock.now())).toEqual([
+          { secret: 'whsec_a2', createdAt: clock.now(), expiresAt: null },
+          { secret: 'sealed-a1', createdAt: clock.now() - 1000, expiresAt: clock.now() + 60_000 },
+        ]);
+        clock.advance(60_000);
+        expect((await store.catalog.listSigningSecrets(clock.now())).map((s) => s.secret)).toEqual(['whsec_a2', 'whsec_b1']);
+      });
     });
 
     describe('connector secrets', () => {

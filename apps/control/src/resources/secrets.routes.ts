@@ -43,6 +43,6 @@ export function secretRoutes({ routes, admin, deps, body }: ControlRoutes): void
 
   // After a key rotation: every value sealed under the previous key is sealed again under SECRETS_KEY.
   routes.post('/secrets/reseal', admin, async (ctx) => {
-    ctx.body = await secrets.resealAll();
+    ctx.body = await secrets.resealAll(clock.now());
   });
 }
