@@ -1,9 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api, type Reply } from './api-client';
+import { CallbackReceiver, type Delivery } from './callback-receiver';
 import { startService, type ServiceProcess } from './service-process';
 
 /** The value under test: long and unlike anything else the service writes. */
@@ -103,6 +105,51 @@ describe('connector secrets in the embedded service', () => {
     for (const reply of replies) {
       expect(reply.text).not.toContain(VALUE);
       expect(reply.text).not.toContain(SHARED);
+    }
+  }, 90_000);
+});
+
+/** Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret's bytes. */
+function signedWith(secret: string, delivery: Delivery): boolean {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha256', key).update(`${delivery.headers['webhook-id']}.${delivery.headers['webhook-timestamp']}.${delivery.body}`).digest('base64');
+  return String(delivery.headers['webhook-signature']).split(' ').includes(`v1,${expected}`);
+}
+
+describe('callback signing secrets under SECRETS_KEY', () => {
+  it('are sealed once a key is set (one stored in clear before is sealed at start) and still sign callbacks', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gi-e2e-signing-'));
+    const receiver = await CallbackReceiver.start();
+    const env = { CALLBACK_TRUSTED_ADDRESSES: '127.0.0.1', CALLBACK_RETRY_SECONDS: '1' };
+    try {
+      // Before SECRETS_KEY: the signing secret is stored in clear, as it always was.
+      const before = await startService({ dataDir, env });
+      const api = new Api(before.baseUrl);
+      const token = await api.setUp('acme', 'Order', 'ack', 'Context.SetResponseEntity({ ResponseBody: { ok: true } });');
+      const secret = (await api.admin('POST', '/bots/acme/callback-secret')).json.secret as string;
+      await before.stop();
+      expect(filesUnder(dataDir).some(({ bytes }) => bytes.includes(Buffer.from(secret)))).toBe(true);
+
+      // With a key: sealed at start, and callbacks are still signed with it.
+      const after = await startService({ dataDir, env: { ...env, SECRETS_KEY: randomBytes(32).toString('base64') } });
+      try {
+        const again = new Api(after.baseUrl);
+        const started = await again.postJson(again.webhookUrl('acme', 'Order', 'ack', 'asyncResponse=true'), token, {}, { 'Callback-Url': receiver.url('/hooks/sealed') });
+        expect(started.status).toBe(202);
+        const [delivery] = await receiver.received('/hooks/sealed');
+        expect(signedWith(secret, delivery)).toBe(true);
+        // A new secret is stored sealed too.
+        const rotated = (await again.admin('POST', '/bots/acme/callback-secret')).json.secret as string;
+        await after.stop();
+        for (const { path, bytes } of filesUnder(dataDir)) {
+          expect({ path, holds: bytes.includes(Buffer.from(secret)) || bytes.includes(Buffer.from(rotated)) }).toEqual({ path, holds: false });
+        }
+      } finally {
+        await after.dispose();
+      }
+    } finally {
+      await receiver.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   }, 90_000);
 });
