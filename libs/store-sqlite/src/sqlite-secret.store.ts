@@ -25,8 +25,11 @@ const scopeKey = (integrationId: string | null) => integrationId ?? '';
 /** Connector secrets, sealed; one row per scope and name. */
 export class SqliteSecretStore implements SecretStore {
   private readonly putSecret: (ref: SecretRef, sealed: string, now: number, maxPerScope: number) => SecretPut;
+  /** Read at every run: prepared once. */
+  private readonly forRunStatement;
 
   constructor(private readonly db: SqliteDatabase) {
+    this.forRunStatement = db.prepare("SELECT * FROM secrets WHERE bot_id = ? AND integration_id IN ('', ?) ORDER BY integration_id, name");
     const update = db.prepare('UPDATE secrets SET sealed = ?, updated_at = ? WHERE bot_id = ? AND integration_id = ? AND name = ?');
     const count = db.prepare('SELECT COUNT(*) AS n FROM secrets WHERE bot_id = ? AND integration_id = ?');
     const insert = db.prepare('INSERT INTO secrets (bot_id, integration_id, name, sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
@@ -50,7 +53,7 @@ export class SqliteSecretStore implements SecretStore {
   }
 
   async listForRun(botId: string, integrationId: string): Promise<StoredSecret[]> {
-    const rows = this.db.prepare("SELECT * FROM secrets WHERE bot_id = ? AND integration_id IN ('', ?) ORDER BY integration_id, name").all(botId, integrationId) as SecretRow[];
+    const rows = this.forRunStatement.all(botId, integrationId) as SecretRow[];
     return rows.map(toSecret);
   }
 
