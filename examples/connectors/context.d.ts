@@ -107,6 +107,13 @@ interface ConnectorContext {
    */
   ReadFile(id: string, options?: ReadFileOptions & { encoding?: "utf8" | "base64" }): Promise<string>;
   ReadFile(id: string, options: ReadFileOptions & { encoding: "bytes" }): Promise<ArrayBuffer>;
+  /**
+   * The secrets of the run (`gi secrets set`), by name: the bot's, and the integration's (which win
+   * over the bot's of the same name). A frozen object; a name that is not set reads `undefined`. Their
+   * values (of 4 characters or more) are replaced by `[secret]` in log lines, RaiseError texts, thrown
+   * errors' messages and progress messages; the ResponseBody is left as the connector wrote it.
+   */
+  readonly Secrets: Readonly<Record<string, string | undefined>>;
   Http: {
     /**
      * An HTTP request to one of the integration's allowed hosts. Private, loopback and link-local

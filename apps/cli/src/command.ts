@@ -25,6 +25,8 @@ export interface CommandContext {
   control: ControlClient;
   /** `CONNECTOR_TRUSTED_ADDRESSES`: what `gi connector run` lets connectors reach, as the service does. */
   connectorTrustedAddresses: readonly string[];
+  /** The environment, read by name only (`gi connector run --secret-env NAME`). */
+  environment: Readonly<Record<string, string | undefined>>;
 }
 
 /** One `gi` command: its words, arguments, options and what it does. */

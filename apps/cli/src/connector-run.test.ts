@@ -43,6 +43,27 @@ describe('gi connector run (local, no server)', () => {
     expect(run.err).toMatch(/duration \d+/);
   });
 
+  it('gives the connector secrets from a dotenv or JSON file and the environment (which wins), redacted from what it prints', async () => {
+    const file = write('secrets.js', `
+      Context.Log('using ' + Context.Secrets.API_KEY);
+      Context.SetResponseEntity({ ResponseBody: { key: Context.Secrets.API_KEY, other: Context.Secrets.OTHER, names: Object.keys(Context.Secrets).sort() } });`);
+    const dotenv = write('local.env', '# local secrets\nAPI_KEY="from-the-file-123"\n\nOTHER=plain value\n');
+    const fromFile = await gi(['connector', 'run', file, '--secrets-file', dotenv]);
+    expect(fromFile.code).toBe(0);
+    expect(JSON.parse(fromFile.out)).toEqual({ key: 'from-the-file-123', other: 'plain value', names: ['API_KEY', 'OTHER'] });
+    expect(fromFile.err).toContain('[info] using [secret]');
+    expect(fromFile.err).not.toContain('from-the-file-123');
+
+    const jsonFile = write('local.json', '{"API_KEY": "from-json-4567"}');
+    const env = { variables: { API_KEY: 'from-the-env-890' } };
+    const both = await gi(['connector', 'run', file, '--secrets-file', jsonFile, '--secret-env', 'API_KEY'], { env });
+    expect(JSON.parse(both.out)).toMatchObject({ key: 'from-the-env-890', names: ['API_KEY'] });
+
+    expect(await gi(['connector', 'run', file, '--secret-env', 'MISSING'], { env })).toMatchObject({ code: 1, err: expect.stringContaining('--secret-env MISSING: the environment variable MISSING is not set') });
+    const bad = write('bad.env', 'lower=x\n');
+    expect(await gi(['connector', 'run', file, '--secrets-file', bad])).toMatchObject({ code: 1, err: expect.stringContaining(`--secrets-file ${bad}:1: A secret name must be`) });
+  });
+
   it('gives the connector the body exactly as given for GetRawRequestBody, and shows the lines logged before and after a wait in order', async () => {
     const file = write('raw.js', `
       Context.Log('before the wait');

@@ -124,3 +124,8 @@ export interface InvocationQuery {
   integrationId?: string;
   limit?: number;
 }
+
+/** A connector secret as the API lists it: never its value. */
+export const secretSchema = z.looseObject({ name: z.string(), createdAt: time, updatedAt: time });
+export const secretListSchema = z.looseObject({ secrets: z.array(secretSchema) });
+export const resealSchema = z.looseObject({ resealed: z.number(), current: z.number(), unreadable: z.number() });

@@ -13,7 +13,10 @@ import {
   integrationSchema,
   invocationDetailSchema,
   invocationListSchema,
+  resealSchema,
   secretInfoSchema,
+  secretListSchema,
+  secretSchema,
   tokenListSchema,
   tokenQuotasSchema,
   webhookSchema,
@@ -25,6 +28,14 @@ import { send } from './http-send';
 import { ApiError, readProblem } from './problem';
 
 const seg = encodeURIComponent;
+
+/** A bot's secrets, or one integration's. */
+export interface SecretScopeRef {
+  botId: string;
+  integrationId?: string;
+}
+const secretsPath = ({ botId, integrationId }: SecretScopeRef) =>
+  integrationId === undefined ? `/admin/bots/${seg(botId)}/secrets` : `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}/secrets`;
 
 /** The admin API of the service: one method per endpoint, replies checked against their schema. */
 export class ControlClient {
@@ -87,6 +98,23 @@ export class ControlClient {
 
   callbackSecret(botId: string) {
     return this.call('GET', `/admin/bots/${seg(botId)}/callback-secret`, secretInfoSchema);
+  }
+
+  /** PUT: sets (or rotates) a secret; the value travels in the body only. */
+  setSecret(scope: SecretScopeRef, name: string, value: string) {
+    return this.call('PUT', `${secretsPath(scope)}/${seg(name)}`, secretSchema, { value });
+  }
+
+  listSecrets(scope: SecretScopeRef) {
+    return this.call('GET', secretsPath(scope), secretListSchema);
+  }
+
+  async deleteSecret(scope: SecretScopeRef, name: string): Promise<void> {
+    await this.call('DELETE', `${secretsPath(scope)}/${seg(name)}`, null);
+  }
+
+  resealSecrets() {
+    return this.call('POST', '/admin/secrets/reseal', resealSchema, {});
   }
 
   webhook(botId: string) {

@@ -27,7 +27,7 @@ export async function runCli(argv: string[], io: CliIo, env: CliEnv, runService:
     const config = parseCliConfig(env, { url: parsed.globals.url, adminToken: parsed.globals.adminToken });
     const adminToken = new AdminTokenSource(config);
     const control = new ControlClient(config.url, adminToken);
-    const ctx = { io, json: parsed.globals.json, url: config.url, adminToken, control, connectorTrustedAddresses: config.connectorTrustedAddresses };
+    const ctx = { io, json: parsed.globals.json, url: config.url, adminToken, control, connectorTrustedAddresses: config.connectorTrustedAddresses, environment: env.variables ?? {} };
     await parsed.spec.run(ctx, parsed.input);
     return 0;
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { TokenService } from '@gi/auth';
+import type { SecretVault, TokenService } from '@gi/auth';
 import type { Clock, ConnectorRuntime, QuotaDefaults, Store } from '@gi/domain';
 import type { JobBus } from '@gi/contracts';
 import type { BodyTimeouts } from '@gi/http';
@@ -20,6 +20,8 @@ export interface ControlSettings {
 export interface ControlDeps {
   store: Store;
   tokens: TokenService;
+  /** Connector secrets: sealed on the way in, never shown again. */
+  secrets: SecretVault;
   /** Used to check that connector code compiles before it is deployed. */
   runtime: Pick<ConnectorRuntime, 'compile'>;
   /** Where cancellations are announced (executors stop the run, waiting callers wake). */

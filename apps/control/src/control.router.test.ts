@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { SecretCipher, SecretVault } from '@gi/auth';
 import { newInvocation, SmallServices } from '@gi/testing';
 import type { ControlDeps } from './control.deps';
 import { controlRouter } from './control.router';
@@ -5,11 +7,12 @@ import { controlRouter } from './control.router';
 const ADMIN = 'control-test-admin-token-0123456789';
 
 /** The admin API over in-memory ports; code containing "syntax error" does not compile. */
-function control(maxBodyBytes = 64 * 1024) {
+function control({ maxBodyBytes = 64 * 1024, secretsKey = randomBytes(32) as Buffer | null } = {}) {
   const world = new SmallServices();
   const deps: ControlDeps = {
     store: world.store,
     tokens: world.tokens,
+    secrets: new SecretVault(world.store.secrets, secretsKey && new SecretCipher(secretsKey), world.store.catalog),
     runtime: { compile: (code) => (code.includes('syntax error') ? { ok: false, message: 'unexpected token', line: 1, column: 8 } : { ok: true }) },
     bus: world.bus,
     clock: world.clock,
@@ -71,7 +74,7 @@ describe('the admin API (the control router, per resource)', () => {
   });
 
   it('keeps the sources a bundle was built from and shows them with the version, not in listings', async () => {
-    const c = control(4 * 1024 * 1024);
+    const c = control({ maxBodyBytes: 4 * 1024 * 1024 });
     world = c.world;
     await c.admin('PUT', '/bots/bot-a/entities/Order', {});
     const sources = [
@@ -156,5 +159,96 @@ describe('the admin API (the control router, per resource)', () => {
     expect((await c.admin('DELETE', `/bots/bot-a/invocations/${inv.id}`)).json).toEqual({ invocationId: inv.id, status: 'Cancelled' });
     expect((await c.admin('DELETE', `/bots/bot-a/invocations/${inv.id}`)).status).toBe(200);
     expect((await c.admin('GET', '/bots/bot-a/invocations/nope')).status).toBe(404);
+  });
+
+  describe('connector secrets', () => {
+    const VALUE = 'sk_live_do-not-show-0123456789';
+
+    it('sets, lists (names and dates only), rotates and deletes a bot\'s and an integration\'s secrets', async () => {
+      const c = control();
+      world = c.world;
+      const replies = [];
+      const put = async (path: string, value: string) => {
+        const reply = await c.admin('PUT', path, { value });
+        replies.push(reply);
+        return reply;
+      };
+      const created = await put('/bots/bot-a/secrets/API_KEY', VALUE);
+      expect(created.status).toBe(201);
+      expect(created.json).toEqual({ name: 'API_KEY', createdAt: expect.any(String), updatedAt: expect.any(String) });
+      expect((await put('/bots/bot-a/integrations/crm/secrets/API_KEY', `${VALUE}-crm`)).status).toBe(201);
+      expect((await put('/bots/bot-a/secrets/API_KEY', `${VALUE}-rotated`)).status).toBe(200);
+      const bot = await c.admin('GET', '/bots/bot-a/secrets');
+      const crm = await c.admin('GET', '/bots/bot-a/integrations/crm/secrets');
+      replies.push(bot, crm);
+      expect(bot.json.secrets).toEqual([{ name: 'API_KEY', createdAt: expect.any(String), updatedAt: expect.any(String) }]);
+      expect(crm.json.secrets.map((s: { name: string }) => s.name)).toEqual(['API_KEY']);
+      expect((await c.admin('GET', '/bots/bot-b/secrets')).json).toEqual({ secrets: [] });
+      // Write-only: no reply holds a value, and the store holds none in clear.
+      for (const reply of replies) expect(reply.body).not.toContain(VALUE);
+      expect(JSON.stringify([...world.store.secrets.records.values()])).not.toContain('sk_live');
+      expect(await c.admin('DELETE', '/bots/bot-a/integrations/crm/secrets/API_KEY')).toMatchObject({ status: 204 });
+      const gone = await c.admin('DELETE', '/bots/bot-a/integrations/crm/secrets/API_KEY');
+      expect(gone.status).toBe(404);
+      expect(gone.json.detail).toBe("Integration 'crm' of bot 'bot-a' has no secret API_KEY.");
+    });
+
+    it('refuses bad names, values and bodies with a 400 naming the rule, never echoing the value', async () => {
+      const c = control();
+      world = c.world;
+      const badName = await c.admin('PUT', '/bots/bot-a/secrets/api-key', { value: VALUE });
+      expect(badName.status).toBe(400);
+      expect(badName.json.detail).toMatch(/upper-case letters, digits and '_'/);
+      const tooLong = await c.admin('PUT', '/bots/bot-a/secrets/BIG', { value: `${VALUE}${'x'.repeat(8192)}` });
+      expect(tooLong.status).toBe(400);
+      expect(tooLong.json.detail).toMatch(/at most 8192 bytes \(8 KiB\)/);
+      expect(tooLong.body).not.toContain(VALUE);
+      const notString = await c.admin('PUT', '/bots/bot-a/secrets/KEY', { value: 12345678, extra: VALUE });
+      expect(notString.status).toBe(400);
+      expect(notString.body).not.toContain(VALUE);
+      expect((await c.admin('PUT', '/bots/bot-a/secrets/KEY', { value: '' })).status).toBe(400);
+      expect((await c.admin('PUT', '/bots/bot-a/integrations/bad%20id/secrets/KEY', { value: VALUE })).status).toBe(400);
+    });
+
+    it('refuses a 101st secret in a scope with a 400 naming the limit', async () => {
+      const c = control();
+      world = c.world;
+      for (let i = 0; i < 100; i++) expect((await c.admin('PUT', `/bots/bot-a/secrets/S${i}`, { value: 'v' })).status).toBe(201);
+      const full = await c.admin('PUT', '/bots/bot-a/secrets/ONE_MORE', { value: 'v' });
+      expect(full.status).toBe(400);
+      expect(full.json.detail).toBe("Bot 'bot-a' holds 100 secrets, the most one may hold; delete one first.");
+    });
+
+    it('without SECRETS_KEY refuses writes with 409 secrets-not-configured, and still lists and deletes', async () => {
+      const c = control({ secretsKey: null });
+      world = c.world;
+      const refused = await c.admin('PUT', '/bots/bot-a/secrets/API_KEY', { value: VALUE });
+      expect(refused.status).toBe(409);
+      expect(refused.json).toMatchObject({ type: 'urn:gi:problem:secrets-not-configured', detail: expect.stringContaining('No SECRETS_KEY is configured') });
+      expect((await c.admin('GET', '/bots/bot-a/secrets')).json).toEqual({ secrets: [] });
+      expect((await c.admin('POST', '/secrets/reseal', {})).status).toBe(409);
+    });
+
+    it('re-encrypts every value under the current key', async () => {
+      const c = control();
+      world = c.world;
+      await c.admin('PUT', '/bots/bot-a/secrets/API_KEY', { value: VALUE });
+      expect((await c.admin('POST', '/secrets/reseal', {})).json).toEqual({ resealed: 0, current: 1, unreadable: 0 });
+    });
+
+    it('stores a new callback signing secret sealed, and seals one stored in clear before SECRETS_KEY was set', async () => {
+      const c = control();
+      world = c.world;
+      const now = world.clock.now();
+      await world.store.catalog.rotateSigningSecret('bot-old', { secret: 'whsec_stored_in_clear', createdAt: now, expiresAt: null }, now);
+      const created = await c.admin('POST', '/bots/bot-a/callback-secret');
+      expect(created.json.secret).toMatch(/^whsec_/);
+      const [stored] = await world.store.catalog.getSigningSecrets('bot-a', now);
+      expect(stored.secret).toMatch(/^gi1:/);
+      expect(stored.secret).not.toContain(created.json.secret.slice(6));
+      expect((await c.admin('POST', '/secrets/reseal', {})).json).toEqual({ resealed: 1, current: 1, unreadable: 0 });
+      const [migrated] = await world.store.catalog.getSigningSecrets('bot-old', now);
+      expect(migrated.secret).toMatch(/^gi1:/);
+    });
   });
 });

@@ -4,6 +4,7 @@ import type { ControlDeps } from './control.deps';
 import { controlRoutes } from './control-routes';
 import { botRoutes } from './resources/bots.routes';
 import { invocationRoutes } from './resources/invocations.routes';
+import { secretRoutes } from './resources/secrets.routes';
 import { tokenRoutes } from './resources/tokens.routes';
 import { webhookRoutes } from './resources/webhook.routes';
 
@@ -19,5 +20,6 @@ export function controlRouter(deps: ControlDeps): Routes {
   tokenRoutes(control);
   webhookRoutes(control);
   invocationRoutes(control);
+  secretRoutes(control);
   return routes;
 }

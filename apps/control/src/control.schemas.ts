@@ -99,3 +99,6 @@ export const quotaBody = z
   })
   .strict()
   .refine((q) => q.burst === null || q.ratePerSecond !== null, { message: 'a burst needs a ratePerSecond', path: ['burst'] });
+
+/** PUT .../secrets/{name}: the value, checked for its size apart (a 400 naming the limit in bytes). */
+export const secretBody = z.object({ value: z.string() }).strict();

@@ -47,3 +47,6 @@ export const tokenView = (t: TokenRecord) => ({
   expiresAt: iso(t.expiresAt),
   revokedAt: iso(t.revokedAt),
 });
+
+/** A secret as the API lists it: its name and dates, never its value. */
+export const secretView = (s: { name: string; createdAt: number; updatedAt: number }) => ({ name: s.name, createdAt: iso(s.createdAt), updatedAt: iso(s.updatedAt) });

@@ -1,4 +1,5 @@
-import { webhookHeaders } from '@gi/auth';
+import { SecretUnreadable, webhookHeaders } from '@gi/auth';
+import type { SecretVault } from '@gi/auth';
 import { callbackRetryDelayMs, isTerminal } from '@gi/domain';
 import type { CallbackSender, Clock, InvocationRef, Store } from '@gi/domain';
 import type { Logger, Metrics } from '@gi/observability';
@@ -20,6 +21,8 @@ export interface CallbackDeps {
   logger: Logger;
   metrics: Metrics;
   settings: CallbackSettings;
+  /** Opens signing secrets stored sealed (SECRETS_KEY); without it only those stored in clear can sign. */
+  secrets?: Pick<SecretVault, 'openSigningSecret'>;
   /** The jitter of retry delays (tests fix it). */
   random?: () => number;
 }
@@ -108,13 +111,17 @@ export class CallbackDispatcher {
     const secrets = await store.catalog.getSigningSecrets(ref.botId, at);
     let error: string | null = null;
     let permanent = false;
+    const keys = this.signingKeys(ref.botId, secrets.map((s) => s.secret));
     if (secrets.length === 0) {
       error = 'The bot has no signing secret, so the callback cannot be signed.';
       permanent = true;
+    } else if (typeof keys === 'string') {
+      // Tried again: the key may be configured by then.
+      error = keys;
     } else {
       const body = JSON.stringify(callbackPayload(finished));
       const signing = webhookHeaders(
-        secrets.map((s) => s.secret),
+        keys,
         invocation.id,
         Math.floor(at / 1000),
         body,
@@ -151,5 +158,17 @@ export class CallbackDispatcher {
       this.kick();
     }, Math.max(0, at - this.deps.clock.now()) + TIMER_SLACK_MS);
     this.timer.unref();
+  }
+
+  /** The signing secrets in clear, or why they cannot be read (sealed under a key this process lacks). */
+  private signingKeys(botId: string, stored: string[]): string[] | string {
+    const vault = this.deps.secrets;
+    try {
+      return vault ? stored.map((s) => vault.openSigningSecret(botId, s)) : stored;
+    } catch (err) {
+      if (!(err instanceof SecretUnreadable)) throw err;
+      this.deps.logger.error({ err, botId }, 'the bot\'s callback signing secret cannot be decrypted');
+      return `The signing secret cannot be decrypted: ${err.message}`;
+    }
   }
 }

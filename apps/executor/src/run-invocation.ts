@@ -1,6 +1,8 @@
 import { isTerminal, outcomeOf, runLimitsOf, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
 import type { JobBus, JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
-import type { Clock, ConnectorRuntime, FileStore, Invocation, InvocationRef, LogLine, Outcome, Store } from '@gi/domain';
+import { SecretUnreadable } from '@gi/auth';
+import type { SecretVault } from '@gi/auth';
+import type { Clock, ConnectorRuntime, FileStore, Invocation, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store } from '@gi/domain';
 import { traceContextOf } from '@gi/observability';
 import type { Logger, Metrics } from '@gi/observability';
 import { announceRecorded, giveUp } from './announce-outcome';
@@ -28,6 +30,8 @@ export interface ExecutorDeps {
   files?: FileStore;
   /** Told when an invocation with a callback finished, so it is delivered at once. */
   callbacks?: { kick(): void };
+  /** Connector secrets (`Context.Secrets`), opened for each run; without it connectors see none. */
+  secrets?: Pick<SecretVault, 'forRun'>;
   /** The deployed versions this executor has run (read from `store.catalog` once each). */
   versions: IntegrationVersions;
   /** Fault injection for recovery tests only: called as each run starts. */
@@ -122,8 +126,11 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
   if (invocation.attempt === 1) metrics.queueWait.observe({ pool: invocation.pool }, Math.max(0, clock.now() - invocation.createdAt) / 1000);
   const endTimer = metrics.jobDuration.startTimer({ pool: invocation.pool });
   try {
-    if (!integration) {
+    const secrets = integration && (await runSecrets(deps, ref.botId, integration.integrationId, log));
+    if (!integration || !secrets) {
       outcome = { status: 'Failed', error: { code: 'internal', title: 'Integration missing', detail: 'The integration version this invocation was accepted for no longer exists.' } };
+    } else if ('error' in secrets) {
+      outcome = { status: 'Failed', error: secrets.error };
     } else {
       const timeoutMs = integration.timeoutSeconds * 1000;
       deps.beforeRun?.(invocation);
@@ -132,6 +139,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
         code: integration.code,
         entity: invocation.entity,
         rawBody: invocation.rawBody,
+        secrets: secrets.values,
         timeoutMs,
         limits: runLimitsOf(integration.limits),
         allowedHosts: integration.allowedHosts,
@@ -191,4 +199,20 @@ async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, 
   if (recorded.status === 'Completed') log.debug({ status: recorded.status }, 'invocation finished');
   else log.info({ status: recorded.status, code: recorded.error.code, title: recorded.error.title }, 'invocation finished');
   return announceRecorded(deps, ref, recorded.status, log, delivery);
+}
+
+/**
+ * The run's secrets in clear; a failure to record instead when they cannot be opened (no key, or a key
+ * that is not theirs): the run would otherwise go on without them. The store failing is thrown (the job
+ * is requeued).
+ */
+async function runSecrets(deps: ExecutorDeps, botId: string, integrationId: string, log: Logger): Promise<{ values: RunSecrets } | { error: InvocationError }> {
+  if (!deps.secrets) return { values: {} };
+  try {
+    return { values: await deps.secrets.forRun(botId, integrationId) };
+  } catch (err) {
+    if (!(err instanceof SecretUnreadable)) throw err;
+    log.error({ err }, 'the integration\'s secrets cannot be opened; the invocation fails');
+    return { error: { code: 'internal', title: 'Secrets unreadable', detail: `The integration's secrets cannot be decrypted with the service's key: ${err.message}` } };
+  }
 }

@@ -1,11 +1,11 @@
-import { createTokenService } from '@gi/auth';
+import { createTokenService, SecretCipher, SecretVault } from '@gi/auth';
 import type { TokenService } from '@gi/auth';
 import { AmqpJobBus } from '@gi/bus-amqp';
 import { loadOrCreateSecret } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import type { JobBus } from '@gi/contracts';
 import type { ControlDeps } from '@gi/control';
-import { CompletionWaiter } from '@gi/domain';
+import { CompletionWaiter, parseSecretKey } from '@gi/domain';
 import type { ConnectorRuntime, QuotaDefaults } from '@gi/domain';
 import { HttpCallbackSender } from '@gi/egress';
 import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
@@ -25,6 +25,33 @@ import { bodyTimeouts, serverTimeouts, uploadTimeouts } from './serve-http';
 export function openTokenService(base: ServiceBase): TokenService {
   const secret = base.config.TOKEN_SECRET ?? loadOrCreateSecret(base.config.DATA_DIR, 'token-secret').value;
   return createTokenService({ secret, tokens: base.store.tokens, clock: base.clock });
+}
+
+/**
+ * Connector secrets, sealed with SECRETS_KEY (SECRETS_KEY_PREVIOUS still opens values during a key
+ * rotation). Without a key, writes are refused (docs/decisions.md): the key is never kept beside the data.
+ */
+export function secretVault(base: ServiceBase): SecretVault {
+  const { SECRETS_KEY, SECRETS_KEY_PREVIOUS } = base.config;
+  const cipher = SECRETS_KEY ? new SecretCipher(parseSecretKey(SECRETS_KEY), SECRETS_KEY_PREVIOUS ? parseSecretKey(SECRETS_KEY_PREVIOUS) : null) : null;
+  return new SecretVault(base.store.secrets, cipher, base.store.catalog);
+}
+
+/**
+ * At the start of a process serving the admin API, with a key configured: seals what is not sealed under
+ * it yet (callback signing secrets stored in clear before SECRETS_KEY was set, values of the previous key
+ * after a rotation). In the background; a failure is logged, and `gi secrets reseal` does it again.
+ */
+export function sealStoredSecrets(base: ServiceBase): void {
+  const vault = secretVault(base);
+  if (!vault.configured) return;
+  vault.resealAll(base.clock.now()).then(
+    (report) => {
+      if (report.resealed > 0 || report.unreadable > 0) base.logger.info(report, 'stored secrets sealed under SECRETS_KEY');
+      if (report.unreadable > 0) base.logger.warn({ unreadable: report.unreadable }, 'some stored secrets open with neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS');
+    },
+    (err) => base.logger.warn({ err }, 'stored secrets could not be sealed at start; run gi secrets reseal'),
+  );
 }
 
 /** The RabbitMQ bus of the distributed services (AMQP_URL is required there). */
@@ -135,6 +162,7 @@ export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pi
   return {
     store: base.store,
     tokens,
+    secrets: secretVault(base),
     runtime,
     bus,
     clock: base.clock,
@@ -162,6 +190,7 @@ export function executorDeps(
     logger: base.logger,
     metrics: base.metrics,
     files: base.files,
+    secrets: secretVault(base),
     leaseMs: config.LEASE_SECONDS * 1000,
     maxAttempts: config.MAX_ATTEMPTS,
     ...parts,
@@ -182,6 +211,7 @@ export function callbackDispatcher(base: ServiceBase): CallbackDispatcher {
     clock: base.clock,
     logger: base.logger,
     metrics: base.metrics,
+    secrets: secretVault(base),
     settings: { maxAttempts: config.CALLBACK_MAX_ATTEMPTS, retryBaseMs: config.CALLBACK_RETRY_SECONDS * 1000, leaseMs: 2 * timeoutMs + 5_000 },
   });
 }

@@ -6,7 +6,7 @@ import type { JobBus } from '@gi/contracts';
 import { createHttpApp } from '@gi/http';
 import type { Routes } from '@gi/http';
 import { createQuickJsRuntime } from '@gi/sandbox';
-import { controlDeps, openAmqpBus, openTokenService } from './build-deps';
+import { controlDeps, openAmqpBus, openTokenService, sealStoredSecrets } from './build-deps';
 import { openServiceBase } from './open-store';
 import type { ServiceBase } from './open-store';
 import { listen, stopListening } from './serve-http';
@@ -29,6 +29,7 @@ export async function runControl(): Promise<void> {
     accessLog: config.ACCESS_LOG,
   });
   const server = await listen(app, base, { service: 'control' });
+  sealStoredSecrets(base);
   base.lifecycle.onShutdown([() => stopListening(server), () => bus.close(), () => runtime.close(), () => store.close()]);
 }
 

@@ -10,7 +10,7 @@ import { startExecutor, startSweeper } from '@gi/executor';
 import { createHttpApp } from '@gi/http';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { Routes } from '@gi/http';
-import { callbackDispatcher, completionWaiter, executorDeps, openConnectorRuntime, openTokenService, quarantineOnCrash, quotaGate, sweeperSettings } from './build-deps';
+import { callbackDispatcher, completionWaiter, executorDeps, openConnectorRuntime, openTokenService, quarantineOnCrash, quotaGate, sealStoredSecrets, sweeperSettings } from './build-deps';
 import { controlServiceRoutes } from './control.service';
 import { gatewayServiceRoutes } from './gateway.service';
 import { openServiceBase } from './open-store';
@@ -43,6 +43,7 @@ export async function runEmbedded(): Promise<void> {
   const routes = embeddedRoutes({ base, bus, tokens, waiter, runtime, adminToken, consoleAssets: loadConsoleAssets() });
   const app = createHttpApp({ logger, metrics, ready: () => store.ping(), routes, accessLog: config.ACCESS_LOG });
   const server = await listen(app, base, { dataDir: config.DATA_DIR, sandbox: runtime.isolation, console: '/console' });
+  sealStoredSecrets(base);
 
   base.lifecycle.onShutdown([
     stopSweeper,

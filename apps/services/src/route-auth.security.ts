@@ -23,9 +23,10 @@ interface Call {
 }
 
 // Nothing runs connectors here: a sync call that got through by mistake answers 504 in a second, not 300 s.
-const fixture = new ServicesFixture({ SYNC_TIMEOUT_SECONDS: '1' });
+// A secrets key, so the routes that set secrets take a right call (without one they answer 409).
+const fixture = new ServicesFixture({ SYNC_TIMEOUT_SECONDS: '1', SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') });
 const headerOf: Partial<Record<Credential, string>> = {};
-const values: Record<string, string> = { botId: 'acme', entityName: 'Order', integrationId: 'ack', asset: 'js/main.js' };
+const values: Record<string, string> = { botId: 'acme', entityName: 'Order', integrationId: 'ack', asset: 'js/main.js', name: 'API_KEY' };
 
 beforeAll(async () => {
   await fixture.start();
@@ -52,6 +53,10 @@ beforeAll(async () => {
   });
 });
 afterAll(() => fixture.close());
+// The secrets the delete routes remove, set again before each test: every service shares the one store.
+beforeEach(async () => {
+  for (const scope of ['/bots/acme', '/bots/acme/integrations/ack']) await fixture.admin('PUT', `${scope}/secrets/${values.name}`, { value: 'route-auth-secret' });
+});
 
 const concrete = (path: string) => path.replace(/[:*](\w+)/g, (_m, name: string) => values[name]);
 const staticSegments = (path: string) => path.split('/').filter((segment) => segment !== '' && !/^[:*]/.test(segment));

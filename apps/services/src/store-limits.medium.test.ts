@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { createTokenService } from '@gi/auth';
+import { createTokenService, SecretVault } from '@gi/auth';
 import { LocalJobBus } from '@gi/bus-local';
 import { controlRouter } from '@gi/control';
 import { CompletionWaiter, DEFAULT_CONNECTOR_LIMITS, MAX_STORED_ENTITY_BYTES, systemClock } from '@gi/domain';
@@ -74,6 +74,7 @@ describe('store limits over HTTP', () => {
       const control = controlRouter({
         store,
         tokens,
+        secrets: new SecretVault(store.secrets, null),
         runtime: { compile: () => ({ ok: true }) },
         bus,
         clock: systemClock,

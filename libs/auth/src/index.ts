@@ -1,3 +1,5 @@
 export * from './bearer';
 export * from './token.service';
 export * from './webhook-signature';
+export * from './secret-cipher';
+export * from './secret-vault';

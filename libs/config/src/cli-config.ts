@@ -9,6 +9,8 @@ export interface CliEnv {
   DATA_DIR?: string;
   /** Read as the service reads it: `gi connector run` lets connectors reach these addresses too. */
   CONNECTOR_TRUSTED_ADDRESSES?: string;
+  /** Every variable, read only by name for `gi connector run --secret-env NAME`. */
+  variables?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Command-line values that win over the environment. */
@@ -33,7 +35,7 @@ export const DEFAULT_CLI_URL = 'http://127.0.0.1:8080';
 
 export function readCliEnv(): CliEnv {
   const { GI_URL, GI_ADMIN_TOKEN, DATA_DIR, CONNECTOR_TRUSTED_ADDRESSES } = process.env;
-  return { GI_URL, GI_ADMIN_TOKEN, DATA_DIR, CONNECTOR_TRUSTED_ADDRESSES };
+  return { GI_URL, GI_ADMIN_TOKEN, DATA_DIR, CONNECTOR_TRUSTED_ADDRESSES, variables: process.env };
 }
 
 /** Resolves the CLI settings; throws ConfigError listing every problem. Empty values count as unset. */

@@ -16,6 +16,14 @@ describe('parseServiceConfig', () => {
     expect(config.ADMIN_TOKEN).toBeUndefined();
   });
 
+  it('reads the secrets key as 32 bytes in base64, the previous one only beside a current one', () => {
+    const key = Buffer.alloc(32, 9).toString('base64');
+    expect(parseServiceConfig({ SECRETS_KEY: key }).SECRETS_KEY).toBe(key);
+    expect(parseServiceConfig({}).SECRETS_KEY).toBeUndefined();
+    expect(() => parseServiceConfig({ SECRETS_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/SECRETS_KEY: 32 random bytes in base64/);
+    expect(() => parseServiceConfig({ SECRETS_KEY_PREVIOUS: key })).toThrow(/SECRETS_KEY_PREVIOUS: set only during a key rotation/);
+  });
+
   it('reads the Idempotency-Key window in whole seconds, at least 1', () => {
     expect(parseServiceConfig({ IDEMPOTENCY_KEY_TTL_SECONDS: '3' }).IDEMPOTENCY_KEY_TTL_SECONDS).toBe(3);
     for (const value of ['0', '1.5', 'a day']) expect(() => parseServiceConfig({ IDEMPOTENCY_KEY_TTL_SECONDS: value })).toThrow(/IDEMPOTENCY_KEY_TTL_SECONDS/);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_JSON_DEPTH, MAX_STORED_ENTITY_BYTES, parsePlatformVersion } from '@gi/domain';
+import { DEFAULT_MAX_JSON_DEPTH, MAX_STORED_ENTITY_BYTES, parsePlatformVersion, parseSecretKey } from '@gi/domain';
 import { addressList as addresses } from './address-list';
 
 /**
@@ -11,7 +11,17 @@ const bytes = z
   .string()
   .regex(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, 'a size such as 1048576, 512kb or 1mb')
   .transform(parseBytes);
-
+/** A key of connector secrets: base64 of 32 bytes. */
+const secretsKey = z.string().refine(
+  (v) => {
+    try {
+      return parseSecretKey(v).length > 0;
+    } catch {
+      return false;
+    }
+  },
+  '32 random bytes in base64 (e.g. `openssl rand -base64 32`)',
+);
 
 const schema = z.object({
   PORT: int(0, 65535).default(8080),
@@ -19,6 +29,12 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   ADMIN_TOKEN: z.string().min(24, 'at least 24 characters').optional(),
   TOKEN_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  /**
+   * The key connector secrets are encrypted with (AES-256-GCM); unset: secrets cannot be set. During a
+   * key rotation SECRETS_KEY_PREVIOUS holds the old key, which still decrypts (docs/operations.md).
+   */
+  SECRETS_KEY: secretsKey.optional(),
+  SECRETS_KEY_PREVIOUS: secretsKey.optional(),
   PLATFORM_SEGMENT: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').default('Platform'),
   PLATFORM_VERSION: z
     .string()
@@ -112,6 +128,9 @@ export function parseServiceConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   const result = schema.safeParse(present);
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  if (result.data.SECRETS_KEY_PREVIOUS && !result.data.SECRETS_KEY) {
+    throw new ConfigError(['SECRETS_KEY_PREVIOUS: set only during a key rotation, with the new key as SECRETS_KEY']);
   }
   const version = parsePlatformVersion(result.data.PLATFORM_VERSION);
   return { ...result.data, PLATFORM_VERSION: version as readonly [number, number] };

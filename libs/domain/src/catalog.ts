@@ -70,6 +70,7 @@ export interface TokenRecord {
  * has no end; a rotation gives the ones before it an end, until which callbacks carry both signatures.
  */
 export interface SigningSecret {
+  /** As stored: sealed (`gi1:...`, see libs/auth secret-cipher.ts) once SECRETS_KEY is configured, else in clear. */
   secret: string;
   createdAt: number;
   expiresAt: number | null;

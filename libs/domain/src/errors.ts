@@ -23,6 +23,7 @@ export const ErrorCodes = [
   'internal',
   'cancelled', // the invocation was cancelled before it finished
   'already_finished', // a cancellation came after the invocation finished
+  'secrets_not_configured', // a secret write while no SECRETS_KEY is configured
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
 

@@ -19,3 +19,4 @@ export * from './allowed-hosts';
 export * from './json-depth';
 export * from './webhook-urls';
 export * from './trace-context';
+export * from './secrets';

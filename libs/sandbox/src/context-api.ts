@@ -35,6 +35,8 @@ class RunState implements HostRun {
   stopped: Verdict | null = null;
   entity: QuickJSHandle | null = null;
   entityLoaded = false;
+  /** `Context.Secrets`, made at its first read. */
+  secrets: QuickJSHandle | null = null;
   response: QuickJSHandle | null = null;
   ended = false;
   readonly pending = new Set<QuickJSDeferredPromise>();
@@ -116,6 +118,7 @@ export class ContextApi {
   /** The connector globals beyond Context and console (timers, URL, fetch, crypto, Intl...). */
   readonly globals: GlobalsBridge;
   private readonly sliceText: QuickJSHandle;
+  private readonly freeze: QuickJSHandle;
 
   constructor(
     private readonly ctx: QuickJSContext,
@@ -135,8 +138,9 @@ export class ContextApi {
     const fnPrototype = ctx.getProp(fn, 'prototype');
     this.functionSource = ctx.getProp(fnPrototype, 'toString');
     const freeze = ctx.getProp(object, 'freeze');
+    this.freeze = freeze;
     this.install(freeze);
-    for (const handle of [json, object, prototype, fn, fnPrototype, freeze]) handle.dispose();
+    for (const handle of [json, object, prototype, fn, fnPrototype]) handle.dispose();
     this.globals = new GlobalsBridge(ctx, {
       bound: () => {
         const state = this.state;
@@ -223,6 +227,7 @@ export class ContextApi {
     this.define(context, 'Log', (state, ...args) => this.log(state, 'info', args));
     this.define(context, 'SetProgress', (state, percent, message) => this.setProgress(state, percent, message));
     this.define(context, 'ReadFile', (state, id, options) => this.readFile(state, id, options));
+    this.defineGetter(context, 'Secrets', (state) => this.getSecrets(state));
     const http = ctx.newObject();
     this.define(http, 'Request', (state, request) => this.request(state, request));
     ctx.setProp(context, 'Http', http);
@@ -287,6 +292,34 @@ export class ContextApi {
     });
     this.ctx.setProp(target, name, handle);
     handle.dispose();
+  }
+
+  /** A read-only property served like `define`'s functions (a getter: `Context` is frozen before any run). */
+  private defineGetter(target: QuickJSHandle, name: string, fn: (state: RunState) => HostResult): void {
+    const getter = (): HostResult => {
+      const state = this.state;
+      if (state?.stopped) return { error: this.ctx.newError('The run is ending.') };
+      if (!state) return { error: this.ctx.newError('Context is not available before the connector runs.') };
+      return fn(state);
+    };
+    // defineProp makes a host function of `get` (newFunction), which may answer an error as `define`'s do.
+    this.ctx.defineProp(target, name, { get: getter as unknown as (this: QuickJSHandle) => QuickJSHandle, enumerable: true, configurable: false });
+  }
+
+  /** `Context.Secrets`: the run's secrets as a frozen plain object (the same one at every read). */
+  private getSecrets(state: RunState): HostResult {
+    if (!state.secrets) {
+      const parsed = this.parseJson(JSON.stringify(state.run.input.secrets ?? {}));
+      if (parsed.error) return parsed;
+      const frozen = this.ctx.callFunction(this.freeze, this.ctx.undefined, parsed.value);
+      if (frozen.error) {
+        parsed.value.dispose();
+        return frozen;
+      }
+      frozen.value.dispose();
+      state.secrets = parsed.value;
+    }
+    return state.secrets.dup();
   }
 
   /** Ends the run with `verdict`: the code is stopped at its next check, whatever it catches. */

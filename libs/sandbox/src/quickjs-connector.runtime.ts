@@ -6,6 +6,7 @@ import { cancellationOf } from './run-cancellation';
 import { decodeResult } from './run-verdict';
 import type { RunInput } from './run-input';
 import { resolveEnvironment, resolveRunLimits } from './sandbox-environment';
+import { SecretRedaction } from './secret-redaction';
 import type { QuickJsRuntimeOptions, SandboxEnvironment } from './sandbox-options';
 import { WorkerPool } from './worker-pool';
 import { locateWorkerScript } from './worker-script';
@@ -65,12 +66,30 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
   const check = (request: ConnectorRunRequest, env: SandboxEnvironment): RunInput | ConnectorRunResult => {
     ensureOpen();
     if (!(request.timeoutMs > 0)) throw new RangeError(`A connector run needs a positive timeoutMs, not ${request.timeoutMs}.`);
-    const { cacheKey, code, timeoutMs, allowedHosts, onProgress, onLogs, readFile, trace } = request;
+    const { cacheKey, code, timeoutMs, allowedHosts, readFile, trace } = request;
     const entityJson = entityText(request.entity);
     if (entityJson === undefined) return unusableEntity();
     const rawBody = request.rawBody ?? null;
-    return { cacheKey, code, entityJson, rawBody, timeoutMs, limits: resolveRunLimits(env.defaults, request.limits), allowedHosts, onProgress, onLogs, readFile, trace };
+    const secrets = request.secrets ?? {};
+    const { onProgress, onLogs } = request;
+    const redaction = new SecretRedaction(secrets);
+    return {
+      cacheKey,
+      code,
+      entityJson,
+      rawBody,
+      secrets,
+      timeoutMs,
+      limits: resolveRunLimits(env.defaults, request.limits),
+      allowedHosts,
+      onProgress: onProgress && ((progress) => onProgress(redaction.progress(progress))),
+      onLogs: onLogs && ((lines) => onLogs(redaction.lines(lines))),
+      readFile,
+      trace,
+    };
   };
+  /** The run's result as it leaves the runtime: with its secrets redacted. */
+  const finished = (request: ConnectorRunRequest, result: ConnectorRunResult): ConnectorRunResult => new SecretRedaction(request.secrets).result(result);
 
   // Deploys are checked on the calling thread, on an engine instance of the compiler's own.
   const inProcess = resolveEnvironment(options, false);
@@ -85,7 +104,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       compile: (code: string): CompileResult => (ensureOpen(), compiler.compile(code)),
       run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => {
         const input = check(request, env);
-        return 'kind' in input ? input : decodeResult(await pool.run(input, request.signal), request.entity);
+        return 'kind' in input ? input : finished(request, decodeResult(await pool.run(input, request.signal), request.entity));
       },
       async close() {
         if (closed) return;
@@ -108,7 +127,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       running++;
       try {
         const result = await engine.run({ ...input, cancel: request.signal ? cancellationOf(request.signal) : undefined });
-        return decodeResult(result, request.entity);
+        return finished(request, decodeResult(result, request.entity));
       } finally {
         running--;
       }

@@ -1,4 +1,4 @@
-import type { ConnectorFileReader, LogLine, Progress, RunLimits, TraceContext } from '@gi/domain';
+import type { ConnectorFileReader, LogLine, Progress, RunLimits, RunSecrets, TraceContext } from '@gi/domain';
 import type { RunCancellation } from './run-cancellation';
 
 /** What one run needs: the request with its limits resolved. */
@@ -14,6 +14,8 @@ export interface RunInput {
   entityJson: string;
   /** The request body as the caller sent it (`Context.GetRawRequestBody()`); null when there is none. Text, like the entity. */
   rawBody: string | null;
+  /** `Context.Secrets`, by name; the runtime redacts their values from what the run hands back. */
+  secrets?: RunSecrets;
   timeoutMs: number;
   limits: RunLimits;
   allowedHosts: readonly string[];

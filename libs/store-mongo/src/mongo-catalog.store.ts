@@ -162,4 +162,13 @@ export class MongoCatalogStore implements CatalogStore {
       .toArray();
     return docs.map((doc) => ({ secret: doc.secret, createdAt: doc.createdAt, expiresAt: doc.expiresAt }));
   }
+
+  async listSigningSecrets(now: number): Promise<Array<SigningSecret & { botId: string }>> {
+    const docs = await this.signingSecrets.find({ $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] }, { sort: { botId: 1, createdAt: -1, _id: -1 } }).toArray();
+    return docs.map((doc) => ({ botId: doc.botId, secret: doc.secret, createdAt: doc.createdAt, expiresAt: doc.expiresAt }));
+  }
+
+  async resealSigningSecret(botId: string, expected: string, sealed: string): Promise<boolean> {
+    return (await this.signingSecrets.updateOne({ botId, secret: expected }, { $set: { secret: sealed } })).matchedCount === 1;
+  }
 }

@@ -11,6 +11,7 @@ export const COLLECTIONS = {
   quotas: 'quotas',
   instances: 'instances',
   signingSecrets: 'signingSecrets',
+  secrets: 'secrets',
 } as const;
 
 /**
@@ -120,6 +121,16 @@ export interface TokenDocument {
   createdAt: number;
   expiresAt: number | null;
   revokedAt: number | null;
+}
+
+/** A connector secret, sealed; `scope` is the integration id, '' for the bot's own (unique per {botId, scope, name}). */
+export interface SecretDocument {
+  botId: string;
+  scope: string;
+  name: string;
+  sealed: string;
+  createdAt: number;
+  updatedAt: number;
 }
 
 /** An Idempotency-Key of a bot; unique per {botId, key}, deleted by the TTL monitor after expireAt. */

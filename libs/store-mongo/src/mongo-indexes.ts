@@ -37,6 +37,8 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   ],
   quotas: [{ name: 'unique_bot_quota', key: { botId: 1, tokenId: 1 }, unique: true }],
   signingSecrets: [{ name: 'bot_newest_first', key: { botId: 1, createdAt: -1 } }],
+  // One value per name and scope; also the order re-encryption pages in.
+  secrets: [{ name: 'unique_bot_scope_name', key: { botId: 1, scope: 1, name: 1 }, unique: true }],
   instances: [
     { name: 'role_by_seen', key: { role: 1, seenAt: 1 } },
     { name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 },

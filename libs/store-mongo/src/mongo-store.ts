@@ -5,6 +5,7 @@ import type { Clock, Store } from '@gi/domain';
 import { MongoCatalogStore } from './mongo-catalog.store';
 import { COLLECTIONS } from './mongo-documents';
 import type {
+  SecretDocument,
   EntityDocument,
   IdempotencyKeyDocument,
   InstanceDocument,
@@ -19,6 +20,7 @@ import { withUnavailability } from './mongo-errors';
 import { ensureIndexes } from './mongo-indexes';
 import { MongoInstanceRegistry } from './mongo-instance.registry';
 import { MAJORITY_WAIT_MS, MongoInvocationStore } from './mongo-invocation.store';
+import { MongoSecretStore } from './mongo-secret.store';
 import { MongoTokenStore } from './mongo-token.store';
 
 export interface MongoStoreOptions {
@@ -125,6 +127,7 @@ export async function createMongoStore(url: string, options: MongoStoreOptions =
       ),
     ),
     tokens: withUnavailability(new MongoTokenStore(db.collection<TokenDocument>(COLLECTIONS.tokens))),
+    secrets: withUnavailability(new MongoSecretStore(db.collection<SecretDocument>(COLLECTIONS.secrets))),
     instances: withUnavailability(new MongoInstanceRegistry(db.collection<InstanceDocument>(COLLECTIONS.instances))),
     database: db,
     ping: () => ping(db),

@@ -163,4 +163,17 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE integrations ADD COLUMN sources TEXT;
   `,
+  // Connector secrets, sealed (AES-256-GCM under a key the store never holds). integration_id is ''
+  // for a bot's own secrets, so the key has no NULL in it.
+  `
+  CREATE TABLE secrets (
+    bot_id TEXT NOT NULL,
+    integration_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    sealed TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (bot_id, integration_id, name)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -188,4 +188,15 @@ export class SqliteCatalogStore implements CatalogStore {
       .all(botId, now) as Array<{ secret: string; created_at: number; expires_at: number | null }>;
     return rows.map((row) => ({ secret: row.secret, createdAt: row.created_at, expiresAt: row.expires_at }));
   }
+
+  async listSigningSecrets(now: number): Promise<Array<SigningSecret & { botId: string }>> {
+    const rows = this.db
+      .prepare('SELECT bot_id, secret, created_at, expires_at FROM signing_secrets WHERE expires_at IS NULL OR expires_at > ? ORDER BY bot_id, created_at DESC, rowid DESC')
+      .all(now) as Array<{ bot_id: string; secret: string; created_at: number; expires_at: number | null }>;
+    return rows.map((row) => ({ botId: row.bot_id, secret: row.secret, createdAt: row.created_at, expiresAt: row.expires_at }));
+  }
+
+  async resealSigningSecret(botId: string, expected: string, sealed: string): Promise<boolean> {
+    return this.db.prepare('UPDATE signing_secrets SET secret = ? WHERE bot_id = ? AND secret = ?').run(sealed, botId, expected).changes === 1;
+  }
 }

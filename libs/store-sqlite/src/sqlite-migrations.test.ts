@@ -37,7 +37,8 @@ describe('SQLite store opening a database written before raw bodies and live log
   it('reads the invocations stored then without a raw body, their lines marked with the attempt that recorded them', async () => {
     const path = join(dir, 'store.db');
     const old = new Database(path);
-    const before = MIGRATIONS.length - 1;
+    // The migration that added raw bodies and live logs, and the ones before it.
+    const before = MIGRATIONS.findIndex((m) => m.includes('ADD COLUMN raw_body'));
     old.exec(MIGRATIONS.slice(0, before).join('\n'));
     old.pragma(`user_version = ${before}`);
     const now = Date.now();

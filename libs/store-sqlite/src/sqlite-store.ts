@@ -5,6 +5,7 @@ import { SqliteCatalogStore } from './sqlite-catalog.store';
 import { openSqliteDatabase } from './sqlite-database';
 import { SqliteInstanceRegistry } from './sqlite-instance.registry';
 import { SqliteInvocationStore } from './sqlite-invocation.store';
+import { SqliteSecretStore } from './sqlite-secret.store';
 import { SqliteTokenStore } from './sqlite-token.store';
 import { DEFAULT_WAL_CHECKPOINTS, WalCheckpointer } from './wal-checkpointer';
 import type { WalCheckpointOptions } from './wal-checkpointer';
@@ -29,6 +30,7 @@ export function createSqliteStore(path: string, clock: Clock = systemClock, opti
     invocations: new SqliteInvocationStore(db, clock, writes, options.claimsWhatItCreates ?? true),
     catalog: new SqliteCatalogStore(db),
     tokens: new SqliteTokenStore(db),
+    secrets: new SqliteSecretStore(db),
     instances: new SqliteInstanceRegistry(db),
     async ping() {
       return db.prepare('SELECT 1 AS ok').get() !== undefined;

@@ -24,8 +24,13 @@ import type {
   Outcome,
   Progress,
   Quotas,
+  SecretPut,
+  SecretRef,
+  SecretScope,
+  SecretStore,
   SigningSecret,
   Store,
+  StoredSecret,
   StoredLogLine,
   TokenRecord,
   TokenStore,
@@ -391,6 +396,19 @@ export class FakeCatalogStore implements CatalogStore {
     this.secrets.set(botId, secrets);
   }
 
+  async listSigningSecrets(now: number): Promise<Array<SigningSecret & { botId: string }>> {
+    const bots = [...this.secrets.keys()].sort();
+    const all = await Promise.all(bots.map(async (botId) => (await this.getSigningSecrets(botId, now)).map((s) => ({ botId, ...s }))));
+    return all.flat();
+  }
+
+  async resealSigningSecret(botId: string, expected: string, sealed: string): Promise<boolean> {
+    const secret = (this.secrets.get(botId) ?? []).find((s) => s.secret === expected);
+    if (!secret) return false;
+    secret.secret = sealed;
+    return true;
+  }
+
   async getSigningSecrets(botId: string, now: number): Promise<SigningSecret[]> {
     const secrets = (this.secrets.get(botId) ?? []).map((s, order) => ({ s, order }));
     return secrets
@@ -426,6 +444,56 @@ export class FakeTokenStore implements TokenStore {
   }
 }
 
+/** Secrets in memory, ordered as the real stores page them: bot, integration ('' for the bot's own), name. */
+export class FakeSecretStore implements SecretStore {
+  readonly records = new Map<string, StoredSecret>();
+
+  private static key({ botId, integrationId, name }: SecretRef): string {
+    return `${botId}\u0000${integrationId ?? ''}\u0000${name}`;
+  }
+
+  private sorted(): Array<[string, StoredSecret]> {
+    return [...this.records.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  async put(ref: SecretRef, sealed: string, now: number, maxPerScope: number): Promise<SecretPut> {
+    const key = FakeSecretStore.key(ref);
+    const existing = this.records.get(key);
+    if (existing) {
+      this.records.set(key, { ...existing, sealed, updatedAt: now });
+      return 'updated';
+    }
+    if ((await this.list(ref)).length >= maxPerScope) return 'full';
+    const { botId, integrationId, name } = ref;
+    this.records.set(key, { botId, integrationId, name, sealed, createdAt: now, updatedAt: now });
+    return 'created';
+  }
+
+  async list({ botId, integrationId }: SecretScope): Promise<StoredSecret[]> {
+    return copy(this.sorted().map(([, s]) => s).filter((s) => s.botId === botId && s.integrationId === integrationId));
+  }
+
+  async listForRun(botId: string, integrationId: string): Promise<StoredSecret[]> {
+    return copy(this.sorted().map(([, s]) => s).filter((s) => s.botId === botId && (s.integrationId === null || s.integrationId === integrationId)));
+  }
+
+  async delete(ref: SecretRef): Promise<boolean> {
+    return this.records.delete(FakeSecretStore.key(ref));
+  }
+
+  async page(after: SecretRef | null, limit: number): Promise<StoredSecret[]> {
+    const from = after ? FakeSecretStore.key(after) : null;
+    return copy(this.sorted().filter(([key]) => from === null || key > from).slice(0, limit).map(([, s]) => s));
+  }
+
+  async reseal(ref: SecretRef, expected: string, sealed: string): Promise<boolean> {
+    const record = this.records.get(FakeSecretStore.key(ref));
+    if (!record || record.sealed !== expected) return false;
+    record.sealed = sealed;
+    return true;
+  }
+}
+
 /** How many multiples of the heartbeat's ttl an instance unseen is kept (as the SQLite registry does). */
 const FORGET_AFTER_TTLS = 10;
 
@@ -450,13 +518,14 @@ export class FakeInstanceRegistry implements InstanceRegistry {
 }
 
 /** A whole store in memory, for the small tier: no file, no server, nothing to clean up but itself. */
-export function createFakeStore(clock: Clock): Store & { invocations: FakeInvocationStore } {
+export function createFakeStore(clock: Clock): Store & { invocations: FakeInvocationStore; secrets: FakeSecretStore } {
   const tokens = new FakeTokenStore();
   let closed = false;
   return {
     invocations: new FakeInvocationStore(clock),
     catalog: new FakeCatalogStore(() => [...tokens.records.values()].map((t) => t.botId)),
     tokens,
+    secrets: new FakeSecretStore(),
     instances: new FakeInstanceRegistry(),
     async ping() {
       return !closed;

@@ -16,6 +16,8 @@ import { writeLine } from '../cli-io';
 import type { CommandSpec } from '../command';
 import { formatDuration, json } from '../format';
 import { parseHeaderItems, parseQueryItems, readBody } from '../invoke/invoke-request';
+import { localSecrets, parseSecretsFile, secretFromEnvironment } from '../local-secrets';
+import { readLocalFile } from '../read-local-file';
 import { overrideSample, readSampleRequest } from '../sample-request';
 import { buildConnector } from '../connector-build';
 import { compileErrorText } from './connector.commands';
@@ -45,6 +47,8 @@ export const connectorRun: CommandSpec = {
       type: 'boolean',
       description: 'Let Context.Http reach this machine (127.0.0.0/8, ::1) for a local mock API; the host must still be an --allowed-host. No other private address',
     },
+    'secrets-file': { type: 'string', value: 'F', description: 'Context.Secrets from a file: NAME=value lines (dotenv) or a JSON object' },
+    'secret-env': { type: 'string', multiple: true, value: 'NAME', description: 'Context.Secrets.NAME from the environment variable NAME; repeat for several (wins over --secrets-file)' },
     ...limitOptions,
   },
   details: [
@@ -55,7 +59,9 @@ export const connectorRun: CommandSpec = {
     "Example: gi connector run examples/connectors/ack.js --body '{\"orderId\": 42}' --query source=crm",
     'Example: gi connector run src/index.ts --request samples/order.json   (a project from gi connector init)',
     'Example: gi connector run call-api.js --request samples/order.json --allowed-host 127.0.0.1:4010 --trust-loopback',
+    'Secret values are replaced by [secret] in the logs and errors printed, as in the service.',
     'Example: cat order.json | gi connector run ack.js --body-file -',
+    'Example: CRM_API_KEY=... gi connector run crm.js --secret-env CRM_API_KEY --secrets-file .secrets.env',
   ].join('\n'),
   async run(ctx, input) {
     const file = input.arg('file');
@@ -71,6 +77,11 @@ export const connectorRun: CommandSpec = {
     // The options are checked before stdin is read, so a mistake does not wait for input first.
     const query = parseQueryItems(input.list('query'), HELP);
     const headers = parseHeaderItems(input.list('header'), HELP);
+    const secretsFile = input.string('secrets-file');
+    const secrets = localSecrets(
+      secretsFile === undefined ? [] : parseSecretsFile((await readLocalFile(secretsFile, '--secrets-file')).toString('utf8'), secretsFile),
+      input.list('secret-env').map((name) => secretFromEnvironment(name, ctx.environment)),
+    );
     const sampleFile = input.string('request');
     const sample = sampleFile ? await readSampleRequest(sampleFile, HELP) : undefined;
     const given = {
@@ -121,6 +132,7 @@ export const connectorRun: CommandSpec = {
         code,
         entity,
         rawBody,
+        secrets,
         timeoutMs: timeoutSeconds * 1000,
         limits,
         allowedHosts,

@@ -7,6 +7,7 @@ import { entityCreate, entityList } from './entity.commands';
 import { invocationsCancel, invocationsList, invocationsShow } from './invocations.commands';
 import { invoke } from './invoke.command';
 import { quotaSet, quotaShow } from './quota.commands';
+import { secretsDelete, secretsList, secretsReseal, secretsSet } from './secrets.commands';
 import { tokenCreate, tokenList, tokenRevoke } from './token.commands';
 import { webhookShow } from './webhook.command';
 
@@ -26,6 +27,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   quotaSet,
   callbackSecretRotate,
   callbackSecretShow,
+  secretsSet,
+  secretsList,
+  secretsDelete,
+  secretsReseal,
   webhookShow,
   invoke,
   invocationsList,

@@ -17,7 +17,7 @@ export function webhookRoutes({ routes, admin, deps }: ControlRoutes): void {
     const secret = newSigningSecret();
     const retireAt = now + SIGNING_SECRET_OVERLAP_MS;
     const hadOne = (await store.catalog.getSigningSecrets(botId, now)).length > 0;
-    await store.catalog.rotateSigningSecret(botId, { secret, createdAt: now, expiresAt: null }, retireAt);
+    await store.catalog.rotateSigningSecret(botId, { secret: deps.secrets.sealSigningSecret(botId, secret), createdAt: now, expiresAt: null }, retireAt);
     ctx.status = 201;
     ctx.body = { botId, secret, createdAt: iso(now), previousSecretValidUntil: hadOne ? iso(retireAt) : null };
   });

@@ -23,4 +23,8 @@ export interface CatalogStore {
   rotateSigningSecret(botId: string, secret: SigningSecret, retireAt: number): Promise<void>;
   /** The bot's signing secrets still valid at `now`, newest first. */
   getSigningSecrets(botId: string, now: number): Promise<SigningSecret[]>;
+  /** Every bot's signing secrets still valid at `now` (for re-encryption). */
+  listSigningSecrets(now: number): Promise<Array<SigningSecret & { botId: string }>>;
+  /** Replaces the stored form of one signing secret (sealing it), only while it is still `expected`; false otherwise. */
+  resealSigningSecret(botId: string, expected: string, sealed: string): Promise<boolean>;
 }

@@ -1,6 +1,7 @@
 import type { RunLimits } from '../catalog';
 import type { LogLine, Progress } from '../invocation';
 import type { WebhookEntity } from '../request-entity';
+import type { RunSecrets } from '../secrets';
 import type { TraceContext } from '../trace-context';
 import type { ByteRange } from './file-store';
 
@@ -14,6 +15,11 @@ export interface ConnectorRunRequest {
   entity: WebhookEntity | null;
   /** `Context.GetRawRequestBody()`: the body as the caller sent it; null (or absent) when there is none. */
   rawBody?: string | null;
+  /**
+   * `Context.Secrets`: the run's secrets by name, in clear. Their values (of at least
+   * MIN_REDACTED_SECRET_LENGTH characters) never leave the run in a log line, an error or a progress message.
+   */
+  secrets?: RunSecrets;
   timeoutMs: number;
   /** The run's other limits; any left out take the runtime's defaults. */
   limits?: Partial<RunLimits>;

@@ -6,6 +6,7 @@
 export * from './invocation-store';
 export * from './catalog-store';
 export * from './token-store';
+export * from './secret-store';
 export * from './instance-registry';
 export * from './store';
 export * from './file-store';

@@ -1,6 +1,7 @@
 import type { CatalogStore } from './catalog-store';
 import type { InstanceRegistry } from './instance-registry';
 import type { InvocationStore } from './invocation-store';
+import type { SecretStore } from './secret-store';
 import type { TokenStore } from './token-store';
 
 /** The whole store of one deployment. */
@@ -8,6 +9,7 @@ export interface Store {
   invocations: InvocationStore;
   catalog: CatalogStore;
   tokens: TokenStore;
+  secrets: SecretStore;
   instances: InstanceRegistry;
   /** True when the store answers (readiness). */
   ping(): Promise<boolean>;
