@@ -70,6 +70,7 @@ describe('indexes', () => {
       ['botId', 'tokenId'],
       ['botId', 'key'],
       ['botId', 'tokenId'],
+      ['botId', 'scope', 'name'],
     ]);
   });
 });

@@ -65,6 +65,7 @@ describe('MongoDB store on the wire', () => {
       'idempotencyKeys',
       'quotas',
       'signingSecrets',
+      'secrets',
       'instances',
     ]);
     expect(created.flatMap((command) => (command.indexes as Document[]).map((index) => index.name))).toEqual([
@@ -84,6 +85,7 @@ describe('MongoDB store on the wire', () => {
       'ttl_expire_at',
       'unique_bot_quota',
       'bot_newest_first',
+      'unique_bot_scope_name',
       'role_by_seen',
       'ttl_expire_at',
     ]);
