@@ -127,8 +127,10 @@ describe('docker-compose.yml', () => {
       .filter((line) => /^[A-Z_]+=/.test(line))
       .map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]),
   );
-  // The example leaves secrets empty; fill them as `openssl rand -hex 32` would.
-  const env: Record<string, string> = Object.fromEntries(Object.entries(exampleEnv).map(([k, v]) => [k, v || 'ab'.repeat(32)]));
+  // The example leaves secrets empty; fill them as `openssl rand -hex 32` would (the secrets key as
+  // `openssl rand -base64 32`, which its comment asks for).
+  const generated = (key: string) => (key === 'SECRETS_KEY' ? Buffer.alloc(32, 7).toString('base64') : 'ab'.repeat(32));
+  const env: Record<string, string> = Object.fromEntries(Object.entries(exampleEnv).map(([k, v]) => [k, v || generated(k)]));
   const interpolate = (text: string) =>
     text.replace(/\$\{([A-Z_]+)(?::?[-?]([^}]*))?\}/g, (_m, name: string, fallback?: string) => env[name] ?? fallback ?? '');
 
@@ -169,7 +171,7 @@ describe('docker-compose.yml', () => {
       }
     }
     expect(raw).toMatch(/amqp:\/\/\$\{RABBITMQ_USER[^}]*\}:\$\{RABBITMQ_PASSWORD:\?[^}]*\}@/);
-    for (const key of ['ADMIN_TOKEN', 'TOKEN_SECRET', 'RABBITMQ_PASSWORD']) expect({ key, value: exampleEnv[key] }).toEqual({ key, value: '' });
+    for (const key of ['ADMIN_TOKEN', 'TOKEN_SECRET', 'SECRETS_KEY', 'RABBITMQ_PASSWORD']) expect({ key, value: exampleEnv[key] }).toEqual({ key, value: '' });
     expect(read('.dockerignore')).toMatch(/^\.env$/m);
   });
 
@@ -314,7 +316,15 @@ describe('deploy/k8s', () => {
 
   it('configures only variables the config parser knows, from objects that exist', () => {
     const secretKeys = Object.fromEntries(secrets.flatMap((data) => Object.keys(data)).map((key) => [key, 'x']));
-    const valid = { ...config, ...secretKeys, STORE_URL: 'mongodb://m/gi', AMQP_URL: 'amqp://r/', ADMIN_TOKEN: 'a'.repeat(32), TOKEN_SECRET: 's'.repeat(32) };
+    const valid = {
+      ...config,
+      ...secretKeys,
+      STORE_URL: 'mongodb://m/gi',
+      AMQP_URL: 'amqp://r/',
+      ADMIN_TOKEN: 'a'.repeat(32),
+      TOKEN_SECRET: 's'.repeat(32),
+      SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+    };
     expectKnownToConfig(valid, 'ConfigMap and Secrets');
     for (const deployment of deployments) {
       for (const source of asList(containerOf(deployment).envFrom) as Array<{ configMapRef?: { name: string }; secretRef?: { name: string } }>) {
@@ -330,6 +340,7 @@ describe('deploy/k8s', () => {
     const placeholder = (key: string) => secrets.find((data) => key in data)?.[key] ?? '';
     expect(() => parseServiceConfig({ ADMIN_TOKEN: placeholder('ADMIN_TOKEN') })).toThrow(/ADMIN_TOKEN/);
     expect(() => parseServiceConfig({ TOKEN_SECRET: placeholder('TOKEN_SECRET') })).toThrow(/TOKEN_SECRET/);
+    expect(() => parseServiceConfig({ SECRETS_KEY: placeholder('SECRETS_KEY') })).toThrow(/SECRETS_KEY/);
     expect(placeholder('STORE_URL')).toMatch(/^mongodb:\/\/.*replicaSet=/);
     // KEDA needs the vhost in the AMQP URL.
     expect(placeholder('AMQP_URL')).toMatch(/^amqp:\/\/[^/]+\/$/);
