@@ -43,7 +43,11 @@ export interface RequestObserverOptions {
  */
 export function observeRequests({ logger, metrics, accessLog }: RequestObserverOptions) {
   const refusals = new LogThrottle(REFUSAL_WINDOW_MS);
-  const writeAccess = accessLog === 'off' ? null : logger[accessLog].bind(logger);
+  // The access line's fields are fixed and hold no credential (the route template, never the path; a
+  // checked request id), so it skips the redaction of the other lines, which costs more than the rest
+  // of the line (about 3.5 of 5.5 µs).
+  const accessLogger = logger.child({}, { redact: { paths: [], censor: '' } });
+  const writeAccess = accessLog === 'off' ? null : accessLogger[accessLog].bind(accessLogger);
   return async (ctx: Context, next: Next) => {
     const started = performance.now();
     const requestId = requestIdOf(ctx.headers['x-request-id']);
