@@ -32,10 +32,18 @@ export function openTokenService(base: ServiceBase): TokenService {
  * rotation). Without a key, writes are refused (docs/decisions.md): the key is never kept beside the data.
  */
 export function secretVault(base: ServiceBase): SecretVault {
-  const { SECRETS_KEY, SECRETS_KEY_PREVIOUS } = base.config;
-  const cipher = SECRETS_KEY ? new SecretCipher(parseSecretKey(SECRETS_KEY), SECRETS_KEY_PREVIOUS ? parseSecretKey(SECRETS_KEY_PREVIOUS) : null) : null;
-  return new SecretVault(base.store.secrets, cipher, base.store.catalog);
+  let vault = vaults.get(base);
+  if (!vault) {
+    const { SECRETS_KEY, SECRETS_KEY_PREVIOUS } = base.config;
+    const cipher = SECRETS_KEY ? new SecretCipher(parseSecretKey(SECRETS_KEY), SECRETS_KEY_PREVIOUS ? parseSecretKey(SECRETS_KEY_PREVIOUS) : null) : null;
+    vault = new SecretVault(base.store.secrets, cipher, base.store.catalog);
+    vaults.set(base, vault);
+  }
+  return vault;
 }
+
+/** One vault per process: a change the admin API makes reaches the runs of the same process at once. */
+const vaults = new WeakMap<ServiceBase, SecretVault>();
 
 /**
  * At the start of a process serving the admin API, with a key configured: seals what is not sealed under

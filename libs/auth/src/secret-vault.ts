@@ -1,5 +1,5 @@
 import { MAX_SECRETS_PER_SCOPE, mergeRunSecrets, secretsNotConfigured, tooManySecrets } from '@gi/domain';
-import type { RunSecrets, SecretRef, SecretScope, SecretStore } from '@gi/domain';
+import type { RunSecrets, SecretRef, SecretScope, SecretStore, StoredSecret } from '@gi/domain';
 import { SecretCipher, SecretUnreadable } from './secret-cipher';
 import type { CatalogStore } from '@gi/domain';
 
@@ -29,11 +29,23 @@ export interface ResealReport {
 const RESEAL_PAGE = 200;
 
 /**
+ * How long the secrets read for a run serve the next runs of its integration: most bots have none, and
+ * the store query they would cost each run is a noticeable part of a trivial run. A change made
+ * elsewhere (the control service) reaches runs within this time; one made here, at once.
+ */
+export const RUN_SECRETS_REUSE_MS = 1000;
+/** Integrations whose secrets are kept for reuse at once; past it, the list starts again. */
+const RECENT_LIMIT = 10_000;
+
+/**
  * Connector secrets in clear at the edges only: values are sealed before they reach the store and
  * opened only for a run. Without a cipher (no SECRETS_KEY) writes are refused and a run that has
  * secrets cannot read them; one without secrets is unaffected.
  */
 export class SecretVault {
+  /** The sealed secrets read for recent runs, by bot and integration, and until when they serve. */
+  private readonly recent = new Map<string, { until: number; stored: StoredSecret[] }>();
+
   constructor(
     private readonly store: SecretStore,
     private readonly cipher: SecretCipher | null,
@@ -61,6 +73,7 @@ export class SecretVault {
   /** Sets (or rotates) a secret; 409 without a key, 400 when its scope is full. Name and value are checked by the caller. */
   async set(ref: SecretRef, value: string, now: number): Promise<'created' | 'updated'> {
     if (!this.cipher) throw secretsNotConfigured();
+    this.recent.clear();
     const put = await this.store.put(ref, this.cipher.seal(ref, value), now, MAX_SECRETS_PER_SCOPE);
     if (put === 'full') throw tooManySecrets(ref);
     return put;
@@ -71,12 +84,13 @@ export class SecretVault {
   }
 
   delete(ref: SecretRef): Promise<boolean> {
+    this.recent.clear();
     return this.store.delete(ref);
   }
 
   /** The run's secrets in clear: the bot's, the integration's over them. Throws SecretUnreadable (or when no key is configured) with a message that names no value. */
   async forRun(botId: string, integrationId: string): Promise<RunSecrets> {
-    const stored = await this.store.listForRun(botId, integrationId);
+    const stored = await this.storedForRun(botId, integrationId);
     if (stored.length === 0) return Object.freeze({});
     if (!this.cipher) throw new SecretUnreadable(`The integration has ${stored.length} secret(s), but no SECRETS_KEY is configured to decrypt them.`);
     const cipher = this.cipher;
@@ -85,12 +99,25 @@ export class SecretVault {
     return mergeRunSecrets(open('bot'), open('integration'));
   }
 
+  /** The sealed secrets of a run, read again at most once per RUN_SECRETS_REUSE_MS for each integration. */
+  private async storedForRun(botId: string, integrationId: string): Promise<StoredSecret[]> {
+    const key = `${botId}\u0000${integrationId}`;
+    const now = performance.now();
+    const recent = this.recent.get(key);
+    if (recent && recent.until > now) return recent.stored;
+    const stored = await this.store.listForRun(botId, integrationId);
+    if (this.recent.size >= RECENT_LIMIT) this.recent.clear();
+    this.recent.set(key, { until: now + RUN_SECRETS_REUSE_MS, stored });
+    return stored;
+  }
+
   /**
    * Seals every value not under the current key again (after SECRETS_KEY changed, with the old key as
    * SECRETS_KEY_PREVIOUS). A value set meanwhile is left as it is: it is sealed under the current key.
    */
   async resealAll(now: number): Promise<ResealReport> {
     if (!this.cipher) throw secretsNotConfigured();
+    this.recent.clear();
     const report: ResealReport = { resealed: 0, current: 0, unreadable: 0 };
     let after: SecretRef | null = null;
     for (;;) {

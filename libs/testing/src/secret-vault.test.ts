@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SecretCipher, SecretVault } from '@gi/auth';
+import { RUN_SECRETS_REUSE_MS, SecretCipher, SecretVault } from '@gi/auth';
 import { createFakeStore } from './fake-store';
 import { ManualClock } from './manual-clock';
 
@@ -26,9 +26,43 @@ describe('SecretVault', () => {
     const store = createFakeStore(clock);
     const vault = new SecretVault(store.secrets, null);
     await expect(vault.set(ref, 'v', clock.now())).rejects.toMatchObject({ code: 'secrets_not_configured' });
-    expect(await vault.forRun('acme', 'crm')).toEqual({});
-    await new SecretVault(store.secrets, new SecretCipher(key())).set(ref, 'v', clock.now());
-    await expect(vault.forRun('acme', 'crm')).rejects.toThrow(/no SECRETS_KEY is configured/);
+    jest.useFakeTimers();
+    try {
+      expect(await vault.forRun('acme', 'crm')).toEqual({});
+      // Set elsewhere (the control service): seen once the runs' reuse of what they read is over.
+      await new SecretVault(store.secrets, new SecretCipher(key())).set(ref, 'v', clock.now());
+      jest.advanceTimersByTime(RUN_SECRETS_REUSE_MS);
+      await expect(vault.forRun('acme', 'crm')).rejects.toThrow(/no SECRETS_KEY is configured/);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('reads a run\'s secrets from the store at most once a second per integration, and at once after a change made through it', async () => {
+    const store = createFakeStore(clock);
+    let reads = 0;
+    const listForRun = store.secrets.listForRun.bind(store.secrets);
+    store.secrets.listForRun = (botId, integrationId) => {
+      reads++;
+      return listForRun(botId, integrationId);
+    };
+    const vault = new SecretVault(store.secrets, new SecretCipher(key()));
+    jest.useFakeTimers();
+    try {
+      for (let i = 0; i < 5; i++) expect(await vault.forRun('acme', 'crm')).toEqual({});
+      await vault.forRun('acme', 'erp');
+      expect(reads).toBe(2);
+      await vault.set(ref, 'first', clock.now());
+      expect(await vault.forRun('acme', 'crm')).toEqual({ API_KEY: 'first' });
+      await vault.delete(ref);
+      expect(await vault.forRun('acme', 'crm')).toEqual({});
+      expect(reads).toBe(4);
+      jest.advanceTimersByTime(RUN_SECRETS_REUSE_MS);
+      await vault.forRun('acme', 'crm');
+      expect(reads).toBe(5);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('refuses a new name in a full scope with a 400 naming the limit', async () => {
