@@ -74,7 +74,7 @@ ${valueCases.join('\n')}
 _gi_value_options=' ${model.valueOptions.join(' ')} '
 _gi_file_options=' ${model.fileOptions.join(' ')} '
 _gi_files() {
-  type compopt &>/dev/null && compopt -o filenames
+  type compopt &>/dev/null && compopt -o filenames 2>/dev/null
   COMPREPLY=( $(compgen -f -- "$cur") )
 }
 _gi() {

@@ -40,7 +40,7 @@ export async function runCli(argv: string[], io: CliIo, env: CliEnv, runService:
         if (held) throw new UsageError('no command given');
         return 2;
       }
-      writeLine(commandIo.out, held ? json({ help: text }) : text);
+      writeLine(io.out, held ? json({ help: text }) : text);
       return 0;
     }
     const { spec } = parsed;
