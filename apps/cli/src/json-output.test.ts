@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CliEnv } from '@gi/config';
 import { captureIo, FakeService, problem } from './fake-service.fixture';
 import { asJsonDocument, runCli } from './run-cli';
@@ -63,6 +66,21 @@ describe('--json on every command, failures included', () => {
 
     const local = await gi(['--json', 'connector', 'run', '/nonexistent/x.js']);
     expect(JSON.parse(local.out)).toMatchObject({ type: 'urn:gi:problem:cli-failed', title: 'Command failed', status: 422, exitCode: 1 });
+  });
+
+  it('keeps what a command printed before it failed, as the member output of the problem', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gi-json-'));
+    try {
+      const file = join(dir, 'raise.js');
+      writeFileSync(file, "Context.Log('about to refuse');\nContext.RaiseError('Refused', 'no order id');\n");
+      const result = await gi(['--json', 'connector', 'run', file]);
+      expect(result.code).toBe(1);
+      const document = JSON.parse(result.out);
+      expect(document).toMatchObject({ type: 'urn:gi:problem:cli-failed', status: 422, exitCode: 1, detail: expect.stringContaining('RaiseError: Refused') });
+      expect(JSON.stringify(document.output)).toContain('about to refuse');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('help with --json is a document too; a missing command is a usage problem', async () => {

@@ -54,7 +54,9 @@ export async function runCli(argv: string[], io: CliIo, env: CliEnv, runService:
   } catch (error) {
     writeLine(io.err, errorLine(error));
     const problem = problemOfError(error);
-    if (jsonMode) writeLine(io.out, json(problem));
+    // What the command printed before it failed (`gi connector run`: the run's result and logs) stays, inside the problem.
+    const output = held?.text().trim() ? JSON.parse(asJsonDocument(held.text())) : undefined;
+    if (jsonMode) writeLine(io.out, json(output === undefined ? problem : { ...problem, output }));
     return problem.exitCode;
   }
 }
