@@ -8,7 +8,7 @@ export interface OptionSpec {
   multiple?: boolean;
   short?: string;
   required?: boolean;
-  /** Placeholder shown in help, e.g. SECONDS. */
+  /** Placeholder shown in help, e.g. SECONDS; F or FILE (or a name ending in -file) completes file names. */
   value?: string;
   description: string;
 }
@@ -38,6 +38,10 @@ export interface CommandSpec {
   options: OptionSpecs;
   /** Extra help text (examples, notes). */
   details?: string;
+  /** The values its argument may take, offered by shell completion. */
+  argValues?: readonly string[];
+  /** Needs neither the service nor its settings (gi version, gi completion): runs even when GI_URL is invalid. */
+  standalone?: boolean;
   run(ctx: CommandContext, input: CommandInput): Promise<void>;
 }
 

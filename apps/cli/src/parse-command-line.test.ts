@@ -20,7 +20,7 @@ describe('parseCommandLine', () => {
     const parsed = parse(['--url', 'http://x:1', 'token', '--json', 'revoke', 'tk1', '--bot', 'acme']);
     if (parsed.kind !== 'command') throw new Error(parsed.kind);
     expect(parsed.spec.path).toEqual(['token', 'revoke']);
-    expect(parsed.globals).toEqual({ url: 'http://x:1', adminToken: undefined, json: true, help: false });
+    expect(parsed.globals).toEqual({ url: 'http://x:1', adminToken: undefined, json: true, help: false, version: false });
     expect(parsed.input.arg('tokenId')).toBe('tk1');
     expect(parsed.input.required('bot')).toBe('acme');
   });

@@ -51,6 +51,7 @@ const globalsOf = (values: RawValues): GlobalValues => ({
   adminToken: typeof values['admin-token'] === 'string' ? values['admin-token'] : undefined,
   json: values.json === true,
   help: values.help === true,
+  version: values.version === true,
 });
 
 const matches = (spec: CommandSpec, words: string[]) => spec.path.every((word, i) => words[i] === word);
@@ -65,7 +66,8 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSpec[
 
   const first = parse(argv, unionOptions(commands), 'gi help', '');
   const globals = globalsOf(first.values);
-  const words = first.positionals;
+  // `gi --version` is `gi version`, wherever the option stands.
+  const words = globals.version ? ['version'] : first.positionals;
   if (words[0] === 'help') return { kind: 'help', topic: words.slice(1), requested: true, globals };
   if (words.length === 0) return { kind: 'help', topic: [], requested: globals.help, globals };
 

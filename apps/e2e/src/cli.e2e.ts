@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CLI, ROOT, startService } from './service-process';
@@ -176,5 +176,20 @@ describe('gi command line (built CLI against the embedded service)', () => {
     expect(unknown.err).toMatch(/^error: .*nope.*\n$/);
     const usage = await gi('token', 'create');
     expect(usage).toEqual({ code: 2, out: '', err: "error: missing --bot (see 'gi token create --help')\n" });
+  });
+
+  it('prints its release with --version, as package.json names it', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const text = await gi('--version');
+    expect(text).toEqual({ code: 0, out: expect.stringMatching(new RegExp(`^gi +${version.replace(/\./g, '\\.')}\nnode +v\\d+`)), err: '' });
+    const asJson = await gi('version', '--json');
+    expect(JSON.parse(asJson.out)).toEqual({ version, node: expect.stringMatching(/^v\d+\./), platform: `${process.platform}-${process.arch}` });
+  });
+
+  it("with --json, fails with the service's problem document on stdout and the same exit code", async () => {
+    const failed = await gi('--json', 'connector', 'show', '--bot', 'acme', '--integration', 'nope');
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.out)).toMatchObject({ type: expect.stringMatching(/^urn:gi:problem:/), title: expect.any(String), status: 404, detail: expect.stringContaining('nope'), exitCode: 1 });
+    expect(failed.err).toMatch(/^error: .*nope.*\n$/);
   });
 });

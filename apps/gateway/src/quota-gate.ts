@@ -1,8 +1,7 @@
-import { botLimits, GiError, shareOf, tokenLimits, TokenBuckets, unavailable } from '@gi/domain';
+import { botLimits, GiError, QUOTA_CACHE_MS, shareOf, tokenLimits, TokenBuckets, unavailable } from '@gi/domain';
 import type { ActiveCount, BotQuotas, CatalogStore, Clock, InvocationStore, QuotaDefaults, RateLimit } from '@gi/domain';
 
-/** A bot's quotas are read again after this long: a change made in the control API applies within it. */
-export const QUOTA_CACHE_MS = 5_000;
+export { QUOTA_CACHE_MS };
 /** Counts of invocations in flight are read again (in the background) after this long. */
 export const COUNT_CACHE_MS = 1_000;
 /** A gateway that used up its share reads the count again before refusing, but not more often than this. */

@@ -17,6 +17,9 @@ export interface BotQuotas {
   tokens: Record<string, Quotas>;
 }
 
+/** A gateway reads a bot's quotas again after this long: a change made in the control API applies within it. */
+export const QUOTA_CACHE_MS = 5_000;
+
 export const DEFAULT_QUOTAS: Quotas = { ratePerSecond: null, burst: null, maxInFlight: null };
 
 /** The service's defaults for bots; 0 means no limit. */

@@ -7,8 +7,10 @@ import { badRequest, GiError } from './errors';
  * name wins over the bot's.
  */
 
+/** The longest secret name. */
+export const MAX_SECRET_NAME_LENGTH = 64;
 /** Upper case, digits and '_', not starting with a digit: they read as constants, and as environment variable names. */
-export const SECRET_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
+export const SECRET_NAME = new RegExp(`^[A-Z_][A-Z0-9_]{0,${MAX_SECRET_NAME_LENGTH - 1}}$`);
 /** The largest value, in UTF-8 bytes. */
 export const MAX_SECRET_VALUE_BYTES = 8 * 1024;
 /** Secrets a bot, or one integration, may hold. */
@@ -52,7 +54,7 @@ export type RunSecrets = Readonly<Record<string, string>>;
 
 export function assertSecretName(name: string): string {
   if (!SECRET_NAME.test(name)) {
-    throw badRequest(`A secret name must be 1-64 characters of upper-case letters, digits and '_', not starting with a digit (like API_KEY); got '${name.slice(0, 80)}'.`);
+    throw badRequest(`A secret name must be 1-${MAX_SECRET_NAME_LENGTH} characters of upper-case letters, digits and '_', not starting with a digit (like API_KEY); got '${name.slice(0, 80)}'.`);
   }
   return name;
 }

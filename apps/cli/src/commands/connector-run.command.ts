@@ -41,7 +41,7 @@ export const connectorRun: CommandSpec = {
     query: { type: 'string', multiple: true, value: 'k=v', description: "A query parameter for RequestParams; repeat for several (replaces the sample's values of that name)" },
     header: { type: 'string', multiple: true, value: "'Name: value'", description: "A request header for RequestHeaders; repeat for several (replaces the sample's header of that name)" },
     'response-content-type': { type: 'string', value: 'T', description: 'Render ResponseBody as this media type (default application/json)' },
-    timeout: { type: 'string', value: 'SECONDS', description: `Wall-time limit (default ${DEFAULT_TIMEOUT_SECONDS})` },
+    timeout: { type: 'string', value: 'SECONDS', description: `Wall-time limit, in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, 1-${MAX_TIMEOUT_SECONDS})` },
     'allowed-host': { type: 'string', multiple: true, value: 'H', description: 'A host the connector may call through Context.Http; repeat for several' },
     'trust-loopback': {
       type: 'boolean',

@@ -1,4 +1,4 @@
-import { DEFAULT_POOL, MAX_TIMEOUT_SECONDS } from '@gi/domain';
+import { DEFAULT_POOL, DEFAULT_TIMEOUT_SECONDS, MAX_CONNECTOR_CODE_BYTES, MAX_TIMEOUT_SECONDS } from '@gi/domain';
 import { CliError } from '../cli-errors';
 import { buildConnector, ENTRY_EXTENSIONS } from '../connector-build';
 import { writeLine } from '../cli-io';
@@ -17,13 +17,14 @@ export const connectorDeploy: CommandSpec = {
     integration: integrationOption,
     entity: { type: 'string', required: true, value: 'E', description: 'The entity the integration runs on' },
     pool: { type: 'string', value: 'P', description: `Executor pool that runs it (default "${DEFAULT_POOL}")` },
-    timeout: { type: 'string', value: 'SECONDS', description: 'Wall-time limit of one run' },
+    timeout: { type: 'string', value: 'SECONDS', description: `Wall-time limit of one run, in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, 1-${MAX_TIMEOUT_SECONDS})` },
     'allowed-host': { type: 'string', multiple: true, value: 'H', description: 'A host the connector may call through Context.Http; repeat for several' },
     ...limitOptions,
     'callback-url': { type: 'string', value: 'URL', description: "Where every invocation's outcome is POSTed (signed), unless a call names its own" },
   },
   details: [
     'The new version takes effect at once. Code that does not compile is refused and reported as file:line:column. Limits left out take their defaults.',
+    `The code sent (the script, or the bundle) may be up to ${MAX_CONNECTOR_CODE_BYTES / 1024} KiB.`,
     `A ${ENTRY_EXTENSIONS.filter((e) => e !== '.js').join(', ')} entry, or a .js file with import or export statements, is bundled with its local imports and the packages of`,
     "its project's node_modules (esbuild) into one script; the project's own files are kept with the version (gi connector show).",
     'Types are not checked: run tsc --noEmit (npm run typecheck in a project from gi connector init). A plain .js file is sent as written.',

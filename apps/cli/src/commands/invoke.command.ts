@@ -31,7 +31,7 @@ export const invoke: CommandSpec = {
     query: { type: 'string', multiple: true, value: 'k=v', description: 'A query parameter; repeat for several' },
     header: { type: 'string', multiple: true, value: "'Name: value'", description: 'A request header; repeat for several' },
     async: { type: 'boolean', description: 'Start the run asynchronously, print its invocationId, then long-poll for the result' },
-    token: { type: 'string', value: 'T', description: 'Bot token to call with (default: mint one valid for 10 minutes)' },
+    token: { type: 'string', value: 'T', description: `Bot token to call with (default: mint one valid for ${MINTED_TOKEN_TTL_SECONDS / 60} minutes)` },
     platform: { type: 'string', value: 'SEGMENT', description: 'Platform path segment; given, URLs are built from --url without asking the service' },
   },
   details: [

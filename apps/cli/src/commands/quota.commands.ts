@@ -1,3 +1,4 @@
+import { QUOTA_CACHE_MS } from '@gi/domain';
 import { writeLine } from '../cli-io';
 import type { CommandSpec } from '../command';
 import type { Limits } from '../control-api';
@@ -51,7 +52,7 @@ export const quotaSet: CommandSpec = {
     burst: { type: 'string', value: 'N', description: 'Calls at once before the rate applies (needs --rate; default: the rate)' },
     'max-in-flight': { type: 'string', value: 'N', description: 'Invocations queued or running at once' },
   },
-  details: 'Replaces the quotas: a quota left out returns to its default. Gateways apply a change within 5 seconds.',
+  details: `Replaces the quotas: a quota left out returns to its default. Gateways apply a change within ${QUOTA_CACHE_MS / 1000} seconds.`,
   async run(ctx, input) {
     const botId = input.requiredName('bot');
     const tokenText = input.string('token');

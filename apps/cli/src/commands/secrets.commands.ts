@@ -1,4 +1,4 @@
-import { assertSecretName, GiError } from '@gi/domain';
+import { assertSecretName, GiError, MAX_SECRET_NAME_LENGTH, MAX_SECRET_VALUE_BYTES, MAX_SECRETS_PER_SCOPE } from '@gi/domain';
 import { writeLine } from '../cli-io';
 import type { CommandSpec, OptionSpec } from '../command';
 import type { CommandInput } from '../command-input';
@@ -46,7 +46,8 @@ export const secretsSet: CommandSpec = {
     'value-file': { type: 'string', value: 'F', description: "Read the value from this file ('-': stdin, the default); one trailing newline is dropped" },
   },
   details:
-    'NAME: upper-case letters, digits and _, not starting with a digit (at most 64). Values: at most 8 KiB; at most 100 secrets per bot and per integration. ' +
+    `NAME: upper-case letters, digits and _, not starting with a digit (at most ${MAX_SECRET_NAME_LENGTH}). Values: at most ${MAX_SECRET_VALUE_BYTES / 1024} KiB; ` +
+    `at most ${MAX_SECRETS_PER_SCOPE} secrets per bot and per integration. ` +
     'The value is never taken from the command line. Example: printf %s "$CRM_KEY" | gi secrets set --bot acme --integration crm CRM_API_KEY',
   async run(ctx, input) {
     const scope = scopeOf(input);
