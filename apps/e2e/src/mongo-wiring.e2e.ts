@@ -25,6 +25,7 @@ describe('a service on a MongoDB STORE_URL (stand-in server)', () => {
         'idempotencyKeys',
         'quotas',
         'signingSecrets',
+        'secrets',
         'instances',
         'files.files',
         'files.chunks',
