@@ -470,6 +470,8 @@ describe('web console (headless Chromium)', () => {
       ['invocations', `invocations/${invocationId}`],
       ['settings', 'settings/orders'],
     ];
+    // The messages of the steps before have gone, so the screenshots show the views alone.
+    while ((await page.locator('.toast').count()) > 0) await page.waitForTimeout(250);
     for (const viewport of [PHONE, { width: 1280, height: 800 }]) {
       await page.setViewportSize(viewport);
       for (const [name, route] of views) {
