@@ -161,6 +161,27 @@ describe('the admin API (the control router, per resource)', () => {
     expect((await c.admin('GET', '/bots/bot-a/invocations/nope')).status).toBe(404);
   });
 
+  it('pages through invocations with nextBefore, filters kept', async () => {
+    const c = control();
+    world = c.world;
+    const created = [];
+    for (let i = 0; i < 5; i++) {
+      created.push(newInvocation({ createdAt: c.world.clock.now() + i }));
+    }
+    for (const inv of created) await c.world.store.invocations.create(inv);
+    const newestFirst = created.map((inv) => inv.id).reverse();
+    const first = (await c.admin('GET', '/bots/bot-a/invocations?limit=2')).json;
+    expect(first.invocations.map((s: { id: string }) => s.id)).toEqual(newestFirst.slice(0, 2));
+    const second = (await c.admin('GET', `/bots/bot-a/invocations?limit=2&before=${encodeURIComponent(first.nextBefore)}`)).json;
+    expect(second.invocations.map((s: { id: string }) => s.id)).toEqual(newestFirst.slice(2, 4));
+    const last = (await c.admin('GET', `/bots/bot-a/invocations?limit=2&before=${encodeURIComponent(second.nextBefore)}`)).json;
+    expect(last).toMatchObject({ invocations: [{ id: newestFirst[4] }], nextBefore: null });
+    expect((await c.admin('GET', '/bots/bot-a/invocations?limit=5')).json.nextBefore).toBeNull();
+    const bad = await c.admin('GET', '/bots/bot-a/invocations?before=yesterday');
+    expect(bad.status).toBe(400);
+    expect(bad.json.errors).toEqual([{ field: 'before', message: 'the nextBefore value of a previous page' }]);
+  });
+
   describe('connector secrets', () => {
     const VALUE = 'sk_live_do-not-show-0123456789';
 

@@ -12,7 +12,7 @@ import {
   MAX_TIMEOUT_SECONDS,
   sourcePathProblem,
 } from '@gi/domain';
-import type { ConnectorLimits } from '@gi/domain';
+import type { ConnectorLimits, InvocationListPosition } from '@gi/domain';
 import { MAX_TOKEN_TTL_SECONDS } from '@gi/auth';
 
 const name = z.string().refine(isValidName, 'letters, digits, _ . - (1-128, starting with a letter or digit)');
@@ -81,10 +81,22 @@ export const tokenBody = z
   })
   .strict();
 
+/** A page's `nextBefore`: where its last invocation sits in the listing (`<createdAt ms>_<id>`; opaque to callers). */
+export const listCursor = (position: InvocationListPosition) => `${position.createdAt}_${position.id}`;
+const LIST_CURSOR = /^(\d{1,15})_(\S{1,200})$/;
+
 export const invocationListQuery = z.object({
   status: z.enum(INVOCATION_STATUSES).optional(),
   integrationId: name.optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
+  before: z
+    .string()
+    .regex(LIST_CURSOR, 'the nextBefore value of a previous page')
+    .transform((cursor): InvocationListPosition => {
+      const [, createdAt, id] = LIST_CURSOR.exec(cursor) ?? [];
+      return { createdAt: Number(createdAt), id };
+    })
+    .optional(),
 });
 
 export const activityQuery = z.object({

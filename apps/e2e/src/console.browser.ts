@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Api } from './api-client';
 import { artifactPath, launchChromium, pageProblems } from './browser';
@@ -8,7 +9,7 @@ import type { ServiceProcess } from './service-process';
 /**
  * The web console in headless Chromium against the built service, one step after another like an
  * operator would go: sign in, add a bot, deploy a connector, hand out a token, watch the calls.
- * Each main view is saved as a screenshot under test-artifacts/console/.
+ * Each main view is saved as a screenshot under test-artifacts/console/, also at a phone's width.
  */
 const CONNECTOR = `const entity = Context.GetRequestEntity();
 Context.Log("order received", entity.RequestBody);
@@ -17,6 +18,38 @@ entity.ResponseBody = { Status: "Accepted", Message: \`order \${entity.RequestBo
 Context.SetResponseEntity(entity);
 `;
 const BROKEN = 'const total = 1;\nconst broken = ;\nContext.Log(total);\n';
+const WAITS = 'await new Promise((resolve) => setTimeout(resolve, 60000));\nContext.SetResponseEntity({ ResponseBody: {} });\n';
+const QUICK = 'Context.SetResponseEntity({ ResponseBody: { ok: true } });\n';
+const SECRET_VALUE = 'sk_live_console-0123456789abcdef';
+const PHONE = { width: 375, height: 812 };
+
+/**
+ * Elements that stick out of the viewport sideways, apart from those inside a box that scrolls (or
+ * clips) sideways: what a reader of a narrow screen could not see or reach. Evaluated in the page.
+ */
+const OVERFLOWING = `(() => {
+  const width = document.documentElement.clientWidth;
+  const inScroller = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(p).overflowX)) return true;
+    }
+    return false;
+  };
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || el.classList.contains('offscreen')) continue;
+    if ((r.right > width + 1 || r.left < -1) && !inScroller(el)) out.push(el.tagName.toLowerCase() + '.' + el.className + ' [' + Math.round(r.left) + ', ' + Math.round(r.right) + ']');
+  }
+  return { pageScrollsSideways: document.documentElement.scrollWidth > width, overflowing: out.slice(0, 10) };
+})()`;
+
+/** Signs in through the form, as an operator does. */
+async function signIn(page: Page, baseUrl: string): Promise<void> {
+  await page.goto(`${baseUrl}/console`);
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
 
 describe('web console (headless Chromium)', () => {
   let service: ServiceProcess;
@@ -34,7 +67,7 @@ describe('web console (headless Chromium)', () => {
   const tab = (name: string) => page.getByRole('navigation', { name: 'Bot views' }).getByRole('link', { name });
 
   beforeAll(async () => {
-    service = await startService();
+    service = await startService({ env: { SECRETS_KEY: randomBytes(32).toString('base64') } });
     api = new Api(service.baseUrl);
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1366, height: 800 } });
@@ -256,6 +289,204 @@ describe('web console (headless Chromium)', () => {
     await screenshot('connector-sources');
   });
 
+  it('finds an invocation by its id, and cancels it while it runs after a confirming click', async () => {
+    const waitsToken = await api.setUp('acme', 'Order', 'waits', WAITS);
+    const started = await api.postJson(api.webhookUrl('acme', 'Order', 'waits', 'asyncResponse=true'), waitsToken, {});
+    expect(started.status).toBe(202);
+    const id = started.json.invocationId as string;
+    await tab('Invocations').click();
+    await page.getByLabel('Invocation id', { exact: true }).fill('no-such-invocation');
+    await page.getByRole('button', { name: 'Find' }).click();
+    const detail = page.locator('.detail-pane');
+    await detail.getByText("No invocation 'no-such-invocation' for bot 'acme'.").waitFor();
+    await page.getByLabel('Invocation id', { exact: true }).fill(` ${id} `);
+    await page.getByRole('button', { name: 'Find' }).click();
+    expect(page.url()).toContain(`#/bots/acme/invocations/${id}`);
+    await detail.locator('.badge', { hasText: /^(Queued|Running)$/ }).waitFor();
+    const cancel = detail.getByRole('button', { name: 'Cancel invocation' });
+    await cancel.click();
+    await detail.getByText('Click again to cancel').waitFor();
+    expect((await api.admin('GET', `/bots/acme/invocations/${id}`)).json.status).toMatch(/^(Queued|Running)$/);
+    await screenshot('invocation-cancel-armed');
+    await cancel.click();
+    await page.getByText(`Invocation ${id} cancelled`).waitFor();
+    await detail.locator('.badge', { hasText: 'Cancelled' }).waitFor();
+    expect(await detail.getByRole('button', { name: 'Cancel invocation' }).count()).toBe(0);
+    expect((await api.admin('GET', `/bots/acme/invocations/${id}`)).json.status).toBe('Cancelled');
+  });
+
+  it('pages through more than 100 invocations, older and newer', async () => {
+    const quickToken = await api.setUp('acme', 'Order', 'bulk', QUICK);
+    const url = api.webhookUrl('acme', 'Order', 'bulk');
+    const ids: string[] = [];
+    for (let batch = 0; batch < 11; batch++) {
+      const replies = await Promise.all(Array.from({ length: 10 }, () => api.postJson(url, quickToken, {})));
+      for (const reply of replies) {
+        expect(reply.status).toBe(200);
+        ids.push(reply.headers.get('x-invocation-id') ?? '');
+      }
+    }
+    await page.reload();
+    await page.getByLabel('Integration', { exact: true }).selectOption('bulk');
+    const rows = page.locator('table.clickable tbody tr');
+    const older = page.getByRole('button', { name: 'Older →' });
+    const newer = page.getByRole('button', { name: '← Newer' });
+    await page.getByText('100 shown', { exact: false }).waitFor();
+    expect(await newer.isDisabled()).toBe(true);
+    const firstPage = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-id')));
+    await older.click();
+    await page.getByText('Page 2').waitFor();
+    await page.getByText('10 shown', { exact: false }).waitFor();
+    expect(await older.isDisabled()).toBe(true);
+    const secondPage = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-id')));
+    expect(new Set([...firstPage, ...secondPage])).toEqual(new Set(ids));
+    await screenshot('invocations-page-2');
+    await newer.click();
+    await page.getByText('Page 1').waitFor();
+    await page.getByText('100 shown', { exact: false }).waitFor();
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-id')))).toEqual(firstPage);
+  });
+
+  it('sets the bot\'s quotas and a token\'s quotas', async () => {
+    await tab('Settings').click();
+    await page.getByLabel('Calls per second of bot acme').fill('25');
+    await page.getByLabel('Burst of bot acme').fill('50');
+    await page.getByLabel('Max in flight of bot acme').fill('');
+    await page.getByRole('button', { name: 'Save bot quotas' }).click();
+    await page.getByText('Quotas of acme saved').waitFor();
+    await page.locator('[data-effective="bot"]').getByText('25 per second (burst 50)', { exact: false }).waitFor();
+    expect((await api.admin('GET', '/bots/acme/quotas')).json.quotas).toEqual({ ratePerSecond: 25, burst: 50, maxInFlight: null });
+
+    await page.getByLabel('Max in flight of token crm').fill('3');
+    await page.getByRole('button', { name: 'Save quotas of token crm' }).click();
+    await page.getByText('Quotas of token crm saved').waitFor();
+    const tokens = (await api.admin('GET', '/bots/acme/quotas')).json.tokens as { quotas: unknown }[];
+    expect(tokens.map((t) => t.quotas)).toEqual([{ ratePerSecond: null, burst: null, maxInFlight: 3 }]);
+
+    await page.getByLabel('Burst of bot acme').fill('5');
+    await page.getByLabel('Calls per second of bot acme').fill('');
+    await page.getByRole('button', { name: 'Save bot quotas' }).click();
+    await page.locator('.card', { hasText: 'Bot quotas' }).getByText('a burst needs a ratePerSecond').waitFor();
+  });
+
+  it('creates the callback signing secret, shown once with a copy button, and rotates it', async () => {
+    const signing = page.locator('.card', { hasText: 'Callback signing secret' });
+    await signing.getByText('No callback signing secret yet').waitFor();
+    await signing.getByRole('button', { name: 'Create secret' }).click();
+    await signing.getByText('Copy the secret now: it is shown only this once.').waitFor();
+    const first = (await signing.locator('[data-secret="signing"]').textContent()) ?? '';
+    expect(first).toMatch(/^whsec_/);
+    await signing.getByRole('button', { name: 'Copy callback secret' }).click();
+    expect(await inPage('navigator.clipboard.readText()')).toBe(first);
+    await screenshot('settings-callback-secret');
+    await signing.getByRole('button', { name: 'Done, hide it' }).click();
+    expect(await signing.locator('[data-secret="signing"]').count()).toBe(0);
+    await signing.getByText('Current secret created', { exact: false }).waitFor();
+
+    const rotate = signing.getByRole('button', { name: 'Rotate callback secret' });
+    await rotate.click();
+    await signing.getByText('Click again to rotate').waitFor();
+    await rotate.click();
+    const second = (await signing.locator('[data-secret="signing"]').textContent()) ?? '';
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    await signing.getByText('The previous one is still accepted until', { exact: false }).waitFor();
+    await signing.getByRole('button', { name: 'Done, hide it' }).click();
+    await page.reload();
+    await signing.getByText('Current secret created', { exact: false }).waitFor();
+    expect((await page.locator('body').textContent()) ?? '').not.toContain(second);
+  });
+
+  it('sets, lists and deletes connector secrets of the bot and of one integration, never showing a value', async () => {
+    const botSecrets = page.locator('.card', { hasText: 'Connector secrets of the bot' });
+    await botSecrets.getByLabel('Secret name').fill('SHARED_KEY');
+    await botSecrets.getByLabel('Secret value').fill(SECRET_VALUE);
+    expect(await botSecrets.getByLabel('Secret value').getAttribute('type')).toBe('password');
+    await botSecrets.getByRole('button', { name: 'Set secret' }).click();
+    await page.getByText('Secret SHARED_KEY set for bot acme').waitFor();
+    await botSecrets.locator('tr[data-secret="SHARED_KEY"]').waitFor();
+    expect(await botSecrets.getByLabel('Secret value').inputValue()).toBe('');
+
+    await botSecrets.getByLabel('Secret name').fill('bad name');
+    await botSecrets.getByLabel('Secret value').fill('x');
+    await botSecrets.getByRole('button', { name: 'Set secret' }).click();
+    await botSecrets.getByText('A secret name is 1-64 upper-case letters', { exact: false }).waitFor();
+
+    const integration = page.locator('.card', { hasText: 'Integration settings' });
+    await integration.getByLabel('Integration to configure').selectOption('orders');
+    expect(page.url()).toMatch(/#\/bots\/acme\/settings\/orders$/);
+    await integration.getByLabel('Secret name').fill('API_KEY');
+    await integration.getByLabel('Secret value').fill(`${SECRET_VALUE}-orders`);
+    await integration.getByRole('button', { name: 'Set secret' }).click();
+    await page.getByText('Secret API_KEY set for integration orders').waitFor();
+    await integration.locator('tr[data-secret="API_KEY"]').waitFor();
+    expect((await api.admin('GET', '/bots/acme/integrations/orders/secrets')).json.secrets).toEqual([
+      { name: 'API_KEY', createdAt: expect.any(String), updatedAt: expect.any(String) },
+    ]);
+    await screenshot('settings');
+    expect((await page.locator('body').textContent()) ?? '').not.toContain(SECRET_VALUE);
+
+    const remove = integration.getByRole('button', { name: 'Delete secret API_KEY' });
+    await remove.click();
+    await remove.click();
+    await page.getByText('Secret API_KEY deleted').waitFor();
+    await integration.getByText('No secrets.').waitFor();
+    expect((await api.admin('GET', '/bots/acme/integrations/orders/secrets')).json.secrets).toEqual([]);
+    expect((await api.admin('GET', '/bots/acme/secrets')).json.secrets).toMatchObject([{ name: 'SHARED_KEY' }]);
+  });
+
+  it('changes an integration\'s run limits and allowed hosts by deploying a new version with the same code', async () => {
+    const before = (await api.admin('GET', '/bots/acme/integrations/orders')).json;
+    const integration = page.locator('.card', { hasText: 'Integration settings' });
+    await integration.getByLabel('Memory (MiB)').fill('128');
+    await integration.getByLabel('Calls in flight').fill('4');
+    await integration.getByLabel('Allowed hosts').fill('api.example.com\n*.example.org');
+    await integration.getByRole('button', { name: `Save as version ${before.version + 1}` }).click();
+    await page.getByText(`Deployed orders version ${before.version + 1} with the new settings`).waitFor();
+    const after = (await api.admin('GET', '/bots/acme/integrations/orders')).json;
+    expect(after).toMatchObject({
+      version: before.version + 1,
+      code: before.code,
+      entityName: before.entityName,
+      timeoutSeconds: before.timeoutSeconds,
+      allowedHosts: ['api.example.com', '*.example.org'],
+      limits: { ...before.limits, memoryMiB: 128, pendingCalls: 4 },
+    });
+    await integration.getByText(`Version ${after.version}, deployed`, { exact: false }).waitFor();
+
+    await integration.getByLabel('Memory (MiB)').fill('1');
+    await integration.getByRole('button', { name: `Save as version ${after.version + 1}` }).click();
+    await integration.getByRole('alert').getByText('limits.memoryMiB', { exact: false }).waitFor();
+    expect((await api.admin('GET', '/bots/acme/integrations/orders')).json.version).toBe(after.version);
+  });
+
+  it('fits a phone-sized screen (375 px) and a 1280 px one: no view sticks out sideways', async () => {
+    const invocationId = (await api.admin('GET', '/bots/acme/invocations?integrationId=orders&limit=1')).json.invocations[0].id as string;
+    const views: [string, string][] = [
+      ['overview', 'overview'],
+      ['webhooks', 'webhooks'],
+      ['connectors', 'connectors/orders'],
+      ['authentication', 'authentication'],
+      ['invocations', `invocations/${invocationId}`],
+      ['settings', 'settings/orders'],
+    ];
+    // The messages of the steps before have gone, so the screenshots show the views alone.
+    while ((await page.locator('.toast').count()) > 0) await page.waitForTimeout(250);
+    for (const viewport of [PHONE, { width: 1280, height: 800 }]) {
+      await page.setViewportSize(viewport);
+      for (const [name, route] of views) {
+        await page.goto(`${service.baseUrl}/console#/bots/acme/${route}`);
+        await page.locator('.view').getByText('Loading…').first().waitFor({ state: 'detached' });
+        await page.locator('.view :is(table, .card, .detail-pane, .empty)').first().waitFor();
+        // Give late parts (a chart, a list) their moment to arrive before measuring.
+        await page.waitForLoadState('networkidle');
+        expect({ view: name, width: viewport.width, ...((await inPage(OVERFLOWING)) as object) }).toEqual({ view: name, width: viewport.width, pageScrollsSideways: false, overflowing: [] });
+        if (viewport === PHONE) await screenshot(`phone-${name}`);
+      }
+    }
+    await page.setViewportSize({ width: 1366, height: 800 });
+  }, 60_000);
+
   it('signs out, forgetting the token and stopping the live refresh', async () => {
     await tab('Invocations').click();
     await page.locator('table.clickable').waitFor();
@@ -275,5 +506,36 @@ describe('web console (headless Chromium)', () => {
     expect(problems).toEqual([]);
     expect(requested.length).toBeGreaterThan(10);
     expect(requested.filter((url) => url.includes(ADMIN_TOKEN) || (token && url.includes(token)))).toEqual([]);
+  });
+});
+
+describe('web console without SECRETS_KEY (headless Chromium)', () => {
+  let service: ServiceProcess;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    service = await startService();
+    await new Api(service.baseUrl).setUp('plain', 'Order', 'orders', QUICK);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.dispose();
+  });
+
+  it('says plainly that the service cannot store secrets, and stores none', async () => {
+    const page = await browser.newPage({ viewport: PHONE });
+    const problems = pageProblems(page);
+    await signIn(page, service.baseUrl);
+    await page.goto(`${service.baseUrl}/console#/bots/plain/settings`);
+    const botSecrets = page.locator('.card', { hasText: 'Connector secrets of the bot' });
+    await botSecrets.getByLabel('Secret name').fill('API_KEY');
+    await botSecrets.getByLabel('Secret value').fill(SECRET_VALUE);
+    await botSecrets.getByRole('button', { name: 'Set secret' }).click();
+    await botSecrets.getByText('This service cannot store secrets: no SECRETS_KEY is configured.').waitFor();
+    expect(await botSecrets.getByLabel('Secret value').inputValue()).toBe('');
+    await page.screenshot({ path: artifactPath('console', 'phone-settings-no-secrets-key.png'), fullPage: true });
+    expect((await new Api(service.baseUrl).admin('GET', '/bots/plain/secrets')).json.secrets).toEqual([]);
+    expect(problems).toEqual([]);
   });
 });

@@ -307,6 +307,10 @@ export class MongoInvocationStore implements InvocationStore {
     const query: Filter<InvocationDocument> = { botId, expireAt: { $gt: new Date(this.clock.now()) } };
     if (filter.status) query.status = filter.status;
     if (filter.integrationId) query.integrationId = filter.integrationId;
+    if (filter.after) {
+      const { createdAt, id } = filter.after;
+      query.$or = [{ createdAt: { $lt: createdAt } }, { createdAt, _id: { $gt: id } }];
+    }
     const docs = await this.invocations
       .find(query, { projection: SUMMARY_PROJECTION, sort: { createdAt: -1, _id: 1 }, limit: filter.limit })
       .toArray();

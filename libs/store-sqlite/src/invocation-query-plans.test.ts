@@ -40,7 +40,9 @@ describe('SQLite invocation queries', () => {
     const recording = recordingStatements(db);
     const store = new SqliteInvocationStore(recording.db, systemClock, new GroupCommit(db));
     for (const status of [undefined, ...INVOCATION_STATUSES]) {
-      for (const integrationId of [undefined, 'ack']) await store.list('bot-a', { status, integrationId, limit: 10 });
+      for (const integrationId of [undefined, 'ack']) {
+        for (const after of [undefined, { createdAt: 1, id: 'x' }]) await store.list('bot-a', { status, integrationId, limit: 10, after });
+      }
     }
     const invocationQueries = [...recording.sql].filter((sql) => /\binvocations\b/.test(sql) && !/^\s*INSERT/.test(sql));
     expect(invocationQueries.length).toBeGreaterThan(20);

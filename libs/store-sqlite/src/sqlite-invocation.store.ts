@@ -253,10 +253,12 @@ export class SqliteInvocationStore implements InvocationStore {
     if (byStatus) where.push(byStatus.condition);
     if (filter.status) where.push('status = @status');
     if (filter.integrationId) where.push('integration_id = @integrationId');
+    // The next page: `created_at <=` keeps the search on the index's range, the rest breaks ties by id.
+    if (filter.after) where.push('created_at <= @afterAt AND (created_at < @afterAt OR id > @afterId)');
     const source = byStatus ? `invocations INDEXED BY ${byStatus.index}` : 'invocations';
     const rows = this.db
       .prepare(`SELECT ${SUMMARY_COLUMNS} FROM ${source} WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id LIMIT @limit`)
-      .all({ botId, now: this.clock.now(), status: filter.status, integrationId: filter.integrationId, limit: filter.limit }) as InvocationRow[];
+      .all({ botId, now: this.clock.now(), status: filter.status, integrationId: filter.integrationId, limit: filter.limit, afterAt: filter.after?.createdAt, afterId: filter.after?.id }) as InvocationRow[];
     return rows.map(toSummary);
   }
 

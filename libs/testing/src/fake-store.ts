@@ -226,6 +226,7 @@ export class FakeInvocationStore implements InvocationStore {
       .map((row) => row.invocation)
       .filter((inv) => inv.botId === botId && inv.expireAt > now)
       .filter((inv) => (!filter.status || inv.status === filter.status) && (!filter.integrationId || inv.integrationId === filter.integrationId))
+      .filter((inv) => !filter.after || inv.createdAt < filter.after.createdAt || (inv.createdAt === filter.after.createdAt && inv.id > filter.after.id))
       .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, filter.limit)
       .map((inv) =>

@@ -330,6 +330,29 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await store.invocations.list('bot-a', { integrationId: 'y', limit: 10 })).map((s) => s.id)).toEqual([second.id]);
       });
 
+      it('lists the page after a position, ties in time broken by id', async () => {
+        const { store, clock } = subject;
+        const created: ReturnType<typeof newInvocation>[] = [];
+        for (let i = 0; i < 5; i++) {
+          // Two at each time, so a page can end between two invocations of the same millisecond.
+          if (i % 2 === 0) clock.advance(1);
+          created.push(newInvocation({ createdAt: clock.now() }));
+        }
+        for (const inv of created) await store.invocations.create(inv);
+        const all = (await store.invocations.list('bot-a', { limit: 10 })).map((s) => s.id);
+        expect(all).toHaveLength(5);
+        const pages: string[] = [];
+        let after: { createdAt: number; id: string } | undefined;
+        for (;;) {
+          const page = await store.invocations.list('bot-a', { limit: 2, after });
+          if (page.length === 0) break;
+          pages.push(...page.map((s) => s.id));
+          const last = page[page.length - 1];
+          after = { createdAt: last.createdAt, id: last.id };
+        }
+        expect(pages).toEqual(all);
+      });
+
       it('counts a bot\'s invocations in flight, in total and per token', async () => {
         const { store, clock } = subject;
         const t1 = [newInvocation({ createdAt: clock.now(), tokenId: 't1' }), newInvocation({ createdAt: clock.now(), tokenId: 't1' })];

@@ -4,8 +4,9 @@
 /**
  * @typedef {{ type: string, title: string, status: number, detail: string, errors?: { field: string, message: string }[], line?: number, column?: number, message?: string, invocationId?: string }} Problem
  * @typedef {{ botId: string, name: string, fields: string[], updatedAt: number }} Entity
- * @typedef {{ entityName: string, code: string, pool?: string, timeoutSeconds?: number, allowedHosts?: string[] }} IntegrationSettings
- * @typedef {{ botId: string, integrationId: string, version: number, entityName: string, pool: string, timeoutSeconds: number, allowedHosts: string[], deployedAt: string }} Integration
+ * @typedef {{ memoryMiB: number, cpuSeconds: number, responseBodyKiB: number, logKiB: number, pendingCalls: number }} RunLimits
+ * @typedef {{ entityName: string, code: string, sources?: { path: string, content: string }[], pool?: string, timeoutSeconds?: number, allowedHosts?: string[], limits?: Partial<RunLimits>, callbackUrl?: string | null }} IntegrationSettings
+ * @typedef {{ botId: string, integrationId: string, version: number, entityName: string, pool: string, timeoutSeconds: number, allowedHosts: string[], limits: RunLimits, callbackUrl: string | null, deployedAt: string }} Integration
  * @typedef {Integration & { code: string, sources?: { path: string, content: string }[], versions: { version: number, deployedAt: string }[] }} IntegrationDetail
  * @typedef {{ tokenId: string, label: string | null, createdAt: string, expiresAt: string | null, revokedAt: string | null }} TokenInfo
  * @typedef {{ token: string, tokenId: string, expiresAt: string | null }} CreatedToken
@@ -20,6 +21,13 @@
  * @typedef {{ status: 'Completed', responseBody: unknown } | { status: 'Failed' | 'Cancelled', error: InvocationError }} Outcome
  * @typedef {InvocationSummary & { pool: string, endpoint: string, responseContentType: string, entity: WebhookEntity, outcome: Outcome | null, progress: { percent: number, message?: string } | null, logs: LogLine[], expireAt: string }} InvocationDetail
  * @typedef {{ perMinute: number[], failedPerMinute: number[], count: number, failed: number, p50Ms: number | null, p99Ms: number | null }} ActivitySeries
+ * @typedef {{ invocations: InvocationSummary[], nextBefore: string | null }} InvocationPage
+ * @typedef {{ ratePerSecond: number | null, burst: number | null, maxInFlight: number | null }} Quotas
+ * @typedef {{ botId: string, quotas: Quotas, effective: Quotas, tokens: { tokenId: string, quotas: Quotas, effective: Quotas }[] }} BotQuotas
+ * @typedef {{ botId: string, tokenId: string, quotas: Quotas, effective: Quotas }} TokenQuotas
+ * @typedef {{ botId: string, createdAt: string, previousSecretValidUntil: string | null }} CallbackSecretInfo
+ * @typedef {CallbackSecretInfo & { secret: string }} CreatedCallbackSecret
+ * @typedef {{ name: string, createdAt: string, updatedAt: string }} SecretInfo
  * @typedef {{ from: string, to: string, minutes: number, truncated: boolean, total: ActivitySeries, integrations: (ActivitySeries & { integrationId: string })[] }} Activity
  */
 
@@ -38,6 +46,12 @@ export class ApiError extends Error {
 
 /** @param {string} value */
 const seg = (value) => encodeURIComponent(value);
+
+/**
+ * @param {string} bot
+ * @param {string | null} integrationId
+ */
+const secretsPath = (bot, integrationId) => (integrationId === null ? `/bots/${seg(bot)}/secrets` : `/bots/${seg(bot)}/integrations/${seg(integrationId)}/secrets`);
 
 /**
  * @param {Record<string, string | number | undefined>} params
@@ -107,10 +121,28 @@ export function createApi(token, onUnauthorized = () => {}) {
     revokeToken: (bot, tokenId) => call('DELETE', `/bots/${seg(bot)}/tokens/${seg(tokenId)}`),
     /** @param {string} bot @returns {Promise<Webhook>} */
     webhook: (bot) => call('GET', `/bots/${seg(bot)}/webhook`),
-    /** @param {string} bot @param {{ status?: string, integrationId?: string, limit?: number }} filter @returns {Promise<InvocationSummary[]>} */
-    invocations: async (bot, filter) => (await call('GET', `/bots/${seg(bot)}/invocations${query(filter)}`)).invocations,
+    /** @param {string} bot @param {{ status?: string, integrationId?: string, limit?: number, before?: string }} filter @returns {Promise<InvocationPage>} */
+    invocations: (bot, filter) => call('GET', `/bots/${seg(bot)}/invocations${query(filter)}`),
     /** @param {string} bot @param {string} id @returns {Promise<InvocationDetail>} */
     invocation: (bot, id) => call('GET', `/bots/${seg(bot)}/invocations/${seg(id)}`),
+    /** @param {string} bot @param {string} id @returns {Promise<{ invocationId: string, status: 'Cancelled' }>} */
+    cancelInvocation: (bot, id) => call('DELETE', `/bots/${seg(bot)}/invocations/${seg(id)}`),
+    /** @param {string} bot @returns {Promise<BotQuotas>} */
+    quotas: (bot) => call('GET', `/bots/${seg(bot)}/quotas`),
+    /** @param {string} bot @param {Quotas} quotas @returns {Promise<BotQuotas>} */
+    setQuotas: (bot, quotas) => call('PUT', `/bots/${seg(bot)}/quotas`, quotas),
+    /** @param {string} bot @param {string} tokenId @param {Quotas} quotas @returns {Promise<TokenQuotas>} */
+    setTokenQuotas: (bot, tokenId, quotas) => call('PUT', `/bots/${seg(bot)}/tokens/${seg(tokenId)}/quotas`, quotas),
+    /** @param {string} bot @returns {Promise<CallbackSecretInfo>} */
+    callbackSecret: (bot) => call('GET', `/bots/${seg(bot)}/callback-secret`),
+    /** @param {string} bot @returns {Promise<CreatedCallbackSecret>} */
+    rotateCallbackSecret: (bot) => call('POST', `/bots/${seg(bot)}/callback-secret`),
+    /** @param {string} bot @param {string | null} integrationId null: the bot's own, shared by its integrations @returns {Promise<SecretInfo[]>} */
+    secrets: async (bot, integrationId) => (await call('GET', `${secretsPath(bot, integrationId)}`)).secrets,
+    /** @param {string} bot @param {string | null} integrationId @param {string} name @param {string} value @returns {Promise<SecretInfo>} */
+    setSecret: (bot, integrationId, name, value) => call('PUT', `${secretsPath(bot, integrationId)}/${seg(name)}`, { value }),
+    /** @param {string} bot @param {string | null} integrationId @param {string} name @returns {Promise<null>} */
+    deleteSecret: (bot, integrationId, name) => call('DELETE', `${secretsPath(bot, integrationId)}/${seg(name)}`),
     /** @param {string} bot @param {number} minutes @returns {Promise<Activity>} */
     activity: (bot, minutes) => call('GET', `/bots/${seg(bot)}/activity${query({ minutes })}`),
   };

@@ -11,6 +11,7 @@ import { webhooksView } from './views/webhooks.js';
 import { connectorsView } from './views/connectors.js';
 import { tokensView } from './views/tokens.js';
 import { invocationsView } from './views/invocations.js';
+import { settingsView } from './views/settings.js';
 
 /**
  * @typedef {import('./api.js').Api} Api
@@ -26,6 +27,7 @@ const TABS = [
   { id: 'connectors', title: 'Connectors', view: connectorsView },
   { id: 'authentication', title: 'Authentication', view: tokensView },
   { id: 'invocations', title: 'Invocations', view: invocationsView },
+  { id: 'settings', title: 'Settings', view: settingsView },
 ];
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));

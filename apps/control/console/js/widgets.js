@@ -54,6 +54,39 @@ export function copyField(value, label) {
   return h('div', { class: 'copy-field' }, h('code', { class: 'copy-value', title: value }, value), copyButton(value, label));
 }
 
+/**
+ * A button for an action that cannot be undone: the first click arms it (its text says what a second
+ * click does), the second within a few seconds acts, so a stray click changes nothing.
+ * @param {{ label: string, armedLabel: string, name: string, action: () => Promise<void>, kind?: string }} options `name`: its accessible name
+ */
+export function confirmButton({ label, armedLabel, name, action, kind = 'danger small' }) {
+  const button = h('button', { type: 'button', class: kind, 'aria-label': name }, label);
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let armed;
+  const disarm = () => {
+    clearTimeout(armed);
+    armed = undefined;
+    button.textContent = label;
+    button.classList.remove('armed');
+  };
+  button.addEventListener('click', async () => {
+    if (!armed) {
+      button.textContent = armedLabel;
+      button.classList.add('armed');
+      armed = setTimeout(disarm, 4000);
+      return;
+    }
+    disarm();
+    button.disabled = true;
+    try {
+      await action();
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return button;
+}
+
 /** @param {string} status */
 export function statusBadge(status) {
   return h('span', { class: `badge status-${status.toLowerCase()}` }, status);

@@ -2,7 +2,7 @@ import { notFound } from '@gi/domain';
 import { cancelInvocation } from '@gi/use-cases';
 import type { ControlRoutes } from '../control-routes';
 import { validate } from '../control-routes';
-import { activityQuery, invocationListQuery } from '../control.schemas';
+import { activityQuery, invocationListQuery, listCursor } from '../control.schemas';
 import { detailView, iso, summaryView } from '../control.views';
 import { activityStart, summarizeActivity } from '../invocation-activity';
 
@@ -14,8 +14,12 @@ export function invocationRoutes({ routes, admin, deps }: ControlRoutes): void {
   const { store, clock } = deps;
 
   routes.get('/bots/:botId/invocations', admin, async (ctx) => {
-    const filter = validate(invocationListQuery, ctx.query);
-    ctx.body = { invocations: (await store.invocations.list(ctx.params.botId, filter)).map(summaryView) };
+    const { before, ...filter } = validate(invocationListQuery, ctx.query);
+    // One more than asked tells whether an older page exists, without a second query.
+    const found = await store.invocations.list(ctx.params.botId, { ...filter, limit: filter.limit + 1, after: before });
+    const page = found.slice(0, filter.limit);
+    const last = page[page.length - 1];
+    ctx.body = { invocations: page.map(summaryView), nextBefore: found.length > filter.limit ? listCursor(last) : null };
   });
 
   routes.get('/bots/:botId/activity', admin, async (ctx) => {

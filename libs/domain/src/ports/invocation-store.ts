@@ -6,6 +6,14 @@ export interface InvocationListFilter {
   status?: InvocationStatus;
   integrationId?: string;
   limit: number;
+  /** Only those listed after this one (newest first: older, or as old with a greater id): the next page. */
+  after?: InvocationListPosition;
+}
+
+/** Where an invocation sits in a listing, newest first and then by id. */
+export interface InvocationListPosition {
+  createdAt: number;
+  id: string;
 }
 
 export interface ActiveCount {

@@ -240,6 +240,9 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
           pool: pool.value.trim(),
           timeoutSeconds: Number(timeout.value),
           allowedHosts: hostList(hosts.value),
+          // Settings this form does not show (Settings tab) carry over to the new version.
+          limits: base?.limits,
+          callbackUrl: base?.callbackUrl ?? null,
         });
         toast(`Deployed ${deployed.integrationId} version ${deployed.version}`);
         viewedVersion = undefined;

@@ -1,9 +1,11 @@
-// Invocations: a live list filtered by integration and status, and one invocation in full.
+// Invocations: a live list filtered by integration and status, paged 100 at a time, and one invocation
+// in full (found from the list or by its id), which can be cancelled while it is Queued or Running.
 import { fill, h } from '../dom.js';
 import { formatBytes, formatData, formatDuration, formatTime, queryPairs } from '../format.js';
-import { codeBlock, copyField, emptyState, errorNotice, notice, pairsTable, statusBadge } from '../widgets.js';
+import { codeBlock, confirmButton, copyField, emptyState, errorNotice, notice, pairsTable, statusBadge } from '../widgets.js';
 
 const REFRESH_MS = 2_000;
+const PAGE_SIZE = 100;
 const STATUSES = ['Queued', 'Running', 'Completed', 'Failed', 'Cancelled'];
 
 /** @param {import('../api.js').InvocationDetail} inv */
@@ -76,12 +78,15 @@ function fileTable(files) {
  */
 const section = (title, ...children) => h('section', { class: 'detail-section' }, h('h3', {}, title), ...children);
 
-/** @param {import('../api.js').InvocationDetail} inv */
-function detailContent(inv) {
+/**
+ * @param {import('../api.js').InvocationDetail} inv
+ * @param {HTMLButtonElement | null} cancel shown while the invocation can still be cancelled
+ */
+function detailContent(inv, cancel) {
   const { entity, outcome } = inv;
   const error = outcome && outcome.status !== 'Completed' ? outcome.error : inv.error;
   return [
-    h('div', { class: 'pane-head' }, h('h2', {}, 'Invocation'), statusBadge(inv.status)),
+    h('div', { class: 'pane-head' }, h('h2', {}, 'Invocation'), h('div', { class: 'row' }, isFinished(inv) ? null : cancel, statusBadge(inv.status))),
     copyField(inv.id, 'invocation id'),
     h(
       'dl',
@@ -111,11 +116,20 @@ function detailContent(inv) {
 }
 
 /** @type {import('../main.js').View} */
-export function invocationsView(root, { api, bot, item, go }) {
+export function invocationsView(root, { api, bot, item, go, toast }) {
   const integration = h('select', { name: 'integration', 'aria-label': 'Integration' }, h('option', { value: '' }, 'All integrations'));
   const status = h('select', { name: 'status', 'aria-label': 'Status' }, h('option', { value: '' }, 'All statuses'), STATUSES.map((s) => h('option', { value: s }, s)));
   const live = h('input', { type: 'checkbox', name: 'live', checked: true });
   const updated = h('span', { class: 'muted small' });
+  const findId = h('input', { name: 'invocationId', placeholder: 'Invocation id', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Invocation id' });
+  const find = h('form', { class: 'find', role: 'search' }, findId, h('button', { type: 'submit' }, 'Find'));
+  const newer = h('button', { type: 'button', class: 'small', disabled: true }, '← Newer');
+  const older = h('button', { type: 'button', class: 'small', disabled: true }, 'Older →');
+  const pageLabel = h('span', { class: 'muted small' });
+  /** The `before` of each page down to the one shown (the newest page has none); its `nextBefore` leads further. */
+  let pages = [/** @type {string | undefined} */ (undefined)];
+  /** @type {string | null} */
+  let nextBefore = null;
   const rows = h('tbody');
   const listBox = h('div', { class: 'table-scroll' }, h('p', { class: 'muted' }, 'Loading…'));
   const detail = h('div', { class: 'detail-pane' });
@@ -131,10 +145,11 @@ export function invocationsView(root, { api, bot, item, go }) {
       h('label', {}, 'Integration', integration),
       h('label', {}, 'Status', status),
       h('label', { class: 'check' }, live, 'Live'),
+      find,
       h('span', { class: 'spacer' }),
       updated,
     ),
-    h('div', { class: 'split invocations' }, h('div', { class: 'list-pane' }, listBox), detail),
+    h('div', { class: 'split invocations' }, h('div', { class: 'list-pane' }, listBox, h('div', { class: 'pager' }, newer, pageLabel, older)), detail),
   );
 
   async function loadIntegrations() {
@@ -148,7 +163,12 @@ export function invocationsView(root, { api, bot, item, go }) {
 
   async function loadList() {
     try {
-      const invocations = await api.invocations(bot, { integrationId: integration.value, status: status.value, limit: 100 });
+      const page = await api.invocations(bot, { integrationId: integration.value, status: status.value, limit: PAGE_SIZE, before: pages[pages.length - 1] });
+      const { invocations } = page;
+      nextBefore = page.nextBefore;
+      newer.disabled = pages.length === 1;
+      older.disabled = nextBefore === null;
+      fill(pageLabel, `Page ${pages.length}`);
       fill(updated, `${invocations.length} shown · updated ${formatTime(Date.now())}`);
       if (invocations.length === 0) {
         fill(listBox, emptyState('No invocations', h('p', {}, status.value || integration.value ? 'None match the filters.' : 'Call a webhook URL (see Webhooks) and it appears here.')));
@@ -206,7 +226,7 @@ export function invocationsView(root, { api, bot, item, go }) {
       const logBox = detail.querySelector('.log-box');
       const kept =
         shown !== null && shown.id === inv.id && shown.status === inv.status && shown.progress?.percent === inv.progress?.percent && logBox instanceof HTMLElement && updateLogs(logBox, shown, inv);
-      if (!kept) fill(detail, detailContent(inv));
+      if (!kept) fill(detail, detailContent(inv, cancelButton(inv)));
       shown = inv;
     } catch (error) {
       shown = null;
@@ -214,11 +234,48 @@ export function invocationsView(root, { api, bot, item, go }) {
     }
   }
 
+  /** @param {import('../api.js').InvocationDetail} inv */
+  function cancelButton(inv) {
+    return confirmButton({
+      label: 'Cancel',
+      armedLabel: 'Click again to cancel',
+      name: 'Cancel invocation',
+      action: async () => {
+        try {
+          await api.cancelInvocation(bot, inv.id);
+          toast(`Invocation ${inv.id} cancelled`);
+        } catch (error) {
+          toast(error instanceof Error ? error.message : String(error), 'error');
+        }
+        await Promise.all([loadDetail(), loadList()]);
+      },
+    });
+  }
+
   function selectRow() {
     for (const row of rows.querySelectorAll('tr')) row.classList.toggle('selected', row.dataset.id === selected);
   }
 
-  for (const control of [integration, status]) control.addEventListener('change', () => void loadList());
+  const firstPage = () => {
+    pages = [undefined];
+    void loadList();
+  };
+  for (const control of [integration, status]) control.addEventListener('change', firstPage);
+  older.addEventListener('click', () => {
+    if (nextBefore === null) return;
+    pages = [...pages, nextBefore];
+    void loadList();
+  });
+  newer.addEventListener('click', () => {
+    pages = pages.slice(0, -1);
+    if (pages.length === 0) pages = [undefined];
+    void loadList();
+  });
+  find.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const id = findId.value.trim();
+    if (id) go('invocations', id);
+  });
   const timer = setInterval(() => {
     if (!live.checked || document.hidden) return;
     void loadList();

@@ -1,7 +1,7 @@
 // The Authentication tab: bearer tokens of the bot's webhook callers.
 import { fill, h } from '../dom.js';
 import { formatExpiry, formatTime } from '../format.js';
-import { card, copyButton, emptyState, errorNotice, notice } from '../widgets.js';
+import { card, confirmButton, copyButton, emptyState, errorNotice, notice } from '../widgets.js';
 
 /** Lifetimes offered for a short-lived token, in seconds (the API takes 60 s to 30 days). */
 const LIFETIMES = [
@@ -67,32 +67,20 @@ export function tokensView(root, { api, bot, toast }) {
    * @param {import('../api.js').TokenInfo} token
    */
   function revokeButton(token) {
-    const button = h('button', { type: 'button', class: 'danger small', 'aria-label': `Revoke ${token.label ?? token.tokenId}` }, 'Revoke');
-    /** @type {ReturnType<typeof setTimeout> | undefined} */
-    let armed;
-    button.addEventListener('click', async () => {
-      if (!armed) {
-        button.textContent = 'Click again to revoke';
-        button.classList.add('armed');
-        armed = setTimeout(() => {
-          armed = undefined;
-          button.textContent = 'Revoke';
-          button.classList.remove('armed');
-        }, 4000);
-        return;
-      }
-      clearTimeout(armed);
-      button.disabled = true;
-      try {
-        await api.revokeToken(bot, token.tokenId);
-        toast(`Token ${token.label ?? token.tokenId} revoked`);
-        await load();
-      } catch (error) {
-        fill(formMessage, errorNotice(error));
-        button.disabled = false;
-      }
+    return confirmButton({
+      label: 'Revoke',
+      armedLabel: 'Click again to revoke',
+      name: `Revoke ${token.label ?? token.tokenId}`,
+      action: async () => {
+        try {
+          await api.revokeToken(bot, token.tokenId);
+          toast(`Token ${token.label ?? token.tokenId} revoked`);
+          await load();
+        } catch (error) {
+          fill(formMessage, errorNotice(error));
+        }
+      },
     });
-    return button;
   }
 
   async function load() {
