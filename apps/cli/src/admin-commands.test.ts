@@ -347,6 +347,13 @@ describe('admin commands against the control API', () => {
       );
     });
 
+    it('list pages: it passes --before on, and tells how to ask for the next page', async () => {
+      service.on('GET', '/admin/bots/acme/invocations', { status: 200, json: { invocations: [summary], nextBefore: 'c-2' } });
+      const result = await gi(['invocations', 'list', '--bot', 'acme', '--limit', '1', '--before', 'c-1']);
+      expect(Object.fromEntries(service.requests[0].query)).toEqual({ limit: '1', before: 'c-1' });
+      expect(result.err).toContain('More: gi invocations list --bot acme --before c-2 --limit 1');
+    });
+
     it('list refuses an unknown status', async () => {
       const result = await gi(['invocations', 'list', '--bot', 'acme', '--status', 'Done']);
       expect(result).toMatchObject({ code: 2, err: expect.stringContaining('--status must be one of Queued, Running, Completed, Failed, Cancelled, got "Done"') });

@@ -70,7 +70,7 @@ export const invocationSummarySchema = z.looseObject({
   durationMs: z.number().nullable().optional(),
   error: invocationErrorSchema.nullable().optional(),
 });
-export const invocationListSchema = z.looseObject({ invocations: z.array(invocationSummarySchema) });
+export const invocationListSchema = z.looseObject({ invocations: z.array(invocationSummarySchema), nextBefore: z.string().nullable().optional() });
 export const invocationDetailSchema = invocationSummarySchema.extend({
   entity: z.unknown().optional(),
   outcome: z.unknown().optional(),
@@ -123,6 +123,8 @@ export interface InvocationQuery {
   status?: string;
   integrationId?: string;
   limit?: number;
+  /** The cursor of the page before (`nextBefore` of its reply): older invocations only. */
+  before?: string;
 }
 
 /** A connector secret as the API lists it: never its value. */

@@ -126,6 +126,7 @@ export class ControlClient {
     if (query.status) params.set('status', query.status);
     if (query.integrationId) params.set('integrationId', query.integrationId);
     if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.before) params.set('before', query.before);
     const search = params.size > 0 ? `?${params}` : '';
     return this.call('GET', `/admin/bots/${seg(botId)}/invocations${search}`, invocationListSchema);
   }

@@ -31,6 +31,7 @@ export const invocationsList: CommandSpec = {
     status: { type: 'string', value: 'S', description: `Only this status: ${STATUSES.join(', ')}` },
     integration: { type: 'string', value: 'I', description: 'Only this integration' },
     limit: { type: 'string', value: 'N', description: 'At most N invocations' },
+    before: { type: 'string', value: 'CURSOR', description: 'The next, older page: the cursor the page before ended with' },
   },
   async run(ctx, input) {
     const botId = input.requiredName('bot');
@@ -41,7 +42,7 @@ export const invocationsList: CommandSpec = {
     if (integration !== undefined) input.name('--integration', integration);
     const limit = input.int('limit', 1, 1000);
 
-    const { invocations } = await ctx.control.listInvocations(botId, { status, integrationId: integration, limit });
+    const { invocations, nextBefore } = await ctx.control.listInvocations(botId, { status, integrationId: integration, limit, before: input.string('before') });
     if (ctx.json) return void writeLine(ctx.io.out, json(invocations));
     if (invocations.length === 0) return void writeLine(ctx.io.err, `No invocations for bot ${botId}${status ? ` with status ${status}` : ''}`);
     const rows = invocations.map((inv) => [
@@ -56,6 +57,7 @@ export const invocationsList: CommandSpec = {
       errorText(inv),
     ]);
     writeLine(ctx.io.out, table(['ID', 'INTEGRATION', 'ENTITY', 'MODE', 'STATUS', 'ATTEMPT', 'CREATED', 'DURATION', 'ERROR'], rows));
+    if (nextBefore) writeLine(ctx.io.err, `More: gi invocations list --bot ${botId} --before ${nextBefore}${limit ? ` --limit ${limit}` : ''}`);
   },
 };
 
