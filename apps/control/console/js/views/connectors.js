@@ -174,6 +174,7 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
               role: 'listitem',
               class: v.version === integration.version ? 'version active' : 'version',
               title: `Deployed ${v.deployedAt}`,
+              'aria-label': `Version ${v.version}`,
               onclick: () => {
                 viewedVersion = v.version === latest ? undefined : v.version;
                 void showSelected();

@@ -66,6 +66,7 @@ function sideBySide(unified, label, from, to) {
     h(
       'table',
       { class: 'diff', 'aria-label': label },
+      h('colgroup', {}, h('col', { class: 'diff-no-col' }), h('col', {}), h('col', { class: 'diff-no-col' }), h('col', {})),
       h('thead', {}, h('tr', {}, h('th', { colspan: 2 }, `v${from}`), h('th', { colspan: 2 }, `v${to}`))),
       h(
         'tbody',
