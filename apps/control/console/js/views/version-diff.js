@@ -92,7 +92,7 @@ export function versionDiffView(diff) {
   return h(
     'div',
     { class: 'version-diff' },
-    h('h4', {}, 'Settings'),
+    h('h4', {}, 'Setting changes'),
     diff.settings.length === 0
       ? h('p', { class: 'muted small' }, `The same in v${from} and v${to}.`)
       : h(
@@ -102,7 +102,7 @@ export function versionDiffView(diff) {
           h('tbody', {}, diff.settings.map((s) => h('tr', {}, h('td', {}, s.name), h('td', { class: 'diff-removed' }, shown(s.from)), h('td', { class: 'diff-added' }, shown(s.to))))),
         ),
     ...diff.sources.flatMap((s) => [h('h4', { class: 'mono' }, s.path), sideBySide(s.diff, `${s.path} from v${from} to v${to}`, from, to)]),
-    h('h4', {}, diff.sources.length ? 'Bundle' : 'Code'),
+    h('h4', {}, diff.sources.length ? 'Bundle changes' : 'Code changes'),
     diff.code === '' ? h('p', { class: 'muted small' }, `The same in v${from} and v${to}.`) : sideBySide(diff.code, `Code from v${from} to v${to}`, from, to),
   );
 }
