@@ -1,6 +1,7 @@
+import { execFile } from 'node:child_process';
 import { Api } from './api-client';
 import { loops } from './connectors';
-import { startService } from './service-process';
+import { ADMIN_TOKEN, CLI, ROOT, startService } from './service-process';
 import type { ServiceProcess } from './service-process';
 
 /**
@@ -59,6 +60,32 @@ describe('connector versions and deletions (embedded service)', () => {
     const versions = await api.admin('GET', '/bots/acme/integrations/orders/versions');
     expect(versions.json.versions.map((v: { version: number }) => v.version)).toEqual([3, 2, 1]);
     expect((await api.admin('GET', '/bots/acme/integrations/orders/diff?from=1&to=3')).json).toMatchObject({ code: '', settings: [] });
+  });
+
+  it('does the same through the built CLI: versions, diff, rollback', async () => {
+    const gi = (...args: string[]) =>
+      new Promise<{ code: number; out: string; err: string }>((resolve) => {
+        const env = { PATH: process.env.PATH, GI_URL: service.baseUrl, GI_ADMIN_TOKEN: ADMIN_TOKEN };
+        execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env, timeout: 30_000 }, (error, out, err) => {
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, out, err });
+        });
+      });
+    const target = ['--bot', 'acme', '--integration', 'orders'];
+    const versions = await gi('connector', 'versions', ...target);
+    expect(versions.out.split('\n').slice(1, 4).map((line) => line.split(/\s+/)[0])).toEqual(['3', '2', '1']);
+    const diff = await gi('connector', 'diff', ...target, '--from', '2', '--to', '3');
+    expect(diff.code).toBe(0);
+    expect(diff.out).toContain('timeoutSeconds: 20 -> 30');
+    expect(diff.out).toContain('-entity.ResponseBody = { answer: "two" };\n+entity.ResponseBody = { answer: "one" };');
+    expect(await gi('connector', 'rollback', ...target, '--to', '2')).toEqual({
+      code: 0,
+      out: "Rolled back orders on bot acme to version 2's code and settings: now version 4\n",
+      err: '',
+    });
+    expect(await answer('orders')).toBe('two');
+    const missing = await gi('connector', 'rollback', ...target, '--to', '99');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('has no version 99 (latest: 4)');
   });
 
   it('refuses to delete an integration with a call running, then deletes it by force, cancelling the call', async () => {
