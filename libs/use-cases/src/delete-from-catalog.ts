@@ -15,6 +15,11 @@ export interface Deleted {
 const IN_FLIGHT: readonly InvocationStatus[] = ['Queued', 'Running'];
 /** How many invocations in flight are read (and, when forced, cancelled) at a time. */
 const PAGE = 100;
+/**
+ * Rounds of cancelling before a forced deletion goes ahead anyway: calls that keep arriving meanwhile
+ * cannot hold it up for ever (once it is deleted they are refused, and one accepted just before fails).
+ */
+const MAX_ROUNDS = 50;
 
 async function inFlight(deps: DeleteDeps, botId: string, integrationId: string | undefined): Promise<InvocationRef[]> {
   const pages = await Promise.all(IN_FLIGHT.map((status) => deps.store.invocations.list(botId, { status, integrationId, limit: PAGE })));
@@ -27,7 +32,7 @@ async function inFlight(deps: DeleteDeps, botId: string, integrationId: string |
  */
 async function settleInFlight(deps: DeleteDeps, botId: string, integrationId: string | undefined, what: string, force: boolean): Promise<number> {
   let cancelled = 0;
-  for (let refs = await inFlight(deps, botId, integrationId); refs.length > 0; refs = await inFlight(deps, botId, integrationId)) {
+  for (let round = 0, refs = await inFlight(deps, botId, integrationId); refs.length > 0 && round < MAX_ROUNDS; round++, refs = await inFlight(deps, botId, integrationId)) {
     if (!force) {
       throw new GiError('in_use', 'In use', `${what} has invocations in flight (Queued or Running); wait for them to finish, or delete with force=true to cancel them.`, {
         extensions: { inFlight: refs.length === 2 * PAGE ? `${refs.length}+` : refs.length },
