@@ -91,6 +91,19 @@ export const secretInfoSchema = z.looseObject({ botId: z.string(), createdAt: ti
 
 export const cancelledSchema = z.looseObject({ invocationId: z.string(), status: z.string() });
 
+export const versionListSchema = z.looseObject({ integrationId: z.string(), latest: z.number(), versions: z.array(z.looseObject({ version: z.number(), deployedAt: time })) });
+export const versionDiffSchema = z.looseObject({
+  integrationId: z.string(),
+  from: z.number(),
+  to: z.number(),
+  code: z.string(),
+  sources: z.array(z.looseObject({ path: z.string(), diff: z.string() })),
+  settings: z.array(z.looseObject({ name: z.string(), from: z.unknown(), to: z.unknown() })),
+});
+export const rolledBackSchema = integrationSchema.extend({ rolledBackTo: z.number() });
+export const deletedSchema = z.looseObject({ botId: z.string(), deleted: z.literal(true), cancelledInvocations: z.number().optional() });
+export type VersionDiffView = z.infer<typeof versionDiffSchema>;
+
 export type Entity = z.infer<typeof entitySchema>;
 export type Limits = z.infer<typeof limitsSchema>;
 export type Integration = z.infer<typeof integrationSchema>;

@@ -5,6 +5,7 @@ import {
   botQuotasSchema,
   cancelledSchema,
   createdSecretSchema,
+  deletedSchema,
   createdTokenSchema,
   entityListSchema,
   entitySchema,
@@ -14,11 +15,14 @@ import {
   invocationDetailSchema,
   invocationListSchema,
   resealSchema,
+  rolledBackSchema,
   secretInfoSchema,
   secretListSchema,
   secretSchema,
   tokenListSchema,
   tokenQuotasSchema,
+  versionDiffSchema,
+  versionListSchema,
   webhookSchema,
   type DeployRequest,
   type InvocationQuery,
@@ -60,8 +64,34 @@ export class ControlClient {
     return this.call('GET', `/admin/bots/${seg(botId)}/integrations`, integrationListSchema);
   }
 
-  getIntegration(botId: string, integrationId: string) {
-    return this.call('GET', `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}`, integrationDetailSchema);
+  /** The latest version, or the one given. */
+  getIntegration(botId: string, integrationId: string, version?: number) {
+    const query = version === undefined ? '' : `?version=${version}`;
+    return this.call('GET', `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}${query}`, integrationDetailSchema);
+  }
+
+  listVersions(botId: string, integrationId: string) {
+    return this.call('GET', `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}/versions`, versionListSchema);
+  }
+
+  diffVersions(botId: string, integrationId: string, from: number, to: number) {
+    return this.call('GET', `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}/diff?from=${from}&to=${to}`, versionDiffSchema);
+  }
+
+  rollback(botId: string, integrationId: string, to: number) {
+    return this.call('POST', `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}/rollback`, rolledBackSchema, { to });
+  }
+
+  deleteIntegration(botId: string, integrationId: string, force: boolean) {
+    return this.call('DELETE', `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}${force ? '?force=true' : ''}`, deletedSchema);
+  }
+
+  deleteEntity(botId: string, entityName: string) {
+    return this.call('DELETE', `/admin/bots/${seg(botId)}/entities/${seg(entityName)}`, deletedSchema);
+  }
+
+  deleteBot(botId: string, force: boolean) {
+    return this.call('DELETE', `/admin/bots/${seg(botId)}${force ? '?force=true' : ''}`, deletedSchema);
   }
 
   createToken(botId: string, request: { ttlSeconds?: number; label?: string }) {

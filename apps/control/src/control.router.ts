@@ -3,9 +3,11 @@ import { adminAccess, Routes } from '@gi/http';
 import type { ControlDeps } from './control.deps';
 import { controlRoutes } from './control-routes';
 import { botRoutes } from './resources/bots.routes';
+import { deletionRoutes } from './resources/deletions.routes';
 import { invocationRoutes } from './resources/invocations.routes';
 import { secretRoutes } from './resources/secrets.routes';
 import { tokenRoutes } from './resources/tokens.routes';
+import { versionRoutes } from './resources/versions.routes';
 import { webhookRoutes } from './resources/webhook.routes';
 
 /**
@@ -21,5 +23,7 @@ export function controlRouter(deps: ControlDeps): Routes {
   webhookRoutes(control);
   invocationRoutes(control);
   secretRoutes(control);
+  versionRoutes(control);
+  deletionRoutes(control);
   return routes;
 }

@@ -114,3 +114,14 @@ export const quotaBody = z
 
 /** PUT .../secrets/{name}: the value, checked for its size apart (a 400 naming the limit in bytes). */
 export const secretBody = z.object({ value: z.string() }).strict();
+
+const versionNumber = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+/** Two versions of one integration to compare. */
+export const versionDiffQuery = z.object({ from: versionNumber, to: versionNumber });
+
+/** The version a rollback deploys again. */
+export const rollbackBody = z.object({ to: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }).strict();
+
+/** `force=true` cancels the invocations in flight of what is deleted instead of refusing. */
+export const deleteQuery = z.object({ force: z.enum(['true', 'false']).default('false').transform((force) => force === 'true') });

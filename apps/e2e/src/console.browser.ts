@@ -487,6 +487,50 @@ describe('web console (headless Chromium)', () => {
     await page.setViewportSize({ width: 1366, height: 800 });
   }, 60_000);
 
+  it('compares two versions side by side and rolls back to one after a confirmation; live calls run it', async () => {
+    const answering = (text: string) => `const entity = Context.GetRequestEntity();\nentity.ResponseBody = { answer: "${text}" };\nContext.SetResponseEntity(entity);\n`;
+    expect((await api.admin('PUT', '/bots/acme/integrations/versioned', { entityName: 'Order', code: answering('one'), timeoutSeconds: 30 })).status).toBe(200);
+    expect((await api.admin('PUT', '/bots/acme/integrations/versioned', { entityName: 'Order', code: answering('two'), timeoutSeconds: 20 })).status).toBe(200);
+    // Another view first: the connectors view reads the list when it opens.
+    await tab('Invocations').click();
+    await tab('Connectors').click();
+    await page.getByRole('link', { name: /^versioned/ }).click();
+    const detail = page.locator('.detail-pane');
+    await detail.getByRole('listitem', { name: 'Version 1', exact: true }).click();
+    await detail.getByText('Showing version 1; calls run version 2.').waitFor();
+
+    await detail.getByRole('button', { name: 'Compare', exact: true }).click();
+    const code = detail.getByRole('table', { name: 'Code from v2 to v1' });
+    await code.waitFor();
+    expect(await code.locator('tr.diff-changed td.diff-removed').allTextContents()).toEqual(['entity.ResponseBody = { answer: "two" };']);
+    expect(await code.locator('tr.diff-changed td.diff-added').allTextContents()).toEqual(['entity.ResponseBody = { answer: "one" };']);
+    expect(await detail.getByRole('table', { name: 'Settings that differ' }).locator('tbody tr').allTextContents()).toEqual(['timeoutSeconds2030']);
+    await screenshot('connector-diff');
+
+    const rollBack = detail.getByRole('button', { name: 'Roll back to this version' });
+    await rollBack.click();
+    // The first click only arms the button: nothing is deployed yet.
+    await detail.getByRole('button', { name: 'Click again: deploy v1 as v3' }).waitFor();
+    expect((await api.admin('GET', '/bots/acme/integrations/versioned/versions')).json.latest).toBe(2);
+    await detail.getByRole('button', { name: 'Click again: deploy v1 as v3' }).click();
+    await page.getByText('Rolled back to version 1: now version 3').waitFor();
+    await detail.getByRole('heading', { name: 'versioned v3' }).waitFor();
+    await screenshot('connector-rollback');
+    const minted = await api.admin('POST', '/bots/acme/tokens', { label: 'rollback' });
+    const live = await api.postJson(api.webhookUrl('acme', 'Order', 'versioned'), minted.json.token as string, {});
+    expect(live.json).toEqual({ answer: 'one' });
+  });
+
+  it('deletes a connector after a confirmation', async () => {
+    const detail = page.locator('.detail-pane');
+    await detail.getByRole('button', { name: 'Delete connector' }).click();
+    await detail.getByRole('button', { name: 'Click again to delete' }).click();
+    await page.getByText('Deleted versioned').waitFor();
+    await page.getByRole('link', { name: /^orders/ }).waitFor();
+    expect(await page.getByRole('link', { name: /^versioned/ }).count()).toBe(0);
+    expect((await api.admin('GET', '/bots/acme/integrations/versioned')).status).toBe(404);
+  });
+
   it('signs out, forgetting the token and stopping the live refresh', async () => {
     await tab('Invocations').click();
     await page.locator('table.clickable').waitFor();

@@ -54,6 +54,7 @@ describe('TokenService.verify', () => {
     get: async (botId, tokenId) => records.get(`${botId}/${tokenId}`) ?? null,
     list: async () => [...records.values()],
     revoke: async () => false,
+    deleteAll: async () => 0,
   };
   const tokens = createTokenService({ secret: 's'.repeat(40), tokens: store, clock: { now: () => Date.now() } });
 

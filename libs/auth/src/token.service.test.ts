@@ -20,6 +20,11 @@ class MemoryTokens implements TokenStore {
     r.revokedAt = now;
     return true;
   }
+  async deleteAll(botId: string) {
+    const mine = [...this.records.keys()].filter((key) => key.startsWith(`${botId}/`));
+    for (const key of mine) this.records.delete(key);
+    return mine.length;
+  }
 }
 
 const SECRET = 'a'.repeat(48);

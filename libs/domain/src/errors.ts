@@ -24,6 +24,7 @@ export const ErrorCodes = [
   'cancelled', // the invocation was cancelled before it finished
   'already_finished', // a cancellation came after the invocation finished
   'secrets_not_configured', // a secret write while no SECRETS_KEY is configured
+  'in_use', // a deletion of what invocations in flight or integrations still use
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
 

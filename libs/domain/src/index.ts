@@ -20,3 +20,5 @@ export * from './json-depth';
 export * from './webhook-urls';
 export * from './trace-context';
 export * from './secrets';
+export * from './line-diff';
+export * from './version-diff';

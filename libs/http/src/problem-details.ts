@@ -14,6 +14,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   already_finished: 409,
   secrets_not_configured: 409,
+  in_use: 409,
   cancelled: 410,
   request_timeout: 408,
   payload_too_large: 413,

@@ -1,7 +1,7 @@
 import type { Collection } from 'mongodb';
 import { WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
 import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, IntegrationTarget, Quotas, SigningSecret } from '@gi/domain';
-import type { EntityDocument, IntegrationDocument, QuotaDocument, SigningSecretDocument, TokenDocument } from './mongo-documents';
+import type { DeletedIntegrationDocument, EntityDocument, IntegrationDocument, QuotaDocument, SigningSecretDocument, TokenDocument } from './mongo-documents';
 import { isDuplicateKey, retriedOnFailover } from './mongo-errors';
 
 /** Concurrent deploys of one integration retry on the unique version index; this many tries is plenty. */
@@ -37,6 +37,7 @@ export class MongoCatalogStore implements CatalogStore {
     private readonly tokens: Collection<TokenDocument>,
     private readonly quotas: Collection<QuotaDocument>,
     private readonly signingSecrets: Collection<SigningSecretDocument>,
+    private readonly deleted: Collection<DeletedIntegrationDocument>,
   ) {}
 
   async putEntity(botId: string, name: string, extraFields: string[], now: number): Promise<EntityDefinition> {
@@ -56,10 +57,15 @@ export class MongoCatalogStore implements CatalogStore {
     return docs.map(toEntity);
   }
 
+  async deleteEntity(botId: string, name: string): Promise<boolean> {
+    return (await this.entities.deleteOne({ botId, name })).deletedCount === 1;
+  }
+
   async deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition> {
     // Read the latest version, insert the next one; the unique index turns a concurrent deploy that took
     // the same number into a duplicate-key error, and that deploy tries a later number.
-    let tried = 0;
+    // Version numbers are never reused: a deleted integration's last one is where a new deploy goes on from.
+    let tried = (await this.deleted.findOne({ botId, integrationId }))?.lastVersion ?? 0;
     for (let attempt = 0; attempt < DEPLOY_ATTEMPTS; attempt++) {
       const latest = await this.integrations.findOne({ botId, integrationId }, { sort: { version: -1 }, projection: { version: 1 } });
       // Past the number that just collided too, even if the read does not show its holder yet.
@@ -120,6 +126,34 @@ export class MongoCatalogStore implements CatalogStore {
       .find({ botId, integrationId }, { projection: { _id: 0, version: 1, deployedAt: 1 }, sort: { version: -1 } })
       .toArray();
     return docs.map((doc) => ({ version: doc.version, deployedAt: doc.deployedAt }));
+  }
+
+  async deleteIntegration(botId: string, integrationId: string): Promise<number> {
+    await this.rememberLastVersions(botId, integrationId);
+    return (await this.integrations.deleteMany({ botId, integrationId })).deletedCount;
+  }
+
+  /** Records the last version of the bot's integrations (or of one) before they are deleted. */
+  private async rememberLastVersions(botId: string, integrationId?: string): Promise<void> {
+    const latest = await this.integrations
+      .aggregate<{ _id: string; lastVersion: number }>([
+        { $match: integrationId === undefined ? { botId } : { botId, integrationId } },
+        { $group: { _id: '$integrationId', lastVersion: { $max: '$version' } } },
+      ])
+      .toArray();
+    for (const { _id, lastVersion } of latest) {
+      await this.deleted.updateOne({ botId, integrationId: _id }, { $max: { lastVersion } }, { upsert: true });
+    }
+  }
+
+  async deleteBot(botId: string): Promise<void> {
+    // One collection after the other, without a transaction: each step is idempotent, so a deletion
+    // cut short (a failover) is completed by repeating it.
+    await this.entities.deleteMany({ botId });
+    await this.rememberLastVersions(botId);
+    await this.integrations.deleteMany({ botId });
+    await this.quotas.deleteMany({ botId });
+    await this.signingSecrets.deleteMany({ botId });
   }
 
   async listBots(): Promise<string[]> {

@@ -12,6 +12,7 @@ export const COLLECTIONS = {
   instances: 'instances',
   signingSecrets: 'signingSecrets',
   secrets: 'secrets',
+  deletedIntegrations: 'deletedIntegrations',
 } as const;
 
 /**
@@ -112,6 +113,13 @@ export interface IntegrationDocument {
   deployedAt: number;
   /** The files a bundle was built from; absent for a plain script. */
   sources?: ConnectorSource[];
+}
+
+/** The last version number of a deleted integration: a new deploy under its id goes on from it. */
+export interface DeletedIntegrationDocument {
+  botId: string;
+  integrationId: string;
+  lastVersion: number;
 }
 
 export interface TokenDocument {

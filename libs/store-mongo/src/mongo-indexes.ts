@@ -39,6 +39,7 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   signingSecrets: [{ name: 'bot_newest_first', key: { botId: 1, createdAt: -1 } }],
   // One value per name and scope; also the order re-encryption pages in.
   secrets: [{ name: 'unique_bot_scope_name', key: { botId: 1, scope: 1, name: 1 }, unique: true }],
+  deletedIntegrations: [{ name: 'unique_bot_integration', key: { botId: 1, integrationId: 1 }, unique: true }],
   instances: [
     { name: 'role_by_seen', key: { role: 1, seenAt: 1 } },
     { name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 },

@@ -52,6 +52,10 @@ export class MongoSecretStore implements SecretStore {
     return (await this.secrets.deleteOne(keyOf(ref))).deletedCount === 1;
   }
 
+  async deleteAll(botId: string, integrationId?: string): Promise<number> {
+    return (await this.secrets.deleteMany(integrationId === undefined ? { botId } : { botId, scope: integrationId })).deletedCount;
+  }
+
   async page(after: SecretRef | null, limit: number): Promise<StoredSecret[]> {
     let filter: Filter<SecretDocument> = {};
     if (after) {

@@ -14,6 +14,7 @@ import type {
   LogBatchDocument,
   QuotaDocument,
   SigningSecretDocument,
+  DeletedIntegrationDocument,
   TokenDocument,
 } from './mongo-documents';
 import { withUnavailability } from './mongo-errors';
@@ -124,6 +125,7 @@ export async function createMongoStore(url: string, options: MongoStoreOptions =
         db.collection<TokenDocument>(COLLECTIONS.tokens),
         db.collection<QuotaDocument>(COLLECTIONS.quotas),
         db.collection<SigningSecretDocument>(COLLECTIONS.signingSecrets),
+        db.collection<DeletedIntegrationDocument>(COLLECTIONS.deletedIntegrations),
       ),
     ),
     tokens: withUnavailability(new MongoTokenStore(db.collection<TokenDocument>(COLLECTIONS.tokens))),

@@ -35,4 +35,8 @@ export class MongoTokenStore implements TokenStore {
     const result = await this.tokens.updateOne({ botId, tokenId }, [{ $set: { revokedAt: { $ifNull: ['$revokedAt', now] } } }]);
     return result.matchedCount === 1;
   }
+
+  async deleteAll(botId: string): Promise<number> {
+    return (await this.tokens.deleteMany({ botId })).deletedCount;
+  }
 }

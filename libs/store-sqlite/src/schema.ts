@@ -176,4 +176,14 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (bot_id, integration_id, name)
   ) WITHOUT ROWID;
   `,
+  // The last version number of each deleted integration: a new deploy under its id goes on from it,
+  // so a version number names one code for good (executors keep versions by number).
+  `
+  CREATE TABLE deleted_integrations (
+    bot_id TEXT NOT NULL,
+    integration_id TEXT NOT NULL,
+    last_version INTEGER NOT NULL,
+    PRIMARY KEY (bot_id, integration_id)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -84,12 +84,19 @@ export class SqliteCatalogStore implements CatalogStore {
     return rows.map((row) => toEntity(row as Parameters<typeof toEntity>[0]));
   }
 
+  async deleteEntity(botId: string, name: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM entities WHERE bot_id = ? AND name = ?').run(botId, name).changes === 1;
+  }
+
   async deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition> {
     // The next version number and the insert happen in one write transaction, so concurrent deploys get distinct versions.
     const deploy = this.db.transaction(() => {
+      // Version numbers are never reused: a deleted integration's last one is where a new deploy goes on from.
       const { latest } = this.db
-        .prepare('SELECT COALESCE(MAX(version), 0) AS latest FROM integrations WHERE bot_id = ? AND integration_id = ?')
-        .get(botId, integrationId) as { latest: number };
+        .prepare(`SELECT MAX(
+            (SELECT COALESCE(MAX(version), 0) FROM integrations WHERE bot_id = @botId AND integration_id = @integrationId),
+            (SELECT COALESCE(MAX(last_version), 0) FROM deleted_integrations WHERE bot_id = @botId AND integration_id = @integrationId)) AS latest`)
+        .get({ botId, integrationId }) as { latest: number };
       const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...withoutEmptySources(settings) };
       this.db
         .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, limits, callback_url, deployed_at, sources)
@@ -143,6 +150,31 @@ export class SqliteCatalogStore implements CatalogStore {
       .prepare('SELECT version, deployed_at FROM integrations WHERE bot_id = ? AND integration_id = ? ORDER BY version DESC')
       .all(botId, integrationId) as Array<{ version: number; deployed_at: number }>;
     return rows.map((row) => ({ version: row.version, deployedAt: row.deployed_at }));
+  }
+
+  async deleteIntegration(botId: string, integrationId: string): Promise<number> {
+    const remove = this.db.transaction(() => {
+      this.rememberLastVersions('bot_id = ? AND integration_id = ?', botId, integrationId);
+      return this.db.prepare('DELETE FROM integrations WHERE bot_id = ? AND integration_id = ?').run(botId, integrationId).changes;
+    });
+    return remove.immediate();
+  }
+
+  /** Records the last version of the integrations `where` selects before they are deleted. */
+  private rememberLastVersions(where: string, ...params: string[]): void {
+    this.db
+      .prepare(`INSERT INTO deleted_integrations (bot_id, integration_id, last_version)
+        SELECT bot_id, integration_id, MAX(version) FROM integrations WHERE ${where} GROUP BY bot_id, integration_id
+        ON CONFLICT (bot_id, integration_id) DO UPDATE SET last_version = MAX(last_version, excluded.last_version)`)
+      .run(...params);
+  }
+
+  async deleteBot(botId: string): Promise<void> {
+    const remove = this.db.transaction(() => {
+      this.rememberLastVersions('bot_id = ?', botId);
+      for (const table of ['entities', 'integrations', 'quotas', 'signing_secrets']) this.db.prepare(`DELETE FROM ${table} WHERE bot_id = ?`).run(botId);
+    });
+    remove.immediate();
   }
 
   async listBots(): Promise<string[]> {

@@ -61,6 +61,14 @@ export class SqliteSecretStore implements SecretStore {
     return this.db.prepare('DELETE FROM secrets WHERE bot_id = ? AND integration_id = ? AND name = ?').run(ref.botId, scopeKey(ref.integrationId), ref.name).changes === 1;
   }
 
+  async deleteAll(botId: string, integrationId?: string): Promise<number> {
+    const { changes } =
+      integrationId === undefined
+        ? this.db.prepare('DELETE FROM secrets WHERE bot_id = ?').run(botId)
+        : this.db.prepare('DELETE FROM secrets WHERE bot_id = ? AND integration_id = ?').run(botId, scopeKey(integrationId));
+    return changes;
+  }
+
   async page(after: SecretRef | null, limit: number): Promise<StoredSecret[]> {
     const rows = after
       ? this.db

@@ -49,4 +49,8 @@ export class SqliteTokenStore implements TokenStore {
       .run(now, botId, tokenId);
     return result.changes === 1;
   }
+
+  async deleteAll(botId: string): Promise<number> {
+    return this.db.prepare('DELETE FROM tokens WHERE bot_id = ?').run(botId).changes;
+  }
 }

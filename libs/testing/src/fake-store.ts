@@ -320,7 +320,9 @@ export class FakeInvocationStore implements InvocationStore {
 /** A catalog in memory (entities, integration versions, quotas, signing secrets). */
 export class FakeCatalogStore implements CatalogStore {
   private readonly entities = new Map<string, EntityDefinition>();
-  private readonly integrations: IntegrationDefinition[] = [];
+  private integrations: IntegrationDefinition[] = [];
+  /** The last version of each deleted integration, by bot and id: numbers are never reused. */
+  private readonly deletedVersions = new Map<string, number>();
   private readonly quotas = new Map<string, BotQuotas>();
   private readonly secrets = new Map<string, SigningSecret[]>();
   /** Bots that hold a token (listBots names them too). */
@@ -341,12 +343,16 @@ export class FakeCatalogStore implements CatalogStore {
     return copy([...this.entities.values()].filter((e) => e.botId === botId).sort((a, b) => (a.name < b.name ? -1 : 1)));
   }
 
+  async deleteEntity(botId: string, name: string): Promise<boolean> {
+    return this.entities.delete(`${botId}\u0000${name}`);
+  }
+
   private versionsOf(botId: string, integrationId: string): IntegrationDefinition[] {
     return this.integrations.filter((i) => i.botId === botId && i.integrationId === integrationId).sort((a, b) => b.version - a.version);
   }
 
   async deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition> {
-    const latest = this.versionsOf(botId, integrationId)[0]?.version ?? 0;
+    const latest = Math.max(this.versionsOf(botId, integrationId)[0]?.version ?? 0, this.deletedVersions.get(`${botId}\u0000${integrationId}`) ?? 0);
     const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...copy(withoutEmptySources(settings)) };
     this.integrations.push(copy(definition));
     return definition;
@@ -370,6 +376,20 @@ export class FakeCatalogStore implements CatalogStore {
 
   async listIntegrationVersions(botId: string, integrationId: string): Promise<Array<{ version: number; deployedAt: number }>> {
     return this.versionsOf(botId, integrationId).map((i) => ({ version: i.version, deployedAt: i.deployedAt }));
+  }
+
+  async deleteIntegration(botId: string, integrationId: string): Promise<number> {
+    const versions = this.versionsOf(botId, integrationId);
+    if (versions.length > 0) this.deletedVersions.set(`${botId}\u0000${integrationId}`, versions[0].version);
+    this.integrations = this.integrations.filter((i) => i.botId !== botId || i.integrationId !== integrationId);
+    return versions.length;
+  }
+
+  async deleteBot(botId: string): Promise<void> {
+    for (const entity of await this.listEntities(botId)) this.entities.delete(`${botId}\u0000${entity.name}`);
+    for (const integration of await this.listIntegrations(botId)) await this.deleteIntegration(botId, integration.integrationId);
+    this.quotas.delete(botId);
+    this.secrets.delete(botId);
   }
 
   async listBots(): Promise<string[]> {
@@ -443,6 +463,12 @@ export class FakeTokenStore implements TokenStore {
     record.revokedAt ??= now;
     return true;
   }
+
+  async deleteAll(botId: string): Promise<number> {
+    const keys = [...this.records.values()].filter((t) => t.botId === botId).map((t) => `${botId}\u0000${t.tokenId}`);
+    for (const key of keys) this.records.delete(key);
+    return keys.length;
+  }
 }
 
 /** Secrets in memory, ordered as the real stores page them: bot, integration ('' for the bot's own), name. */
@@ -480,6 +506,12 @@ export class FakeSecretStore implements SecretStore {
 
   async delete(ref: SecretRef): Promise<boolean> {
     return this.records.delete(FakeSecretStore.key(ref));
+  }
+
+  async deleteAll(botId: string, integrationId?: string): Promise<number> {
+    const doomed = [...this.records.values()].filter((s) => s.botId === botId && (integrationId === undefined || s.integrationId === integrationId));
+    for (const secret of doomed) this.records.delete(FakeSecretStore.key(secret));
+    return doomed.length;
   }
 
   async page(after: SecretRef | null, limit: number): Promise<StoredSecret[]> {

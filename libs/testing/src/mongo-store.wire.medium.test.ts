@@ -66,6 +66,7 @@ describe('MongoDB store on the wire', () => {
       'quotas',
       'signingSecrets',
       'secrets',
+      'deletedIntegrations',
       'instances',
     ]);
     expect(created.flatMap((command) => (command.indexes as Document[]).map((index) => index.name))).toEqual([
@@ -86,6 +87,7 @@ describe('MongoDB store on the wire', () => {
       'unique_bot_quota',
       'bot_newest_first',
       'unique_bot_scope_name',
+      'unique_bot_integration',
       'role_by_seen',
       'ttl_expire_at',
     ]);

@@ -1,3 +1,4 @@
-/** What more than one service does with an invocation: wait for it to finish, cancel it. */
+/** What more than one service does with an invocation or the catalog: wait for it to finish, cancel it, delete from the catalog. */
 export * from './await-finished';
 export * from './cancel-invocation';
+export * from './delete-from-catalog';

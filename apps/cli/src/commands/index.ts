@@ -3,21 +3,28 @@ import { callbackSecretRotate, callbackSecretShow } from './callback-secret.comm
 import { connectorInit } from './connector-init.command';
 import { connectorRun } from './connector-run.command';
 import { connectorDeploy, connectorList, connectorShow } from './connector.commands';
+import { botDelete, connectorDelete, entityDelete } from './delete.commands';
 import { entityCreate, entityList } from './entity.commands';
 import { invocationsCancel, invocationsList, invocationsShow } from './invocations.commands';
 import { invoke } from './invoke.command';
 import { quotaSet, quotaShow } from './quota.commands';
 import { secretsDelete, secretsList, secretsReseal, secretsSet } from './secrets.commands';
 import { tokenCreate, tokenList, tokenRevoke } from './token.commands';
+import { connectorDiff, connectorRollback, connectorVersions } from './versions.commands';
 import { webhookShow } from './webhook.command';
 
 /** Every command, in the order `gi help` lists them. The service commands (`up`, ...) are handled before these. */
 export const COMMANDS: readonly CommandSpec[] = [
   entityCreate,
   entityList,
+  entityDelete,
   connectorDeploy,
   connectorShow,
   connectorList,
+  connectorVersions,
+  connectorDiff,
+  connectorRollback,
+  connectorDelete,
   connectorRun,
   connectorInit,
   tokenCreate,
@@ -36,4 +43,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   invocationsList,
   invocationsShow,
   invocationsCancel,
+  botDelete,
 ];

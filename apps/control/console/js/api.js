@@ -2,12 +2,13 @@
 // header of each call, never in a URL.
 
 /**
- * @typedef {{ type: string, title: string, status: number, detail: string, errors?: { field: string, message: string }[], line?: number, column?: number, message?: string, invocationId?: string }} Problem
+ * @typedef {{ type: string, title: string, status: number, detail: string, errors?: { field: string, message: string }[], line?: number, column?: number, message?: string, invocationId?: string, inFlight?: number | string }} Problem
  * @typedef {{ botId: string, name: string, fields: string[], updatedAt: number }} Entity
  * @typedef {{ memoryMiB: number, cpuSeconds: number, responseBodyKiB: number, logKiB: number, pendingCalls: number }} RunLimits
  * @typedef {{ entityName: string, code: string, sources?: { path: string, content: string }[], pool?: string, timeoutSeconds?: number, allowedHosts?: string[], limits?: Partial<RunLimits>, callbackUrl?: string | null }} IntegrationSettings
  * @typedef {{ botId: string, integrationId: string, version: number, entityName: string, pool: string, timeoutSeconds: number, allowedHosts: string[], limits: RunLimits, callbackUrl: string | null, deployedAt: string }} Integration
  * @typedef {Integration & { code: string, sources?: { path: string, content: string }[], versions: { version: number, deployedAt: string }[] }} IntegrationDetail
+ * @typedef {{ from: number, to: number, code: string, sources: { path: string, diff: string }[], settings: { name: string, from: unknown, to: unknown }[] }} VersionDiff
  * @typedef {{ tokenId: string, label: string | null, createdAt: string, expiresAt: string | null, revokedAt: string | null }} TokenInfo
  * @typedef {{ token: string, tokenId: string, expiresAt: string | null }} CreatedToken
  * @typedef {{ sync: string, async: string, fileTransfer: string, poll: string }} WebhookUrls
@@ -113,6 +114,12 @@ export function createApi(token, onUnauthorized = () => {}) {
     integration: (bot, id, version) => call('GET', `/bots/${seg(bot)}/integrations/${seg(id)}${query({ version })}`),
     /** @param {string} bot @param {string} id @param {IntegrationSettings} settings @returns {Promise<Integration>} */
     deploy: (bot, id, settings) => call('PUT', `/bots/${seg(bot)}/integrations/${seg(id)}`, settings),
+    /** @param {string} bot @param {string} id @param {number} from @param {number} to @returns {Promise<VersionDiff>} */
+    diff: (bot, id, from, to) => call('GET', `/bots/${seg(bot)}/integrations/${seg(id)}/diff${query({ from, to })}`),
+    /** @param {string} bot @param {string} id @param {number} to @returns {Promise<Integration & { rolledBackTo: number }>} */
+    rollback: (bot, id, to) => call('POST', `/bots/${seg(bot)}/integrations/${seg(id)}/rollback`, { to }),
+    /** @param {string} bot @param {string} id @param {boolean} force @returns {Promise<{ deleted: true, cancelledInvocations: number }>} */
+    deleteIntegration: (bot, id, force) => call('DELETE', `/bots/${seg(bot)}/integrations/${seg(id)}${query({ force: force ? 'true' : undefined })}`),
     /** @param {string} bot @returns {Promise<TokenInfo[]>} */
     tokens: async (bot) => (await call('GET', `/bots/${seg(bot)}/tokens`)).tokens,
     /** @param {string} bot @param {{ label?: string, ttlSeconds?: number }} options @returns {Promise<CreatedToken>} */

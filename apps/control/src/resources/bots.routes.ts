@@ -1,8 +1,9 @@
-import { assertCanSignCallbacks, assertName, badRequest, connectorCodeSizeProblem, connectorSourcesSizeProblem, notFound, payloadTooLarge } from '@gi/domain';
+import { assertName, connectorCodeSizeProblem, connectorSourcesSizeProblem, notFound, payloadTooLarge } from '@gi/domain';
 import type { ControlRoutes } from '../control-routes';
 import { validate } from '../control-routes';
 import { entityBody, integrationBody } from '../control.schemas';
 import { deployedView, iso } from '../control.views';
+import { assertDeployable } from '../deploy-checks';
 
 /** The bots, their entities and their integrations (connectors, deployed as new versions). */
 export function botRoutes({ routes, admin, deps, body }: ControlRoutes): void {
@@ -29,18 +30,7 @@ export function botRoutes({ routes, admin, deps, body }: ControlRoutes): void {
     const settings = validate(integrationBody, await body(ctx));
     const tooLarge = connectorCodeSizeProblem(settings.code) ?? connectorSourcesSizeProblem(settings.sources);
     if (tooLarge) throw payloadTooLarge(`Cannot deploy: ${tooLarge}.`);
-    if (!(await store.catalog.getEntity(botId, settings.entityName))) {
-      throw badRequest(`Entity '${settings.entityName}' is not defined for bot '${botId}'; define it first (PUT /admin/bots/${botId}/entities/${settings.entityName}).`);
-    }
-    if (settings.callbackUrl !== null) {
-      await assertCanSignCallbacks(store.catalog, botId, clock.now(), `create one first (POST /admin/bots/${botId}/callback-secret)`);
-    }
-    const compiled = deps.runtime.compile(settings.code);
-    if (!compiled.ok) {
-      throw badRequest(`The connector code does not compile: ${compiled.message} (line ${compiled.line}, column ${compiled.column}).`, {
-        extensions: { line: compiled.line, column: compiled.column, message: compiled.message },
-      });
-    }
+    await assertDeployable(deps, botId, settings);
     ctx.body = deployedView(await store.catalog.deployIntegration(botId, integrationId, settings, clock.now()));
   });
 

@@ -6,6 +6,8 @@ export interface CatalogStore {
   putEntity(botId: string, name: string, extraFields: string[], now: number): Promise<EntityDefinition>;
   getEntity(botId: string, name: string): Promise<EntityDefinition | null>;
   listEntities(botId: string): Promise<EntityDefinition[]>;
+  /** False when the bot had no such entity. */
+  deleteEntity(botId: string, name: string): Promise<boolean>;
   /** Stores a new version of the integration (1 for the first deploy). */
   deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition>;
   /** The latest version, or the given one. */
@@ -14,7 +16,11 @@ export interface CatalogStore {
   resolveIntegration(botId: string, integrationId: string): Promise<IntegrationTarget | null>;
   listIntegrations(botId: string): Promise<IntegrationDefinition[]>;
   listIntegrationVersions(botId: string, integrationId: string): Promise<Array<{ version: number; deployedAt: number }>>;
+  /** Deletes every version of the integration; returns how many there were (0: no such integration). */
+  deleteIntegration(botId: string, integrationId: string): Promise<number>;
   listBots(): Promise<string[]>;
+  /** Deletes the bot's entities, integrations (every version), quotas and signing secrets. */
+  deleteBot(botId: string): Promise<void>;
   /** The quotas of the bot and of its tokens; all defaults when none were set. */
   getQuotas(botId: string): Promise<BotQuotas>;
   /** Replaces the quotas of the bot (`tokenId` null) or of one of its tokens; all-null returns them to the defaults. */

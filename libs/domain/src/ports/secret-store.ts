@@ -16,6 +16,8 @@ export interface SecretStore {
   listForRun(botId: string, integrationId: string): Promise<StoredSecret[]>;
   /** False when there was no such secret. */
   delete(ref: SecretRef): Promise<boolean>;
+  /** Deletes one integration's secrets, or (no `integrationId`) the bot's in every scope; returns how many. */
+  deleteAll(botId: string, integrationId?: string): Promise<number>;
   /** Every stored secret after `after` (by bot, integration, name), at most `limit`: for re-encryption. */
   page(after: SecretRef | null, limit: number): Promise<StoredSecret[]>;
   /** Replaces the sealed value only while it is still `expected` (a re-encryption never undoes a write); false otherwise. */

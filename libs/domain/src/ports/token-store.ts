@@ -7,4 +7,6 @@ export interface TokenStore {
   list(botId: string): Promise<TokenRecord[]>;
   /** False when there is no such token. */
   revoke(botId: string, tokenId: string, now: number): Promise<boolean>;
+  /** Removes every token of the bot from the registry (they no longer authenticate); returns how many. */
+  deleteAll(botId: string): Promise<number>;
 }

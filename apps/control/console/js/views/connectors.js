@@ -1,8 +1,10 @@
-// Connectors (integrations): the deployed code and its versions, and deploying a new version.
+// Connectors (integrations): the deployed code and its versions, comparing and rolling back versions,
+// deploying a new version, deleting a connector.
 import { ApiError } from '../api.js';
 import { fill, h } from '../dom.js';
 import { formatTime } from '../format.js';
 import { codeBlock, emptyState, errorNotice, notice } from '../widgets.js';
+import { versionDiffView } from './version-diff.js';
 
 const STARTER = `const entity = Context.GetRequestEntity();
 if (!entity) Context.RaiseError("Missing entity", "The request entity is null");
@@ -31,6 +33,41 @@ function offsetOf(text, line, column) {
 function caretPosition(area) {
   const before = area.value.slice(0, area.selectionStart).split('\n');
   return `Line ${before.length}, column ${before[before.length - 1].length + 1}`;
+}
+
+/**
+ * A button that acts on a second click within 4 s, so a stray click cannot roll back or delete.
+ * @param {string} label
+ * @param {string} armedLabel
+ * @param {() => Promise<void>} action
+ * @param {string} [extraClass]
+ */
+function confirmingButton(label, armedLabel, action, extraClass = '') {
+  const button = h('button', { type: 'button', class: `danger ${extraClass}`.trim() }, label);
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let armed;
+  const disarm = () => {
+    armed = undefined;
+    button.textContent = label;
+    button.classList.remove('armed');
+  };
+  button.addEventListener('click', async () => {
+    if (!armed) {
+      button.textContent = armedLabel;
+      button.classList.add('armed');
+      armed = setTimeout(disarm, 4000);
+      return;
+    }
+    clearTimeout(armed);
+    disarm();
+    button.disabled = true;
+    try {
+      await action();
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return button;
 }
 
 /** @param {string} text */
@@ -96,14 +133,21 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
   /** @param {import('../api.js').IntegrationDetail} integration */
   function renderDetail(integration) {
     const latest = integration.versions[0]?.version ?? integration.version;
+    const actionMessage = h('div', { class: 'action-message' });
     fill(
       detail,
       h(
         'div',
         { class: 'pane-head' },
         h('h2', {}, integration.integrationId, ' ', h('span', { class: 'badge' }, `v${integration.version}`)),
-        h('button', { type: 'button', class: 'primary', onclick: () => renderEditor(integration) }, 'Deploy new version'),
+        h(
+          'div',
+          { class: 'row' },
+          h('button', { type: 'button', class: 'primary', onclick: () => renderEditor(integration) }, 'Deploy new version'),
+          confirmingButton('Delete connector', 'Click again to delete', () => deleteConnector(integration.integrationId, false, actionMessage)),
+        ),
       ),
+      actionMessage,
       h(
         'dl',
         { class: 'facts' },
@@ -130,6 +174,7 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
               role: 'listitem',
               class: v.version === integration.version ? 'version active' : 'version',
               title: `Deployed ${v.deployedAt}`,
+              'aria-label': `Version ${v.version}`,
               onclick: () => {
                 viewedVersion = v.version === latest ? undefined : v.version;
                 void showSelected();
@@ -140,8 +185,88 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
           ),
         ),
       ),
-      integration.version !== latest ? notice('info', `Showing version ${integration.version}; calls run version ${latest}.`) : null,
+      integration.version !== latest
+        ? notice(
+            'info',
+            h('span', {}, `Showing version ${integration.version}; calls run version ${latest}. `),
+            confirmingButton('Roll back to this version', `Click again: deploy v${integration.version} as v${latest + 1}`, () => rollBack(integration, actionMessage), 'small rollback'),
+          )
+        : null,
+      integration.versions.length > 1 ? compareSection(integration, latest) : null,
       ...codeSection(integration),
+    );
+  }
+
+  /**
+   * Deploys the viewed version's code and settings again as a new version (history is kept).
+   * @param {import('../api.js').IntegrationDetail} integration
+   * @param {HTMLElement} message
+   */
+  async function rollBack(integration, message) {
+    try {
+      const deployed = await api.rollback(bot, integration.integrationId, integration.version);
+      toast(`Rolled back to version ${deployed.rolledBackTo}: now version ${deployed.version}`);
+      viewedVersion = undefined;
+      integrations = await api.integrations(bot);
+      await showSelected();
+    } catch (error) {
+      fill(message, errorNotice(error));
+    }
+  }
+
+  /**
+   * Deletes the connector; while calls of it are in flight the service refuses, and the operator may
+   * then delete it anyway, cancelling them.
+   * @param {string} integrationId
+   * @param {boolean} force
+   * @param {HTMLElement} message
+   */
+  async function deleteConnector(integrationId, force, message) {
+    try {
+      const deleted = await api.deleteIntegration(bot, integrationId, force);
+      toast(`Deleted ${integrationId}${deleted.cancelledInvocations ? ` and cancelled ${deleted.cancelledInvocations} call(s) in flight` : ''}`);
+      integrations = await api.integrations(bot);
+      go('connectors');
+    } catch (error) {
+      const problem = error instanceof ApiError ? error.problem : null;
+      if (problem?.type !== 'urn:gi:problem:in-use') return void fill(message, errorNotice(error));
+      fill(
+        message,
+        notice(
+          'warning',
+          h('div', {}, `${problem.inFlight} call(s) of ${integrationId} are queued or running.`),
+          confirmingButton('Delete anyway, cancelling them', 'Click again to cancel them and delete', () => deleteConnector(integrationId, true, message), 'small'),
+        ),
+      );
+    }
+  }
+
+  /**
+   * Two versions chosen side by side: the settings that differ and the code.
+   * @param {import('../api.js').IntegrationDetail} integration
+   * @param {number} latest
+   */
+  function compareSection(integration, latest) {
+    const options = (/** @type {number} */ chosen) => integration.versions.map((v) => h('option', { value: v.version, selected: v.version === chosen }, `v${v.version}`));
+    const to = integration.version;
+    const from = integration.versions.find((v) => v.version < to)?.version ?? latest;
+    const fromSelect = h('select', { 'aria-label': 'Compare from version' }, options(from));
+    const toSelect = h('select', { 'aria-label': 'Compare to version' }, options(to));
+    const result = h('div', { class: 'diff-result' });
+    const compare = async () => {
+      fill(result, h('p', { class: 'muted' }, 'Comparing…'));
+      try {
+        fill(result, versionDiffView(await api.diff(bot, integration.integrationId, Number(fromSelect.value), Number(toSelect.value))));
+      } catch (error) {
+        fill(result, errorNotice(error));
+      }
+    };
+    return h(
+      'section',
+      { class: 'compare' },
+      h('h3', {}, 'Compare versions'),
+      h('div', { class: 'row' }, fromSelect, h('span', { class: 'muted' }, 'with'), toSelect, h('button', { type: 'button', class: 'ghost', onclick: compare }, 'Compare')),
+      result,
     );
   }
 

@@ -1,0 +1,107 @@
+import fc from 'fast-check';
+import { diffLines, MAX_DIFF_CELLS, splitLines, unifiedDiff } from './line-diff';
+import { diffVersions } from './version-diff';
+import { DEFAULT_CONNECTOR_LIMITS } from './catalog';
+
+/** Applies a unified diff to the text it was made from (hunks in order), as `patch` would. */
+function applyUnified(before: string, patch: string): string[] {
+  const old = splitLines(before);
+  if (patch === '') return old;
+  const out: string[] = [];
+  let at = 0;
+  const lines = splitLines(patch).slice(2);
+  for (let k = 0; k < lines.length; k++) {
+    const header = /^@@ -(\d+),(\d+) \+(\d+),(\d+) @@$/.exec(lines[k]);
+    if (!header) throw new Error(`not a hunk header: ${lines[k]}`);
+    const oldStart = Number(header[2]) === 0 ? Number(header[1]) : Number(header[1]) - 1;
+    out.push(...old.slice(at, oldStart));
+    at = oldStart;
+    while (k + 1 < lines.length && !lines[k + 1].startsWith('@@')) {
+      const line = lines[++k];
+      if (line[0] === ' ' || line[0] === '-') {
+        expect(old[at]).toBe(line.slice(1));
+        at++;
+      }
+      if (line[0] === ' ' || line[0] === '+') out.push(line.slice(1));
+    }
+  }
+  return [...out, ...old.slice(at)];
+}
+
+// Few distinct lines, so that random texts share many of them.
+const lines = fc.array(fc.constantFrom('a', 'b', 'c', 'd', '', '  return x;'), { maxLength: 30 });
+
+describe('line diff', () => {
+  it('keeps, removes and adds lines so that each side reads back exactly', () => {
+    fc.assert(
+      fc.property(lines, lines, (a, b) => {
+        const edits = diffLines(a, b);
+        expect(edits.filter((e) => e.op !== '+').map((e) => e.text)).toEqual(a);
+        expect(edits.filter((e) => e.op !== '-').map((e) => e.text)).toEqual(b);
+      }),
+    );
+  });
+
+  it('is shortest: as many lines kept one way as the other, and all of them for equal texts', () => {
+    fc.assert(
+      fc.property(lines, lines, (a, b) => {
+        const kept = (x: string[], y: string[]) => diffLines(x, y).filter((e) => e.op === '=').length;
+        expect(kept(a, b)).toBe(kept(b, a));
+        expect(kept(a, a)).toBe(a.length);
+        // Adding a line to both sides keeps one more.
+        expect(kept([...a, 'z'], [...b, 'z'])).toBe(kept(a, b) + 1);
+      }),
+    );
+  });
+
+  it('gives a unified diff that turns the first text into the second, and nothing for equal texts', () => {
+    fc.assert(
+      fc.property(lines, lines, (a, b) => {
+        const before = a.join('\n');
+        const after = b.join('\n');
+        const patch = unifiedDiff(before, after, { before: 'v1', after: 'v2' });
+        expect(applyUnified(before, patch)).toEqual(splitLines(after));
+        expect(unifiedDiff(before, before, { before: 'v1', after: 'v1' })).toBe('');
+      }),
+    );
+  });
+
+  it('writes hunks as diff -u does', () => {
+    const before = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'].join('\n');
+    const after = before.replace('two', 'TWO').replace('nine', 'NINE');
+    expect(unifiedDiff(before, after, { before: 'v1/code', after: 'v2/code' })).toBe(
+      ['--- v1/code', '+++ v2/code', '@@ -1,10 +1,10 @@', ' one', '-two', '+TWO', ' three', ' four', ' five', ' six', ' seven', ' eight', '-nine', '+NINE', ' ten', ''].join('\n'),
+    );
+    expect(unifiedDiff('', 'a\nb\n', { before: 'x', after: 'y' })).toBe('--- x\n+++ y\n@@ -0,0 +1,2 @@\n+a\n+b\n');
+  });
+
+  it('shows a change too large to compare line by line as removed then added', () => {
+    const side = Math.ceil(Math.sqrt(MAX_DIFF_CELLS)) + 1;
+    const a = Array.from({ length: side }, (_, i) => `a${i}`);
+    const b = Array.from({ length: side }, (_, i) => (i % 2 ? `a${i}` : `b${i}`));
+    const edits = diffLines(['head', ...a, 'tail'], ['head', ...b, 'tail']);
+    expect(edits.filter((e) => e.op === '-')).toHaveLength(side);
+    expect(edits.filter((e) => e.op === '=').map((e) => e.text)).toEqual(['head', 'tail']);
+  });
+});
+
+describe('version diff', () => {
+  const base = { code: 'return 1;\n', entityName: 'Order', pool: 'default', timeoutSeconds: 60, allowedHosts: ['a.example'], limits: { ...DEFAULT_CONNECTOR_LIMITS }, callbackUrl: null };
+
+  it('lists the code, the sources and each setting that differ', () => {
+    const from = { ...base, version: 1, sources: [{ path: 'src/index.ts', content: 'a\n' }, { path: 'src/gone.ts', content: 'x\n' }] };
+    const to = { ...base, version: 3, code: 'return 2;\n', timeoutSeconds: 30, allowedHosts: ['a.example', 'b.example'], limits: { ...base.limits, memoryMiB: 128 }, sources: [{ path: 'src/index.ts', content: 'b\n' }] };
+    const diff = diffVersions(from, to);
+    expect(diff.code).toBe('--- v1/code\n+++ v3/code\n@@ -1,1 +1,1 @@\n-return 1;\n+return 2;\n');
+    expect(diff.sources.map((s) => s.path)).toEqual(['src/index.ts', 'src/gone.ts']);
+    expect(diff.settings).toEqual([
+      { name: 'timeoutSeconds', from: 60, to: 30 },
+      { name: 'limits.memoryMiB', from: 64, to: 128 },
+      { name: 'allowedHosts', from: ['a.example'], to: ['a.example', 'b.example'] },
+    ]);
+  });
+
+  it('is empty between a version and itself', () => {
+    expect(diffVersions({ ...base, version: 2 }, { ...base, version: 2 })).toEqual({ from: 2, to: 2, code: '', sources: [], settings: [] });
+  });
+});

@@ -1,0 +1,85 @@
+import { GiError, notFound } from '@gi/domain';
+import type { InvocationRef, InvocationStatus, Store } from '@gi/domain';
+import { cancelInvocation } from './cancel-invocation';
+import type { CancelDeps } from './cancel-invocation';
+
+export interface DeleteDeps extends Omit<CancelDeps, 'invocations'> {
+  store: Pick<Store, 'catalog' | 'invocations' | 'tokens' | 'secrets'>;
+}
+
+/** What a deletion did: the invocations it cancelled (only when forced). */
+export interface Deleted {
+  cancelled: number;
+}
+
+const IN_FLIGHT: readonly InvocationStatus[] = ['Queued', 'Running'];
+/** How many invocations in flight are read (and, when forced, cancelled) at a time. */
+const PAGE = 100;
+/**
+ * Rounds of cancelling before a forced deletion goes ahead anyway: calls that keep arriving meanwhile
+ * cannot hold it up for ever (once it is deleted they are refused, and one accepted just before fails).
+ */
+const MAX_ROUNDS = 50;
+
+async function inFlight(deps: DeleteDeps, botId: string, integrationId: string | undefined): Promise<InvocationRef[]> {
+  const pages = await Promise.all(IN_FLIGHT.map((status) => deps.store.invocations.list(botId, { status, integrationId, limit: PAGE })));
+  return pages.flat().map((summary) => ({ botId, id: summary.id }));
+}
+
+/**
+ * Refuses (409 `in-use`) while invocations of what is deleted are Queued or Running; when forced,
+ * cancels them first (as a cancellation through the control API), page by page until none is left.
+ */
+async function settleInFlight(deps: DeleteDeps, botId: string, integrationId: string | undefined, what: string, force: boolean): Promise<number> {
+  let cancelled = 0;
+  for (let round = 0, refs = await inFlight(deps, botId, integrationId); refs.length > 0 && round < MAX_ROUNDS; round++, refs = await inFlight(deps, botId, integrationId)) {
+    if (!force) {
+      throw new GiError('in_use', 'In use', `${what} has invocations in flight (Queued or Running); wait for them to finish, or delete with force=true to cancel them.`, {
+        extensions: { inFlight: refs.length === 2 * PAGE ? `${refs.length}+` : refs.length },
+      });
+    }
+    for (const ref of refs) {
+      // One that finished meanwhile (409) is no longer in flight either.
+      await cancelInvocation({ ...deps, invocations: deps.store.invocations }, ref, 'control-api').catch((error: unknown) => {
+        if (!(error instanceof GiError && error.code === 'already_finished')) throw error;
+      });
+      cancelled++;
+    }
+  }
+  return cancelled;
+}
+
+/** Deletes every version of an integration and its own secrets; its stored invocations stay until they expire. */
+export async function deleteIntegration(deps: DeleteDeps, botId: string, integrationId: string, force: boolean): Promise<Deleted> {
+  if (!(await deps.store.catalog.resolveIntegration(botId, integrationId))) throw notFound(`No integration '${integrationId}' for bot '${botId}'.`);
+  const cancelled = await settleInFlight(deps, botId, integrationId, `Integration '${integrationId}' of bot '${botId}'`, force);
+  await deps.store.catalog.deleteIntegration(botId, integrationId);
+  await deps.store.secrets.deleteAll(botId, integrationId);
+  return { cancelled };
+}
+
+/** Deletes an entity no integration uses (409 naming those that do: delete or redeploy them first). */
+export async function deleteEntity(deps: DeleteDeps, botId: string, entityName: string): Promise<void> {
+  if (!(await deps.store.catalog.getEntity(botId, entityName))) throw notFound(`No entity '${entityName}' for bot '${botId}'.`);
+  const users = (await deps.store.catalog.listIntegrations(botId)).filter((i) => i.entityName === entityName).map((i) => i.integrationId);
+  if (users.length > 0) {
+    throw new GiError('in_use', 'In use', `Entity '${entityName}' is used by integration(s) ${users.map((u) => `'${u}'`).join(', ')}; delete them or deploy them with another entity first.`, {
+      extensions: { integrations: users },
+    });
+  }
+  await deps.store.catalog.deleteEntity(botId, entityName);
+}
+
+/**
+ * Deletes a whole bot: entities, integrations, quotas, callback signing secrets, tokens (they stop
+ * authenticating at once) and connector secrets. Its stored invocations stay until they expire.
+ */
+export async function deleteBot(deps: DeleteDeps, botId: string, force: boolean): Promise<Deleted> {
+  if (!(await deps.store.catalog.listBots()).includes(botId)) throw notFound(`No bot '${botId}'.`);
+  const cancelled = await settleInFlight(deps, botId, undefined, `Bot '${botId}'`, force);
+  // Tokens first: no new call is accepted while the rest goes.
+  await deps.store.tokens.deleteAll(botId);
+  await deps.store.catalog.deleteBot(botId);
+  await deps.store.secrets.deleteAll(botId);
+  return { cancelled };
+}
