@@ -148,7 +148,8 @@ const KEY_FORMATS = ['raw', 'spki', 'pkcs8', 'jwk'];
 
 /**
  * Refuses to export a key in a format its algorithm has none of (NotSupportedError, as the standard
- * says; Node 20 says InvalidAccessError), or a key that is not extractable (InvalidAccessError).
+ * says; Node 20 says InvalidAccessError), a key that is not extractable, or a private elliptic-curve key
+ * as raw (InvalidAccessError), whatever the host's Node says.
  */
 export function checkExport(key: webcrypto.CryptoKey, format: unknown): void {
   const { name } = key.algorithm;
@@ -157,6 +158,11 @@ export function checkExport(key: webcrypto.CryptoKey, format: unknown): void {
     throw new SandboxError('DOMException', `${name} keys cannot be exported${formats.length ? ` as ${String(format)}` : ''}.`, 'NotSupportedError');
   }
   if (!key.extractable) throw new SandboxError('DOMException', 'The key is not extractable.', 'InvalidAccessError');
+  // Elliptic-curve keys are exported raw only as public keys; the standard says InvalidAccessError for a
+  // private one (Node 24 says NotSupportedError).
+  if (format === 'raw' && /^(EC|Ed|X)/.test(name) && key.type !== 'public') {
+    throw new SandboxError('DOMException', `Only public ${name} keys can be exported as raw.`, 'InvalidAccessError');
+  }
 }
 
 /** Refuses an imported or unwrapped RSA key larger than the import limit. */

@@ -98,7 +98,7 @@ export const cryptoModule: GlobalsModule = {
         checkDataSize('deriveBits', ...extras);
         const normalized = algorithmFrom(algorithm, extras, ring);
         if (length !== null && typeof length !== 'number' && typeof length !== 'string') throw new SandboxError('TypeError', 'The length must be a number of bits or null.');
-        const bits = typeof length === 'string' ? Number(length) : length;
+        const bits = length === null ? null : unsignedLong(typeof length === 'string' ? Number(length) : length);
         checkDerive(normalized, bits);
         return bytes(await subtle.deriveBits(normalized as never, ring.get(baseKey), bits as number));
       }),
@@ -189,3 +189,9 @@ function jwkOf(value: unknown): webcrypto.JsonWebKey {
   return value as webcrypto.JsonWebKey;
 }
 
+/** WebIDL's `unsigned long` of a number: NaN and the infinities are 0, the rest truncated modulo 2^32 (Node 24 refuses what it should convert). */
+function unsignedLong(value: number): number {
+  if (!Number.isFinite(value)) return 0;
+  const truncated = Math.trunc(value) % 2 ** 32;
+  return truncated < 0 ? truncated + 2 ** 32 : truncated;
+}

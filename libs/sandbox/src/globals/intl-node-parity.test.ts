@@ -210,7 +210,8 @@ describe('Intl in a connector gives exactly Node’s results', () => {
           locales,
           options: fc.record({ style: some('long', 'short', 'narrow'), numeric: some('always', 'auto') }, { requiredKeys: [] }),
           unit: some('second', 'minutes', 'hour', 'day', 'weeks', 'month', 'quarter', 'year', 'fortnight'),
-          args: fc.tuple(fc.oneof(fc.integer({ min: -100, max: 100 }), fc.double({ noNaN: true, min: -10, max: 10 }))),
+          // Encoded: -0 ("0 seconds ago", not "in 0 seconds") does not survive JSON as it is.
+          args: fc.tuple(fc.oneof(fc.integer({ min: -100, max: 100 }), fc.double({ noNaN: true, min: -10, max: 10 }).map(encodeNumber))),
         }),
         fc.record({
           api: fc.constant('ListFormat'),
