@@ -16,6 +16,11 @@ describe('hostile connectors and data (embedded service)', () => {
 
   /** The resident memory of the service process, in MiB. */
   const rssMiB = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${service.child.pid}/status`, 'utf8'))?.[1]) / 1024;
+  /** The main thread's heap in use, in MiB, as the service's /metrics gives it. */
+  const mainHeapMiB = async () => {
+    const metrics = await fetch(`${service.baseUrl}/metrics`).then((reply) => reply.text());
+    return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)?.[1]) / 1024 / 1024;
+  };
   const deploy = async (integrationId: string, code: string) =>
     expect((await api.admin('PUT', `/bots/acme/integrations/${integrationId}`, { entityName: 'Order', code, timeoutSeconds: 120 })).status).toBe(200);
   const call = (integrationId: string, body: unknown = {}, query = '') => api.postJson(api.webhookUrl('acme', 'Order', integrationId, query), token, body);
@@ -80,6 +85,7 @@ describe('hostile connectors and data (embedded service)', () => {
     };
     for (let i = 0; i < 20; i++) await quietCall();
     const rssBefore = rssMiB();
+    const heapBefore = await mainHeapMiB();
 
     // One connector floods: 300,000 progress updates of 1 KB, log lines of 4 MiB (cut to what its
     // 64 KiB log holds), then a RaiseError of 4 MiB. It keeps one of the two sandbox threads busy.
@@ -107,7 +113,11 @@ describe('hostile connectors and data (embedded service)', () => {
     // Generous bounds: a flood that reached the main thread and the store slowed these calls to seconds.
     expect(latencies[Math.floor(latencies.length / 2)]).toBeLessThan(250);
     expect(latencies[latencies.length - 1]).toBeLessThan(1500);
-    expect(rssMiB() - rssBefore).toBeLessThan(200);
+    // The main thread (HTTP, the store) sees at most one update a second, so its heap stays put. The
+    // process as a whole may grow by the garbage the sandbox thread made (300,000 host calls), which its
+    // V8 collects when it sees fit (later on Node 24 than on Node 20): an outer bound only.
+    expect(await mainHeapMiB()).toBeLessThan(heapBefore + 64);
+    expect(rssMiB() - rssBefore).toBeLessThan(400);
     expect([result.status, result.json?.title?.length]).toEqual([422, 200]);
     await stillServes();
   }, 120_000);

@@ -50,6 +50,8 @@ class RunState implements HostRun {
   private locals: Map<string, unknown> | null = null;
   /** Made on the first use, like `cancel`. */
   progress: ProgressGate | null = null;
+  /** The message of the update the gate holds back, kept unread until it leaves (see `setProgress`). */
+  heldMessage: QuickJSHandle | null = null;
   rate: CallRate | null = null;
   /** Host calls waiting for their turn (see RUN_BUDGET.hostCallsPerSecond); made for the first one. */
   delayed: Set<NodeJS.Timeout> | null = null;
@@ -419,11 +421,29 @@ export class ContextApi {
     if (!Number.isFinite(value)) {
       return { error: ctx.newError({ name: 'TypeError', message: 'Context.SetProgress expects a percentage between 0 and 100.' }) };
     }
-    const progress: Progress = { percent: Math.min(100, Math.max(0, value)) };
-    const max = RUN_BUDGET.progressMessageChars;
-    if (message !== undefined && !['undefined', 'null'].includes(this.typeOf(message))) progress.message = this.show(message, max).slice(0, max);
     const deliver = state.run.input.onProgress;
-    if (deliver) (state.progress ??= new ProgressGate(deliver, RUN_BUDGET.progressIntervalMs)).offer(progress);
+    if (!deliver) return;
+    const gate = (state.progress ??= new ProgressGate(deliver, RUN_BUDGET.progressIntervalMs));
+    const percentage = Math.min(100, Math.max(0, value));
+    const max = RUN_BUDGET.progressMessageChars;
+    const hasMessage = message !== undefined && !['undefined', 'null'].includes(this.typeOf(message));
+    state.heldMessage?.dispose();
+    state.heldMessage = null;
+    // A text message held back is read only if it is still the latest when its update leaves: a loop
+    // of updates copies one message a second out of the sandbox, not one per call. (Other values are
+    // read now: turning them into text may run the connector's code, which belongs inside the run.)
+    if (hasMessage && ctx.typeof(message) === 'string' && !gate.isDue()) {
+      const held = (state.heldMessage = message.dup());
+      return gate.offer(() => {
+        const text = this.show(held, max).slice(0, max);
+        held.dispose();
+        if (state.heldMessage === held) state.heldMessage = null;
+        return { percent: percentage, message: text };
+      });
+    }
+    const progress: Progress = { percent: percentage };
+    if (hasMessage) progress.message = this.show(message, max).slice(0, max);
+    gate.offer(progress);
   }
 
   /** `Context.Http.Request(request)`: a promise settled when the host request ends. */

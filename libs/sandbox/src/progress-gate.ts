@@ -6,9 +6,12 @@ import type { Progress } from '@gi/domain';
  * calling Context.SetProgress in a tight loop thus costs the host (the main thread, the store) no
  * more than one update per interval.
  */
+/** An update, or how to make it: read only if it is the one that leaves (a loop's updates mostly never do). */
+export type ProgressOffer = Progress | (() => Progress);
+
 export class ProgressGate {
   private sentAt = -Infinity;
-  private waiting: Progress | null = null;
+  private waiting: ProgressOffer | null = null;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -17,7 +20,12 @@ export class ProgressGate {
     private readonly now: () => number = performance.now.bind(performance),
   ) {}
 
-  offer(progress: Progress): void {
+  /** Whether an update offered now leaves at once. */
+  isDue(): boolean {
+    return this.sentAt + this.intervalMs - this.now() <= 0;
+  }
+
+  offer(progress: ProgressOffer): void {
     const due = this.sentAt + this.intervalMs - this.now();
     if (due <= 0) return this.send(progress);
     this.waiting = progress;
@@ -34,12 +42,12 @@ export class ProgressGate {
     else this.stopTimer();
   }
 
-  private send(progress: Progress): void {
+  private send(offer: ProgressOffer): void {
     this.stopTimer();
     this.waiting = null;
     this.sentAt = this.now();
     try {
-      this.deliver(progress);
+      this.deliver(typeof offer === 'function' ? offer() : offer);
     } catch {
       // A failing progress listener is the host's problem, never the connector's.
     }

@@ -53,6 +53,25 @@ describe('CallRate', () => {
 });
 
 describe('ProgressGate', () => {
+  it('makes an update offered as a function only if it is the one that leaves', () => {
+    let now = 0;
+    const seen: number[] = [];
+    const made: number[] = [];
+    const gate = new ProgressGate((p) => seen.push(p.percent), 1000, () => now);
+    const lazily = (percent: number) => () => {
+      made.push(percent);
+      return { percent };
+    };
+    expect(gate.isDue()).toBe(true);
+    gate.offer(lazily(1));
+    expect(gate.isDue()).toBe(false);
+    for (let i = 2; i <= 50; i++) gate.offer(lazily(i));
+    now = 1000;
+    gate.flush();
+    expect(seen).toEqual([1, 50]);
+    expect(made).toEqual([1, 50]);
+  });
+
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
 
