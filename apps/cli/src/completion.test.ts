@@ -69,7 +69,7 @@ describe('gi completion', () => {
 
     it('completes commands, subcommands, options, files and argument values', () => {
       expect(complete('gi con')).toEqual(['connector', 'control']);
-      expect(complete('gi connector d')).toEqual(['deploy']);
+      expect(complete('gi connector d')).toEqual(['delete', 'deploy', 'diff']);
       expect(complete('gi --json connector deploy --ti')).toEqual(['--timeout']);
       expect(complete('gi connector deploy --bot acme --memory')).toEqual(['--memory-mib']);
       expect(complete('gi connector deploy order.')).toEqual(['order.ts']);

@@ -31,12 +31,12 @@ describe('versions and deletions on the command line', () => {
     expect(result.out.split('\n')[2]).toMatch(/^1\s+/);
   });
 
-  it('shows one version with connector show --version', async () => {
+  it('shows one version with connector show --at', async () => {
     service.on('GET', '/admin/bots/acme/integrations/ack', (req) => ({
       status: 200,
       json: { ...integration, version: Number(req.query.get('version')), code: 'return 1;', sources: [], versions: [] },
     }));
-    const result = await gi(['connector', 'show', '--bot', 'acme', '--integration', 'ack', '--version', '1']);
+    const result = await gi(['connector', 'show', '--bot', 'acme', '--integration', 'ack', '--at', '1']);
     expect(result.out).toContain('return 1;');
     expect(service.requestsTo('GET', '/admin/bots/acme/integrations/ack')[0].query.get('version')).toBe('1');
   });

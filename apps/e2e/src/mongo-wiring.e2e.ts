@@ -26,6 +26,7 @@ describe('a service on a MongoDB STORE_URL (stand-in server)', () => {
         'quotas',
         'signingSecrets',
         'secrets',
+        'deletedIntegrations',
         'instances',
         'files.files',
         'files.chunks',

@@ -71,6 +71,7 @@ describe('indexes', () => {
       ['botId', 'key'],
       ['botId', 'tokenId'],
       ['botId', 'scope', 'name'],
+      ['botId', 'integrationId'],
     ]);
   });
 });

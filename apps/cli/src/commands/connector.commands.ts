@@ -92,10 +92,10 @@ export const connectorShow: CommandSpec = {
     bot: botOption,
     integration: integrationOption,
     bundle: { type: 'boolean', description: 'Print the bundle the sandbox runs instead of the source files it was built from' },
-    version: { type: 'string', value: 'N', description: 'An earlier version (gi connector versions lists them); the latest when left out' },
+    at: { type: 'string', value: 'N', description: 'Version N, an earlier one (gi connector versions lists them); the latest when left out' },
   },
   async run(ctx, input) {
-    const version = input.int('version', 1, Number.MAX_SAFE_INTEGER);
+    const version = input.int('at', 1, Number.MAX_SAFE_INTEGER);
     const detail = await ctx.control.getIntegration(input.requiredName('bot'), input.requiredName('integration'), version);
     if (ctx.json) return void writeLine(ctx.io.out, json(detail));
     const versions = detail.versions.map((v) => `${v.version} (${formatTime(v.deployedAt)})`).join(', ');

@@ -9,7 +9,7 @@ const MAX_VERSION = Number.MAX_SAFE_INTEGER;
 
 export const connectorVersions: CommandSpec = {
   path: ['connector', 'versions'],
-  summary: 'List the versions of an integration, newest first (gi connector show --version N shows one)',
+  summary: 'List the versions of an integration, newest first (gi connector show --at N shows one)',
   args: [],
   options: { bot: botOption, integration: integrationOption },
   async run(ctx, input) {
