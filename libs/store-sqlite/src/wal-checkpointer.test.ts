@@ -107,9 +107,10 @@ describe('WAL checkpoints off the serving thread', () => {
     try {
       let largest = 0;
       await runMany(serving.invocations, LIVES, () => (largest = Math.max(largest, walBytes())));
-      // Bounded: a fraction of what the writes appended, which is many times the restart length.
+      // Bounded: a fraction of what the writes appended, which is many times the restart length (a
+      // quarter leaves room for a checkpointer thread that gets a core late on a loaded machine).
       expect(uncheckedBytes).toBeGreaterThan(64 * walCheckpoints.restartPages * PAGE);
-      expect(largest).toBeLessThan(uncheckedBytes / 8);
+      expect(largest).toBeLessThan(uncheckedBytes / 4);
       expect(await serving.invocations.list('bot-a', { limit: LIVES + 1 })).toHaveLength(LIVES);
     } finally {
       await serving.close();
