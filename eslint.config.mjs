@@ -51,9 +51,13 @@ export default [
     },
   },
   {
-    // The tests of a service run it on the in-memory ports of the testing library, those of the launchers
-    // on its stand-ins too; their code never may.
-    files: ['apps/{gateway,results,control,executor,services}/**/*.test.ts', 'apps/{gateway,results,control,executor,services}/**/*.security.ts'],
+    // The tests of a service (and the fixtures they share) run it on the in-memory ports of the testing
+    // library, those of the launchers on its stand-ins too; their code never may.
+    files: [
+      'apps/{gateway,results,control,executor,services}/**/*.test.ts',
+      'apps/{gateway,results,control,executor,services}/**/*.security.ts',
+      'apps/{gateway,results,control,executor,services}/**/*.fixture.ts',
+    ],
     rules: { '@nx/enforce-module-boundaries': boundaries(depConstraints({ tests: true })) },
   },
   {
