@@ -59,12 +59,37 @@ function checkedText(text: unknown, what: string): string {
   return text;
 }
 
+/** The encodings whose decoders drop a byte order mark that opens the stream (the Encoding standard). */
+const BOM_ENCODINGS = new Set(['utf-8', 'utf-16le', 'utf-16be']);
+
+/**
+ * The Encoding standard's byte order mark, handled here rather than by Node: only a BOM that is the
+ * stream's first code point is dropped. (Node 24 also drops one met later in a stream when the chunks
+ * before it produced no text yet, e.g. a character cut after its first byte.)
+ */
+class BomStrippingDecoder implements Decoder {
+  private atStart = true;
+
+  constructor(private readonly inner: Decoder) {}
+
+  decode(bytes: Uint8Array, options: { stream: boolean }): string {
+    let text = this.inner.decode(bytes, options);
+    if (this.atStart && text.length > 0) {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      this.atStart = false;
+    }
+    if (!options.stream) this.atStart = true;
+    return text;
+  }
+}
+
 /** The TextDecoders of a run in the middle of a stream, by the sandbox's id of each. */
 const streamsOf = (run: HostRun) => run.local('encoding.streams', () => new Map<number, Decoder>());
 
 function newDecoder(encoding: string, fatal: boolean, ignoreBOM: boolean): Decoder {
   if (encoding === 'windows-1252') return WINDOWS_1252;
   try {
+    if (!ignoreBOM && BOM_ENCODINGS.has(encoding.toLowerCase())) return new BomStrippingDecoder(new TextDecoder(encoding, { fatal, ignoreBOM: true }));
     return new TextDecoder(encoding, { fatal, ignoreBOM });
   } catch {
     throw new SandboxError('RangeError', `The "${encoding.slice(0, 64)}" encoding is not supported.`);

@@ -51,7 +51,18 @@ describe('TextEncoder and TextDecoder', () => {
     );
   });
 
-  it('decodes a stream cut anywhere as Node does, and as the whole input at once', async () => {
+  it('drops a byte order mark only where it opens the stream, however the stream is cut', async () => {
+    const fn = `() => {
+      const bytes = [0xe0, 0xa0, 0x80, 0xef, 0xbb, 0xbf, 0x41];
+      const decoder = new TextDecoder();
+      const streamed = decoder.decode(new Uint8Array(bytes.slice(0, 1)), { stream: true }) + decoder.decode(new Uint8Array(bytes.slice(1)));
+      const opening = new TextDecoder().decode(new Uint8Array([0xef, 0xbb, 0xbf, 0x41]));
+      return [streamed, opening, decoder.decode(new Uint8Array([0xef, 0xbb, 0xbf, 0x42]))];
+    }`;
+    expect(await inSandbox(fn, null)).toEqual(['\u0800\ufeffA', 'A', 'B']);
+  });
+
+  it('decodes a stream cut anywhere as the whole input at once, which Node decodes alike', async () => {
     const cuts = utf8ish.chain((bytes) => fc.tuple(fc.constant(bytes), fc.uniqueArray(fc.integer({ min: 0, max: bytes.length }), { maxLength: 4 })));
     await fc.assert(
       fc.asyncProperty(fc.array(cuts, { maxLength: 10 }), async (inputs) => {
@@ -63,7 +74,9 @@ describe('TextEncoder and TextDecoder', () => {
           return [text, new TextDecoder().decode(new Uint8Array(bytes))];
         })`;
         const got = (await inSandbox(fn, inputs)) as Array<[string, string]>;
-        expect(got).toEqual(await inNode(fn, inputs));
+        // The whole input as Node decodes it (Node 24's streams drop a BOM met later in a stream when
+        // no text came before it; the sandbox keeps the standard's).
+        expect(got.map(([, whole]) => whole)).toEqual(((await inNode(fn, inputs)) as Array<[string, string]>).map(([, whole]) => whole));
         for (const [streamed, whole] of got) expect(streamed).toBe(whole);
       }),
       { numRuns: 40 },
