@@ -53,7 +53,8 @@ describe('parsePrefer (Prefer header)', () => {
   it('takes time linear in the header: 16 KiB of any repeated pattern in well under 50 ms', () => {
     fc.assert(
       fc.property(adversarial(['"', '\\', ',', ';', '=', 'a', ' ']), (header) => {
-        expect(elapsedMs(() => parsePrefer(header))).toBeLessThan(50);
+        // The best of three: backtracking is slow every time, a collection or a busy machine once.
+        expect(Math.min(elapsedMs(() => parsePrefer(header)), elapsedMs(() => parsePrefer(header)), elapsedMs(() => parsePrefer(header)))).toBeLessThan(50);
       }),
       { numRuns: 200 },
     );

@@ -37,10 +37,14 @@ describe('bearerToken', () => {
     );
     fc.assert(
       fc.property(header, (value) => {
-        const started = process.hrtime.bigint();
-        unauthorizedOrValue(() => bearerToken(value));
-        unauthorizedOrValue(() => verifyAdminBearer(value, 'the-admin-token-0123456789abcdef'));
-        expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(50);
+        const elapsedMs = () => {
+          const started = process.hrtime.bigint();
+          unauthorizedOrValue(() => bearerToken(value));
+          unauthorizedOrValue(() => verifyAdminBearer(value, 'the-admin-token-0123456789abcdef'));
+          return Number(process.hrtime.bigint() - started) / 1e6;
+        };
+        // The best of three: backtracking is slow every time, a collection or a busy machine once.
+        expect(Math.min(elapsedMs(), elapsedMs(), elapsedMs())).toBeLessThan(50);
       }),
       { numRuns: 300 },
     );

@@ -58,7 +58,8 @@ describe('every header and query parser', () => {
     ];
     fc.assert(
       fc.property(adversarial(['"', '\\', ',', ';', '=', '&', '%', '/', '+', ' ', 'a', '\t']), (text) => {
-        for (const parse of parsers) expect(elapsedMs(() => parse(text))).toBeLessThan(50);
+        // The best of three: backtracking is slow every time, a collection or a busy machine once.
+        for (const parse of parsers) expect(Math.min(elapsedMs(() => parse(text)), elapsedMs(() => parse(text)), elapsedMs(() => parse(text)))).toBeLessThan(50);
       }),
       { numRuns: 100 },
     );
