@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brokerPid, brokerVersion, deleteTopology, watchQueue } from './broker.mjs';
 import { CORES, describeMachine } from './machine.mjs';
-import { canPin, cpuMicros, cpuReading, cpuSince, machineBusyMicros, ownCpuMicros, rssMb, startNode, stop, stopAll } from './processes.mjs';
+import { canPin, cpuMicros, cpuReading, machineBusyMicros, ownCpuMicros, rssMb, startNode, stop, stopAll } from './processes.mjs';
 import { markdown, table, targets } from './report.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -73,6 +73,7 @@ function openWindow({ runners, others = [], broker = null }) {
   const pids = { runners: runners.map((s) => s.pid), others: others.map((s) => s.pid) };
   return {
     pids,
+    kinds: [...runners, ...others].map(processKind),
     broker,
     at: performance.now(),
     runners: cpuReading(pids.runners),
@@ -90,13 +91,23 @@ function openWindow({ runners, others = [], broker = null }) {
 function closeWindow(window) {
   const seconds = (performance.now() - window.at) / 1000;
   const runners = window.pids.runners.map((pid, i) => cpuMicros(pid) - window.runners[i]);
-  const others = cpuSince(window.pids.others, window.others);
+  const othersEach = window.pids.others.map((pid, i) => cpuMicros(pid) - window.others[i]);
+  const others = sum(othersEach);
+  // CPU by process kind (gateway, executor, control, up), every process of a kind together.
+  const byKind = {};
+  [...runners, ...othersEach].forEach((micros, i) => (byKind[window.kinds[i]] = (byKind[window.kinds[i]] ?? 0) + micros));
   const broker = cpuMicros(window.broker) - window.brokerCpu;
   const own = ownCpuMicros() - window.own;
   const ours = runners.reduce((a, b) => a + b, 0) + others + (Number.isFinite(broker) ? broker : 0) + own;
   const outside = Math.max(0, machineBusyMicros() - window.machine - ours) / 1e6 / seconds;
-  return { seconds, runners, others, broker, own, outside };
+  return { seconds, runners, others, byKind, broker, own, outside };
 }
+
+/** The command a service process runs (`gi gateway` -> gateway). */
+const processKind = (service) => service.name.split(' ').pop();
+
+/** CPU per request of each process kind, in whole microseconds. */
+const perRequestByKind = (byKind, requests) => Object.fromEntries(Object.entries(byKind).map(([kind, micros]) => [kind, perRequest(micros, requests)]));
 
 const sum = (values) => values.reduce((a, b) => a + b, 0);
 
@@ -119,11 +130,18 @@ function httpRow(id, name, against, { result, usage }, services) {
     p99: result.latency.p99,
     errors: result.errors + result.non2xx,
     cpu: perRequest(sum(usage.runners) + usage.others, requests),
+    cpuByKind: perRequestByKind(usage.byKind, requests),
     brokerCpu: perRequest(usage.broker, requests),
     loadCpu: perRequest(usage.own, requests),
     outside: usage.outside,
     rss: totalRss(services),
   });
+}
+
+/** ` (gateway 80 + executor 300 + control 2)` for rows that span process kinds; empty otherwise. */
+function kindsText(row) {
+  const kinds = Object.entries(row.cpuByKind ?? {});
+  return kinds.length > 1 ? ` (${kinds.map(([kind, micros]) => `${kind} ${micros}`).join(' + ')})` : '';
 }
 
 function record(row) {
@@ -133,7 +151,7 @@ function record(row) {
     row.p50 !== null && `p50 ${row.p50} ms`,
     row.p99 !== null && `p99 ${row.p99} ms`,
     `errors ${row.errors}`,
-    row.cpu !== null && `${row.cpu} µs CPU per request`,
+    row.cpu !== null && `${row.cpu} µs CPU per request${kindsText(row)}`,
     Number.isFinite(row.brokerCpu) && `broker ${row.brokerCpu} µs`,
     Number.isFinite(row.outside) && `outside load ${row.outside.toFixed(2)} cores`,
   ].filter(Boolean);
@@ -245,6 +263,7 @@ function drainRow(id, name, { completed, failed, usage }, services) {
     p99: null,
     errors: failed,
     cpu: perRequest(sum(usage.runners) + usage.others, completed),
+    cpuByKind: perRequestByKind(usage.byKind, completed),
     brokerCpu: perRequest(usage.broker, completed),
     outside: usage.outside,
     rss: totalRss(services),
@@ -580,6 +599,8 @@ async function main() {
   const disturbed = rows.filter((r) => r.outside > OUTSIDE_LOAD_NOTICE);
   if (disturbed.length) notes.unshift(outsideLoadNote(disturbed));
   notes.unshift(...failures.map(failureNote));
+  const split = rows.filter((r) => kindsText(r) !== '');
+  if (split.length) notes.push(`CPU per request by process kind (µs; every process of a kind together):\n\n${split.map((r) => `- ${r.name}: ${kindsText(r).slice(2, -1)}`).join('\n')}`);
 
   console.log(`\n${table(rows)}\n\n${targets(rows, OUTSIDE_LOAD_NOTICE)}\n\n${notes.join('\n\n')}`);
   if (ONLY) return console.log(`\nOnly ${[...ONLY].join(', ')} ran (BENCH_ONLY): docs/benchmarks.md is left as it was.`);
@@ -600,7 +621,8 @@ process) for ${DURATION} s after a ${WARM_UP_SECONDS} s warm-up, POSTing \`${BOD
   completion rows, jobs that ended Failed.
 - **CPU per request**: CPU time (user + system, every thread, from /proc) of the service processes during
   the row's window, divided by the requests answered or jobs completed in it. On cores shared with the load
-  generator it bounds req/s better than the clock. **broker CPU per request**: the same for RabbitMQ's
+  generator it bounds req/s better than the clock. Rows with several process kinds are split by kind in the
+  notes (gateway, executor, control). **broker CPU per request**: the same for RabbitMQ's
   Erlang VM (beam.smp).
 - **RSS**: the service processes' resident memory at the end of the row.
 - **outside load**: cores the machine was busy with beyond this run's processes (the services, the broker,
