@@ -63,6 +63,13 @@ export const IN_PROCESS_STACK_BYTES = 256 * KiB;
  */
 export const COMPILE_STACK_BYTES = 24 * KiB;
 export const WORKER_STACK_MB = 8;
+/**
+ * The young generation of a sandbox thread's V8 heap. A thread allocates little of its own (messages,
+ * results; connectors live in WebAssembly memory), yet V8's default young generation is sized for a
+ * main thread and kept committed: 8 MB instead of the default saves about 20 MB of resident memory
+ * per thread under load, for scavenges that stay cheap (little survives them).
+ */
+export const WORKER_YOUNG_GENERATION_MB = 8;
 export const WORKER_MAX_STACK_BYTES = 1 * MiB;
 
 /** Everything a thread running connectors needs to know; plain data, so it can be sent to a worker. */

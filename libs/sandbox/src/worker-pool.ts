@@ -4,7 +4,7 @@ import type { RunInput } from './run-connector';
 import { Outbox } from './outbox';
 import { CancelCells } from './run-cancellation';
 import { cancelledVerdict, timeoutVerdict, withRunFacts, type SandboxResult } from './run-verdict';
-import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, type SandboxEnvironment } from './sandbox-options';
+import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, WORKER_YOUNG_GENERATION_MB, type SandboxEnvironment } from './sandbox-options';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
 import type { WorkerScript } from './worker-script';
 
@@ -125,7 +125,7 @@ export class WorkerPool {
     const worker = new Worker(script.kind === 'file' ? script.filename : script.bootstrap, {
       eval: script.kind === 'typescript',
       workerData,
-      resourceLimits: { stackSizeMb: WORKER_STACK_MB },
+      resourceLimits: { stackSizeMb: WORKER_STACK_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });
     const outbox = new Outbox<ToWorker>(
       (messages) => {
