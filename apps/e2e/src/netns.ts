@@ -21,8 +21,17 @@ export function namespacesUnavailable(): string | undefined {
   const probe = `gi-probe-${randomBytes(3).toString('hex')}`;
   const made = spawnSync('ip', ['netns', 'add', probe], { encoding: 'utf8' });
   if (made.status !== 0) return `'ip netns add' failed: ${made.stderr.trim()}`;
-  spawnSync('ip', ['netns', 'del', probe], { stdio: 'ignore' });
-  return undefined;
+  try {
+    // The link kinds the lab uses, made inside the probe namespace (they go with it).
+    for (const link of [['veth', 'peer', 'name', 'probe1'], ['bridge']]) {
+      const added = spawnSync('ip', ['-n', probe, 'link', 'add', 'probe0', 'type', ...link], { encoding: 'utf8' });
+      if (added.status !== 0) return `'ip link add type ${link[0]}' failed: ${added.stderr.trim()}`;
+      spawnSync('ip', ['-n', probe, 'link', 'del', 'probe0'], { stdio: 'ignore' });
+    }
+    return undefined;
+  } finally {
+    spawnSync('ip', ['netns', 'del', probe], { stdio: 'ignore' });
+  }
 }
 
 const ip = (...args: string[]) => execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
