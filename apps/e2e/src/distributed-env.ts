@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_AMQP_URL } from '@gi/testing';
 import { ADMIN_TOKEN, startService } from './service-process';
+import type { StartOptions } from './service-process';
 
 /**
  * One distributed deployment under test: its own data directory (a shared SQLite file), bus prefix and
@@ -26,7 +27,11 @@ export function distributedDeployment(name: string, options: { storeUrl?: string
     LOG_LEVEL: 'debug',
     ...(options.storeUrl ? { STORE_URL: options.storeUrl } : {}),
   };
-  const start = (command: 'gateway' | 'results' | 'control' | 'executor', args: string[] = [], extraEnv: Record<string, string> = {}) =>
-    startService({ command, args, env: { ...env, ...extraEnv }, dataDir: options.storeUrl ? mkdtempSync(join(dataDir, `${command}-`)) : dataDir });
+  const start = (
+    command: 'gateway' | 'results' | 'control' | 'executor',
+    args: string[] = [],
+    extraEnv: Record<string, string> = {},
+    where: Pick<StartOptions, 'wrap' | 'host'> = {},
+  ) => startService({ command, args, env: { ...env, ...extraEnv }, dataDir: options.storeUrl ? mkdtempSync(join(dataDir, `${command}-`)) : dataDir, ...where });
   return { dataDir, prefix, env, start };
 }

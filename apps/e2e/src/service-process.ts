@@ -28,6 +28,10 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Reuse a data directory to restart on the same store; a temporary one otherwise. */
   dataDir?: string;
+  /** A command the service runs under, e.g. `ip netns exec <name>` (its process id stays the service's). */
+  wrap?: string[];
+  /** The address it listens on and is called at; 127.0.0.1 by default. */
+  host?: string;
 }
 
 /** Every service process a test file started and has not seen exit: killed after the file (see jest.setup.ts). */
@@ -50,9 +54,11 @@ export async function killLeftoverServices(): Promise<void> {
 /** Starts a built service (`gi <command>`) as a child process on a free port and waits until it listens. */
 export async function startService(options: StartOptions = {}): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gi-e2e-'));
-  const child = spawn(process.execPath, [CLI, options.command ?? 'up', ...(options.args ?? [])], {
+  const host = options.host ?? '127.0.0.1';
+  const [file, ...prefix] = [...(options.wrap ?? []), process.execPath];
+  const child = spawn(file, [...prefix, CLI, options.command ?? 'up', ...(options.args ?? [])], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'info', ...options.env },
+    env: { PATH: process.env.PATH, PORT: '0', HOST: host, DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
@@ -93,7 +99,7 @@ export async function startService(options: StartOptions = {}): Promise<ServiceP
     return exited;
   };
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://${host}:${port}`,
     dataDir,
     child,
     output,

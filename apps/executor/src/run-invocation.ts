@@ -43,7 +43,8 @@ export interface ExecutorDeps {
  * version pinned when it was accepted, record the outcome once, and announce it. A job of an
  * invocation that is already finished (or cancelled) only re-announces it. The run stops at once when
  * the invocation is cancelled (`running` hears it from the bus) or its lease is lost (the heartbeat
- * finds it Cancelled or taken over): its outcome could no longer be recorded.
+ * finds it Cancelled or taken over, or could not renew it before it ran out, the store being out of
+ * reach): its outcome could no longer be recorded, and another executor may be running it.
  */
 export async function runInvocation(
   deps: ExecutorDeps,
@@ -98,15 +99,24 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
   const integration = await deps.versions.get(ref.botId, invocation.integrationId, invocation.integrationVersion);
   let outcome: Outcome;
   let logs: LogLine[] = [];
-  let leaseLost = false;
+  let leaseLost: 'taken' | 'expired' | undefined;
+  const loseLease = (why: 'taken' | 'expired') => {
+    if (run.signal.aborted) return;
+    leaseLost = why;
+    run.stop();
+  };
+  // Until when the lease is known to be held: from the time each renewal that succeeded was asked.
+  let heldUntil = invocation.leaseUntil ?? clock.now() + leaseMs;
   const heartbeat = setInterval(() => {
-    store.invocations.renewLease(ref, ownerId, leaseMs, clock.now()).then(
+    const asked = clock.now();
+    // The store out of reach (a partition) for the whole lease: another executor may run it now.
+    if (asked >= heldUntil) return loseLease('expired');
+    store.invocations.renewLease(ref, ownerId, leaseMs, asked).then(
       (held) => {
-        if (held || run.signal.aborted) return;
-        leaseLost = true;
-        run.stop();
+        if (held) heldUntil = Math.max(heldUntil, asked + leaseMs);
+        else loseLease('taken');
       },
-      (err) => log.warn({ err }, 'lease renewal failed'),
+      (err) => log.warn({ err, heldUntil: new Date(heldUntil).toISOString() }, 'lease renewal failed; the run stops if the lease runs out unrenewed'),
     );
   }, Math.max(1000, leaseMs / 3));
   // Made for the first lines the run hands over while it goes on: a run that ends sooner writes none.
@@ -163,7 +173,8 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
   if (outcome.status === 'Cancelled') {
     // Nothing to record: the store holds the cancellation (whoever cancelled announced it), or another
     // executor holds the lease.
-    if (leaseLost) log.warn('run stopped: its lease was lost (the invocation was cancelled or taken over)');
+    if (leaseLost === 'expired') log.warn('run stopped: its lease ran out while the store could not be reached to renew it');
+    else if (leaseLost) log.warn('run stopped: its lease was lost (the invocation was cancelled or taken over)');
     else log.info('run stopped: the invocation was cancelled');
     return 'ack';
   }

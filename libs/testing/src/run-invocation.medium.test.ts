@@ -160,6 +160,31 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     expect((await store.invocations.get(inv))?.outcome).toMatchObject({ status: 'Cancelled', error: { detail: 'quietly' } });
   });
 
+  it('stops a run whose lease ran out while the store could not renew it, and records nothing for it', async () => {
+    const inv = newInvocation({ createdAt: clock.now() });
+    await store.invocations.create(inv);
+    runtime.run = untilAborted(runtime);
+    // The store out of reach (a partition): every renewal fails, nothing else of the store is used meanwhile.
+    const renewals: number[] = [];
+    const invocations = Object.create(store.invocations) as Store['invocations'];
+    invocations.renewLease = async (_ref, _owner, _leaseMs, now) => {
+      renewals.push(now);
+      throw new Error('connection timed out');
+    };
+    const running = runInvocation({ ...deps, store: { ...store, invocations }, leaseMs: 3000 }, job(inv.id));
+    await eventually(() => renewals.length === 1);
+    // Still within the lease: the failed renewal alone does not stop the run.
+    expect(runtime.runs).toHaveLength(1);
+    expect(runtime.runs[0].signal?.aborted).toBe(false);
+    clock.advance(3000);
+    expect(await running).toBe('ack');
+    expect(runtime.runs[0].signal?.aborted).toBe(true);
+    // Nothing recorded: the invocation is left Running under the expired lease, for the sweeper to requeue.
+    const stored = await store.invocations.get(inv);
+    expect([stored?.status, stored?.outcome, stored?.leaseOwner]).toEqual(['Running', null, 'w1']);
+    expect(events).toEqual([]);
+  });
+
   it('has the callback of a finished invocation sent at once, and only when it has one', async () => {
     const kicks: string[] = [];
     const withCallback = newInvocation({ createdAt: clock.now(), callbackUrl: 'https://hooks.example.com/x' });
