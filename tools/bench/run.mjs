@@ -20,7 +20,7 @@ const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const DEFAULT_SECONDS = 6;
 const DURATION = Number(process.env.BENCH_SECONDS ?? DEFAULT_SECONDS);
-/** BENCH_ONLY=embedded,distributed runs only those scenarios (ceiling, embedded, distributed, sandbox); docs/benchmarks.md is then left as it is. */
+/** BENCH_ONLY=embedded,distributed runs only those scenarios (ceiling, embedded, durability, distributed, sandbox); docs/benchmarks.md is then left as it is. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((name) => name.trim())) : null;
 const selected = (name) => !ONLY || ONLY.has(name);
 const WARM_UP_SECONDS = 2;
@@ -343,6 +343,16 @@ async function embeddedScenario() {
   await pollWake(service, token);
 }
 
+/** Embedded sync calls again with SQLITE_SYNCHRONOUS=full: every commit waits for the WAL's fsync (docs/operations.md). */
+async function durabilityScenario() {
+  const service = await startService('up', [], { DATA_DIR: newDataDir(), SQLITE_SYNCHRONOUS: 'full' });
+  const token = await setUp(service.url);
+  for (const connections of [1, 50]) {
+    const name = `embedded sync, SQLITE_SYNCHRONOUS=full, c=${connections}`;
+    await measureHttp(`embedded-sync-full-c${connections}`, name, webhook(service.url, 'ack'), { connections, token, services: [service] });
+  }
+}
+
 /**
  * Accepts (202s per second) while the same process runs the jobs, then the completion rate from the
  * first completion to the drain of that backlog. The warm-up's jobs finish before either is measured.
@@ -586,6 +596,7 @@ async function main() {
   try {
     if (selected('ceiling')) await attempt('ceiling', ceilingScenario);
     if (selected('embedded')) await attempt('embedded', embeddedScenario);
+    if (selected('durability')) await attempt('durability', durabilityScenario);
     if (selected('distributed') && !broker) notes.push(`Distributed scenarios skipped: no RabbitMQ at ${AMQP_URL.replace(/\/\/[^@]*@/, '//')}.`);
     if (selected('distributed') && broker) {
       if (brokerProcess === null) notes.push('RabbitMQ runs elsewhere or its process is not visible here: its CPU is not counted.');
@@ -661,7 +672,7 @@ const REPRODUCE = `\`\`\`sh
 npm ci
 npm run bench                      # builds, runs every scenario, rewrites this file (2 to 3 minutes)
 BENCH_SECONDS=2 npm run bench      # shorter measured runs (default ${DEFAULT_SECONDS} s each)
-BENCH_ONLY=embedded npm run bench  # only some scenarios (ceiling, embedded, distributed, sandbox); the doc is not rewritten
+BENCH_ONLY=embedded npm run bench  # only some scenarios (ceiling, embedded, durability, distributed, sandbox); the doc is not rewritten
 ACCESS_LOG=off BENCH_ONLY=embedded npm run bench  # the same without the access line, for its cost
 AMQP_URL=amqp://user:pass@host:5672 npm run bench   # another broker (default amqp://guest:guest@127.0.0.1:5672)
 \`\`\`

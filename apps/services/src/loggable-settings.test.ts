@@ -24,6 +24,7 @@ describe('loggableSettings', () => {
       STORE_URL: 'mongodb://gi:[redacted]@m0,m1/gi?replicaSet=rs0',
       EXECUTOR_CONCURRENCY: 8,
       ACCESS_LOG: 'info',
+      SQLITE_SYNCHRONOUS: 'normal',
     });
   });
 });

@@ -74,5 +74,5 @@ async function openMongo(url: string, clock: Clock, name: string): Promise<{ sto
 
 /** SQLite: the files on local disk beside it, shared by the processes of one host. */
 function openSqlite(config: ServiceConfig, clock: Clock, claimsWhatItCreates: boolean): { store: Store; files: FileStore } {
-  return { store: createSqliteStore(sqlitePathOf(config), clock, { claimsWhatItCreates }), files: new DiskFileStore(join(config.DATA_DIR, 'files')) };
+  return { store: createSqliteStore(sqlitePathOf(config), clock, { claimsWhatItCreates, synchronous: config.SQLITE_SYNCHRONOUS }), files: new DiskFileStore(join(config.DATA_DIR, 'files')) };
 }

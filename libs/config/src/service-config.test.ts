@@ -36,6 +36,13 @@ describe('parseServiceConfig', () => {
     for (const value of ['0', '65', '1.5', 'two']) expect(() => parseServiceConfig({ SANDBOX_WORKERS: value })).toThrow(/SANDBOX_WORKERS/);
   });
 
+  it('reads when a SQLite commit is on disk: normal by default, or full, and nothing else', () => {
+    expect(parseServiceConfig({}).SQLITE_SYNCHRONOUS).toBe('normal');
+    expect(parseServiceConfig({ SQLITE_SYNCHRONOUS: 'full' }).SQLITE_SYNCHRONOUS).toBe('full');
+    expect(parseServiceConfig({ SQLITE_SYNCHRONOUS: 'normal' }).SQLITE_SYNCHRONOUS).toBe('normal');
+    for (const value of ['off', 'extra', '2', 'FULLY']) expect(() => parseServiceConfig({ SQLITE_SYNCHRONOUS: value })).toThrow(/SQLITE_SYNCHRONOUS: normal or full/);
+  });
+
   it('reads trusted addresses as IP addresses and refuses what a socket would not read as one', () => {
     expect(parseServiceConfig({ CALLBACK_TRUSTED_ADDRESSES: '127.0.0.1, ::1', CONNECTOR_TRUSTED_ADDRESSES: '::ffff:127.0.0.1' })).toMatchObject({
       CALLBACK_TRUSTED_ADDRESSES: ['127.0.0.1', '::1'],

@@ -78,6 +78,11 @@ const schema = z.object({
       'a SQLite file (sqlite:///path or a plain path) or a MongoDB URL (mongodb:// or mongodb+srv://)',
     )
     .optional(),
+  /**
+   * When a SQLite commit is on disk (docs/operations.md): normal (WAL, fsync at checkpoints) survives
+   * a process crash and may lose the last commits on a power loss; full fsyncs the WAL at every commit.
+   */
+  SQLITE_SYNCHRONOUS: z.enum(['normal', 'full'], 'normal or full').default('normal'),
   AMQP_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// or amqps:// URL').optional(),
   BUS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . -').default('gi'),
   EXECUTOR_POOLS: z.string().regex(/^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$/, 'comma-separated pool names').default('default'),

@@ -10,7 +10,8 @@
  * Prints, on the calling thread: runs one after another (each starts from the sandbox's memory
  * image, put back after the previous run: all the work of a run), and the first run of connectors
  * never seen before (a spare sandbox compiles it and takes its image). Through one worker thread,
- * with the message round trip: runs 2 ms apart, and back to back.
+ * with the message round trip: runs 2 ms apart, and back to back. Through two worker threads with
+ * 50 runs in flight (the service under load): runs per second and the time of each run.
  */
 import type { ConnectorRuntime } from '@gi/domain';
 import { createQuickJsRuntime } from '../src/index';
@@ -38,6 +39,27 @@ async function measure(runtime: ConnectorRuntime, runs: number, pace: Pace, cach
   return times.slice(Math.floor(runs / 10)); // drop the warm-up
 }
 
+/** `inFlight` runs at once, each replaced as it ends, until `runs` ran: runs per second and each run's time. */
+async function measureLoad(runtime: ConnectorRuntime, runs: number, inFlight: number): Promise<{ perSecond: number; times: number[] }> {
+  const times: number[] = [];
+  let started = 0;
+  const lane = async () => {
+    while (started < runs) {
+      started++;
+      const at = performance.now();
+      const result = await runtime.run({ cacheKey: 'bench/ack@1', code: CODE, entity: ENTITY, timeoutMs: 5000, allowedHosts: [] });
+      times.push(performance.now() - at);
+      if (result.kind !== 'ok') throw new Error(`benchmark run failed: ${JSON.stringify(result)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, lane)); // warm-up
+  started = 0;
+  times.length = 0;
+  const begin = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, lane));
+  return { perSecond: runs / ((performance.now() - begin) / 1000), times };
+}
+
 function report(label: string, times: number[]): void {
   const sorted = [...times].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(3);
@@ -56,6 +78,10 @@ async function main(): Promise<void> {
   report('one worker thread, runs 2 ms apart', await measure(pooled, runs, 'spaced'));
   report('one worker thread, back to back', await measure(pooled, runs, 'back-to-back'));
   await pooled.close();
+  const two = await createQuickJsRuntime({ workers: 2 });
+  const load = await measureLoad(two, runs, 50);
+  report(`two worker threads, 50 in flight: ${Math.round(load.perSecond)} runs/s`, load.times);
+  await two.close();
 }
 
 void main();

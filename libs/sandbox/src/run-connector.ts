@@ -4,7 +4,7 @@ import { CollectError, ResponseTooLarge, type ContextApi } from './context-api';
 import { LogBuffer } from './log-buffer';
 import { nestsDeeperThan, RUN_BUDGET } from './run-budget';
 import type { Sandbox } from './sandbox';
-import type { RunInput } from './run-input';
+import { LONG_RUN_MS, type RunInput } from './run-input';
 import {
   cancelledVerdict,
   cpuVerdict,
@@ -56,6 +56,8 @@ export class ConnectorRun {
   private slice = 0;
   /** What the run waits for once `start` returned without a result. */
   private waiting: Wait = 'host';
+  /** Called once the run has gone on for LONG_RUN_MS (see RunInput). */
+  private onLong: (() => void) | undefined;
 
   constructor(
     private readonly sandbox: Sandbox,
@@ -67,6 +69,7 @@ export class ConnectorRun {
     const streaming = input.onLogs && { deliver: input.onLogs, intervalMs: RUN_BUDGET.logBatchMs, maxLines: RUN_BUDGET.logBatchLines };
     this.logs = new LogBuffer(input.limits.logBytes, RUN_BUDGET.logLines, Date.now, streaming);
     this.deadline = Date.now() + input.timeoutMs;
+    this.onLong = input.onLong;
     sandbox.begin(input.limits.memoryBytes);
     this.api.bind({ input, logs: this.logs, onHostSettled: () => this.wake?.() });
     // Called by the engine every few thousand operations: true stops the code with an error that
@@ -120,6 +123,11 @@ export class ConnectorRun {
    * the CPU time or the memory.
    */
   private mustStop(): boolean {
+    if (this.onLong && performance.now() - this.started >= LONG_RUN_MS) {
+      const onLong = this.onLong;
+      this.onLong = undefined;
+      onLong();
+    }
     if (this.input.cancel?.requested) this.cancelled = true;
     let stop = this.cancelled || this.api.stopped !== null || this.timedOut || this.cpuSpent || this.sandbox.instance.exhausted;
     if (!stop) {

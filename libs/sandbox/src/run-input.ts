@@ -27,4 +27,12 @@ export interface RunInput {
   readFile?: ConnectorFileReader;
   /** Stops the run when requested; the result is then `cancelled`. */
   cancel?: RunCancellation;
+  /**
+   * Called once, from the engine's interrupt checks, when the run has gone on for LONG_RUN_MS: a
+   * worker then posts the results it held back for the runs before this one.
+   */
+  onLong?: () => void;
 }
+
+/** How long a run goes on before `RunInput.onLong` is called. */
+export const LONG_RUN_MS = 1;

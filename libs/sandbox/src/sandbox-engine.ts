@@ -19,12 +19,20 @@ export class SandboxEngine {
   }
 
   run(input: RunInput): Promise<SandboxResult> {
+    return Promise.resolve(this.start(input));
+  }
+
+  /**
+   * Starts a run: its result when it ended in the caller's turn (it never waited on the host), else
+   * a promise of it. A worker tells the pool so: a thread whose runs all wait is free for others.
+   */
+  start(input: RunInput): SandboxResult | Promise<SandboxResult> {
     const started = performance.now();
     let sandbox: Sandbox | null;
     try {
       sandbox = this.pool.take(input);
     } catch (error) {
-      return Promise.resolve(failed(`The sandbox could not be prepared: ${(error as Error).message}`, started));
+      return failed(`The sandbox could not be prepared: ${(error as Error).message}`, started);
     }
     if (sandbox) return this.runIn(sandbox, input, started);
     return this.pool.make(input).then(
@@ -42,7 +50,7 @@ export class SandboxEngine {
    * native stack ran out under code nested too deeply for it), fails the run, and the sandbox is not
    * given back: its instance is dropped.
    */
-  private runIn(sandbox: Sandbox, input: RunInput, started: number): Promise<SandboxResult> {
+  private runIn(sandbox: Sandbox, input: RunInput, started: number): SandboxResult | Promise<SandboxResult> {
     const fault = (error: unknown) =>
       isStackExhausted(error)
         ? failed('The connector nested code or calls too deeply for the engine (stack overflow).', started, 'limit')
@@ -53,10 +61,10 @@ export class SandboxEngine {
       const result = run.start();
       if (result) {
         this.pool.giveBack(sandbox, input);
-        return Promise.resolve(result);
+        return result;
       }
     } catch (error) {
-      return Promise.resolve(fault(error));
+      return fault(error);
     }
     return run.finish().then((result) => {
       this.pool.giveBack(sandbox, input);

@@ -1,12 +1,11 @@
 /**
  * Entry of a sandbox worker thread: runs connectors off the main event loop, so a busy connector
  * cannot stall the process (HTTP servers, lease heartbeats). Several runs may share a worker while
- * they wait on host calls.
+ * they wait on host calls; the pool hands it another only while none of its runs computes.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SandboxEngine } from './sandbox-engine';
 import type { LogLine, Progress } from '@gi/domain';
-import { Outbox } from './outbox';
 import { SharedCancellation } from './run-cancellation';
 import type { RunInput } from './run-input';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
@@ -24,16 +23,29 @@ async function main(): Promise<void> {
       // Plain data of the sandbox's own making; a message that cannot be posted is lost, never the thread.
     }
   };
-  // A result that cannot be posted is replaced by a failure the pool can read: its run still ends.
-  const results = new Outbox<FromWorker>(
-    (messages) => port.postMessage(messages),
-    (message, error) => {
-      if (message.kind !== 'result') return;
-      const text = `The run's result could not be sent back from its sandbox thread: ${(error as Error)?.message ?? 'unknown error'}`;
-      const failed: FromWorker = { kind: 'result', id: message.id, result: { kind: 'failed', reason: 'threw', message: text, logs: [{ at: Date.now(), level: 'error', message: text }], durationMs: message.result.durationMs } };
-      send(failed);
-    },
-  );
+  // Results of the runs of one message leave together once the message's runs have started, unless
+  // a run after them goes on longer than LONG_RUN_MS: they leave then. So a result waits for no long
+  // run, and quick runs handed over together cost one message back. One that cannot be posted is
+  // replaced by a failure the pool can read: its run still ends.
+  let held: FromWorker[] = [];
+  const postHeld = () => {
+    if (held.length === 0) return;
+    const messages = held;
+    held = [];
+    try {
+      port.postMessage(messages);
+    } catch {
+      for (const message of messages) {
+        try {
+          port.postMessage([message]);
+        } catch (error) {
+          if (message.kind !== 'result') continue;
+          const text = `The run's result could not be sent back from its sandbox thread: ${(error as Error)?.message ?? 'unknown error'}`;
+          send({ kind: 'result', id: message.id, result: { kind: 'failed', reason: 'threw', message: text, logs: [{ at: Date.now(), level: 'error', message: text }], durationMs: message.result.durationMs } });
+        }
+      }
+    }
+  };
   const fileCalls = new Map<number, { resolve: (data: Uint8Array) => void; reject: (error: Error) => void }>();
   const cancellations = new Map<number, SharedCancellation>();
   let nextCall = 1;
@@ -58,13 +70,26 @@ async function main(): Promise<void> {
           })
       : undefined;
     const onLogs = streamsLogs ? (lines: LogLine[]) => send({ kind: 'logs', id, lines }) : undefined;
-    const run = { ...input, readFile, cancel, onLogs, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
-    void engine.run(run).then((result) => {
+    const onLong = held.length > 0 ? postHeld : undefined;
+    const run = { ...input, readFile, cancel, onLogs, onLong, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
+    const outcome = engine.start(run);
+    if (!(outcome instanceof Promise)) {
       cancellations.delete(id);
-      results.send({ kind: 'result', id, result });
+      held.push({ kind: 'result', id, result: outcome });
+      return;
+    }
+    // The run waits on the host: this thread is free for other runs meanwhile.
+    held.push({ kind: 'waiting', id });
+    void outcome.then((result) => {
+      cancellations.delete(id);
+      held.push({ kind: 'result', id, result });
+      postHeld();
     });
   };
-  port.on('message', (messages: ToWorker[]) => messages.forEach(receive));
+  port.on('message', (messages: ToWorker[]) => {
+    messages.forEach(receive);
+    postHeld();
+  });
   send({ kind: 'ready' });
 }
 

@@ -25,6 +25,9 @@ export type FromWorker =
   | { kind: 'logs'; id: number; lines: LogLine[] }
   /** `Context.ReadFile` of run `id`: the pool asks the run's reader, which lives on the main thread. */
   | { kind: 'read-file'; id: number; call: number; fileId: string; range: ByteRange }
+  /** Run `id` did not end in the turn it started in: it waits on the host, and its thread is free for other runs. */
+  | { kind: 'waiting'; id: number }
+  /** Posted once the runs handed over with run `id` have started, or as soon as one of them goes on past LONG_RUN_MS. */
   | { kind: 'result'; id: number; result: SandboxResult };
 
 export interface SandboxWorkerData {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createQuickJsRuntime } from './quickjs-connector.runtime';
+import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
 import { DEFAULT_RUN_LIMITS, resolveEnvironment } from './sandbox-environment';
 import { MiB, WORKER_MEMORY_BUDGET_BYTES } from './sandbox-options';
 import { WorkerPool } from './worker-pool';
@@ -66,12 +66,93 @@ describe('worker thread pool', () => {
     }
   });
 
+  describe('fairness', () => {
+    /** Computes for `ms` without waiting on the host: its thread is held the whole time. */
+    const computing = (ms: number) => `const end = Date.now() + ${ms}; while (Date.now() < end) {} Context.SetResponseEntity({ ResponseBody: ${ms} });`;
+    const quick = 'Context.SetResponseEntity({ ResponseBody: 0 });';
+    /** Until two runs started together go one to each thread: both threads have started. */
+    async function bothThreadsReady(runtime: QuickJsConnectorRuntime): Promise<void> {
+      for (let spread = false; !spread; ) {
+        const runs = [1, 2].map((i) => runtime.run({ ...run, cacheKey: `warm${i}`, code: computing(50), timeoutMs: 5000 }));
+        spread = runtime.load().busyThreads === 2;
+        await Promise.all(runs);
+      }
+    }
+
+    it('sends each result back as its run ends: four 1.5 s runs on two threads, the first done in about 1.5 s', async () => {
+      const runtime = await createQuickJsRuntime({ workers: 2 });
+      try {
+        await bothThreadsReady(runtime);
+        const started = performance.now();
+        const ended: number[] = [];
+        const results = await Promise.all(
+          [1, 2, 3, 4].map((i) =>
+            runtime.run({ ...run, cacheKey: `long${i}`, code: computing(1500), timeoutMs: 20_000 }).then((result) => {
+              ended.push(performance.now() - started);
+              return result;
+            }),
+          ),
+        );
+        expect(results.map((r) => r.kind)).toEqual(['ok', 'ok', 'ok', 'ok']);
+        // Held for the run after it on the same thread, the first result would come at about 3 s.
+        expect(ended[0]).toBeGreaterThan(1400);
+        expect(ended[0]).toBeLessThan(2400);
+        expect(ended[3]).toBeGreaterThan(2900);
+        expect(ended[3]).toBeLessThan(5000);
+      } finally {
+        await runtime.close();
+      }
+    }, 20_000);
+
+    it('runs a quick connector on the free thread while the other one computes a long run', async () => {
+      const runtime = await createQuickJsRuntime({ workers: 2 });
+      try {
+        await bothThreadsReady(runtime);
+        // The first thread computes 3 s; the second runs one 300 ms run, then is free.
+        const long = runtime.run({ ...run, cacheKey: 'long', code: computing(3000), timeoutMs: 20_000 });
+        const medium = runtime.run({ ...run, cacheKey: 'medium', code: computing(300), timeoutMs: 20_000 });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        // Both threads hold a run now; a quick one waits for the first free thread, not behind the long run.
+        const started = performance.now();
+        expect(await runtime.run({ ...run, cacheKey: 'quick', code: quick, timeoutMs: 5000 })).toMatchObject({ kind: 'ok' });
+        expect(performance.now() - started).toBeLessThan(1500);
+        expect((await medium).kind).toBe('ok');
+        expect((await long).kind).toBe('ok');
+      } finally {
+        await runtime.close();
+      }
+    }, 20_000);
+
+    it('sends a quick result back at once when the run handed over after it on its thread turns out long', async () => {
+      const runtime = await createQuickJsRuntime({ workers: 1 });
+      try {
+        // Quick until an entity asks for 1.5 s: its runs are known quick, so two go to the thread together.
+        const varies = { ...run, cacheKey: 'varies', code: 'const entity = Context.GetRequestEntity(); if (entity && entity.RequestBody.long) { const end = Date.now() + 1500; while (Date.now() < end) {} } Context.SetResponseEntity({ ResponseBody: 1 });', timeoutMs: 20_000 };
+        for (let i = 0; i < 5; i++) await runtime.run(varies);
+        const started = performance.now();
+        const first = runtime.run(varies).then(() => performance.now() - started);
+        const long = runtime.run({ ...varies, entity: { RequestParams: '', RequestHeaders: '', RequestBody: { long: true }, ResponseBody: null } });
+        expect(await first).toBeLessThan(1000);
+        expect((await long).kind).toBe('ok');
+      } finally {
+        await runtime.close();
+      }
+    }, 20_000);
+  });
+
   describe('with a worker that stops answering', () => {
     let dir: string;
     beforeAll(() => {
       dir = mkdtempSync(join(tmpdir(), 'gi-sandbox-'));
       // Says it is ready, then never answers: what a worker stuck in native code looks like.
       writeFileSync(join(dir, 'stuck.js'), "require('node:worker_threads').parentPort.postMessage([{ kind: 'ready' }]); setInterval(() => {}, 1000);");
+      // Says each run waits on the host, so the pool hands it more, then never answers.
+      writeFileSync(
+        join(dir, 'parked.js'),
+        `const { parentPort } = require('node:worker_threads');
+        parentPort.postMessage([{ kind: 'ready' }]);
+        parentPort.on('message', (messages) => parentPort.postMessage(messages.filter((m) => m.kind === 'run').map((m) => ({ kind: 'waiting', id: m.id }))));`,
+      );
       writeFileSync(join(dir, 'broken.js'), "throw new Error('cannot start');");
       // Answers each run at once with how many runs its message carried; a run's code says how long it "took".
       writeFileSync(
@@ -88,7 +169,7 @@ describe('worker thread pool', () => {
 
     it('terminates it after the time limit and a grace period, and replaces it', async () => {
       const env = resolveEnvironment({}, true);
-      const pool = new WorkerPool({ size: 1, runsPerWorker: 2, env, script: { kind: 'file', filename: join(dir, 'stuck.js') }, killGraceMs: 100 });
+      const pool = new WorkerPool({ size: 1, runsPerWorker: 2, env, script: { kind: 'file', filename: join(dir, 'parked.js') }, killGraceMs: 100 });
       try {
         const started = Date.now();
         const [late, neighbour] = await Promise.all([pool.run({ ...run, timeoutMs: 100 }), pool.run({ ...run, timeoutMs: 60_000 })]);
@@ -104,9 +185,24 @@ describe('worker thread pool', () => {
       }
     });
 
-    it('gives a worker no more runs than their memory limits allow together', async () => {
+    it('keeps a run off a thread that computes, and starts it on the replacement of that thread once it is stopped', async () => {
       const env = resolveEnvironment({}, true);
       const pool = new WorkerPool({ size: 1, runsPerWorker: 16, env, script: { kind: 'file', filename: join(dir, 'stuck.js') }, killGraceMs: 100 });
+      try {
+        const [first, second] = await Promise.all([pool.run({ ...run, timeoutMs: 100 }), pool.run({ ...run, timeoutMs: 100 })]);
+        // Queued on the stuck thread, the second would have failed with it ("restarted"); it got a thread of its own.
+        for (const result of [first, second]) {
+          expect(result).toMatchObject({ kind: 'failed', reason: 'timeout' });
+          expect(result.logs.map((l) => l.message)).toContain('The run was stopped by force.');
+        }
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it('gives a worker no more runs than their memory limits allow together', async () => {
+      const env = resolveEnvironment({}, true);
+      const pool = new WorkerPool({ size: 1, runsPerWorker: 16, env, script: { kind: 'file', filename: join(dir, 'parked.js') }, killGraceMs: 100 });
       try {
         const big = { ...run, timeoutMs: 100, limits: { ...DEFAULT_RUN_LIMITS, memoryBytes: WORKER_MEMORY_BUDGET_BYTES / 2 + MiB } };
         const [first, second] = await Promise.all([pool.run(big), pool.run(big)]);
@@ -120,22 +216,24 @@ describe('worker thread pool', () => {
       }
     });
 
-    it("sends a quick connector's runs started together in one message to one worker, and spreads a slow one's", async () => {
+    it("spreads a quick connector's runs started together over the threads, several in one message, and hands a slow one's to free threads one by one", async () => {
       const env = resolveEnvironment({}, true);
       const pool = new WorkerPool({ size: 2, runsPerWorker: 16, env, script: { kind: 'file', filename: join(dir, 'counting.js') }, killGraceMs: 100 });
       try {
-        // Until both workers answer: two runs of a slow connector then go one to each.
+        // Until both workers are ready: two runs of a slow connector then go one to each.
         for (let ready = false; !ready; ) {
-          const probes = await Promise.all([1, 2].map(() => pool.run({ ...run, cacheKey: 'probe', code: '50' })));
-          ready = probes.every((probe) => probe.kind === 'ok' && probe.responseJson === '{"body":1}');
+          const probes = [1, 2].map(() => pool.run({ ...run, cacheKey: 'probe', code: '50' }));
+          ready = pool.load().busyThreads === 2;
+          await Promise.all(probes);
         }
         const batchSizes = async (code: string) => {
           for (let i = 0; i < 3; i++) await pool.run({ ...run, cacheKey: code, code }); // its run times become known
           const results = await Promise.all(Array.from({ length: 6 }, () => pool.run({ ...run, cacheKey: code, code })));
           return results.map((result) => (result.kind === 'ok' ? JSON.parse(result.responseJson ?? '{}').body : result.kind));
         };
-        expect(await batchSizes('0.1')).toEqual([6, 6, 6, 6, 6, 6]);
-        expect(await batchSizes('50')).toEqual([3, 3, 3, 3, 3, 3]);
+        expect(await batchSizes('0.1')).toEqual([3, 3, 3, 3, 3, 3]);
+        // No run queues on a thread behind a slow one: each waits for a thread to be free.
+        expect(await batchSizes('50')).toEqual([1, 1, 1, 1, 1, 1]);
       } finally {
         await pool.close();
       }

@@ -10,7 +10,7 @@ import type { WorkerScript } from './worker-script';
 
 export interface WorkerPoolOptions {
   size: number;
-  /** Runs one worker takes at once; they share its thread while they wait on host calls. */
+  /** Runs one worker holds at once; they share its thread while they wait on host calls. */
   runsPerWorker: number;
   env: SandboxEnvironment;
   script: WorkerScript;
@@ -33,6 +33,10 @@ interface PendingRun {
   cancelCell?: number;
   /** Removes the abort listener of the run's signal. */
   forget?: () => void;
+  /** Its worker said it waits on the host: it no longer holds the thread. */
+  waiting: boolean;
+  /** Its connector's runs lately were quick: other quick runs may queue behind it on its thread. */
+  quick: boolean;
 }
 
 interface Slot {
@@ -40,17 +44,22 @@ interface Slot {
   outbox: Outbox<ToWorker>;
   ready: boolean;
   runs: Map<number, PendingRun>;
+  /** Its runs that hold the thread: handed to it, not yet ended nor waiting on the host. */
+  computing: number;
+  /** Those of them not known to be quick: while one computes, no run queues behind it. */
+  computingSlow: number;
   /** The memory limits of its runs, added up. */
   memoryBytes: number;
   cancelCells: CancelCells;
 }
 
 /**
- * Runs of quick connectors sent to one worker in one turn before the next worker gets any: a message
- * with several runs costs each thread less per run than several messages with one run each.
+ * Quick runs one thread may hold at once: those after the first wait on the thread, so it goes from
+ * one to the next without a round trip through the pool. Only runs of connectors known to be quick
+ * queue so, and only behind runs of such connectors.
  */
-const BATCH_RUNS = 8;
-/** A connector whose runs lately took less than this (on average) is quick; the others spread over the workers. */
+const QUEUED_QUICK_RUNS = 8;
+/** A connector whose runs lately took less than this (on average) is quick. */
 const QUICK_RUN_MS = 2;
 /** Connectors whose run times are remembered. */
 const TIMED_CONNECTORS = 1024;
@@ -82,7 +91,7 @@ export class WorkerPool {
   run(input: RunInput, signal?: AbortSignal): Promise<SandboxResult> {
     if (this.closed) return Promise.reject(new Error('The connector runtime is closed.'));
     return new Promise((resolve) => {
-      const run: PendingRun = { id: this.nextId++, input, started: performance.now(), resolve, cancellable: signal !== undefined };
+      const run: PendingRun = { id: this.nextId++, input, started: performance.now(), resolve, cancellable: signal !== undefined, waiting: false, quick: false };
       if (this.broken) return resolve(this.failure(run, this.broken));
       if (signal?.aborted) return resolve(withRunFacts(cancelledVerdict, this.facts(run, cancelledVerdict.message)));
       if (signal) {
@@ -133,7 +142,7 @@ export class WorkerPool {
       },
       (message, error) => this.undeliverable(slot, message, error),
     );
-    const slot: Slot = { worker, outbox, ready: false, runs: new Map(), memoryBytes: 0, cancelCells };
+    const slot: Slot = { worker, outbox, ready: false, runs: new Map(), computing: 0, computingSlow: 0, memoryBytes: 0, cancelCells };
     this.slots.add(slot);
     worker.unref();
     worker.on('message', (messages: FromWorker[]) => {
@@ -169,6 +178,14 @@ export class WorkerPool {
       case 'read-file':
         this.readFile(slot, message);
         return;
+      case 'waiting': {
+        const run = slot.runs.get(message.id);
+        if (!run || run.waiting) return;
+        run.waiting = true;
+        this.stopComputing(slot, run);
+        this.dispatch();
+        return;
+      }
       case 'result': {
         const run = slot.runs.get(message.id);
         if (!run) return;
@@ -181,15 +198,16 @@ export class WorkerPool {
   }
 
   /**
-   * Sends queued runs, in order, to ready workers with room for them: the least busy, except that a
-   * quick connector's run joins the message of this turn being filled for another worker, up to
-   * BATCH_RUNS runs. Slow or unknown connectors spread, so they run side by side.
+   * Sends queued runs, in order, to ready workers whose thread no run holds (every run there ended or
+   * waits on the host), the one with fewest runs first. A run of a quick connector may also join a
+   * thread that computes only quick runs, up to QUEUED_QUICK_RUNS. Any other run waits here for the
+   * first free thread: a long run never holds another one behind it while a thread is free.
    */
   private dispatch(): void {
     while (this.queue.length > 0) {
       const next = this.queue[0];
-      const quick = (this.runTimes.get(next.input.cacheKey) ?? Infinity) < QUICK_RUN_MS;
-      const rank = (slot: Slot) => (quick && slot.outbox.pending > 0 && slot.outbox.pending < BATCH_RUNS ? -1 : slot.runs.size);
+      next.quick = (this.runTimes.get(next.input.cacheKey) ?? Infinity) < QUICK_RUN_MS;
+      const rank = (slot: Slot) => slot.computing * this.options.runsPerWorker + slot.runs.size;
       let best: Slot | null = null;
       for (const slot of this.slots) {
         if (this.hasRoom(slot, next) && (!best || rank(slot) < rank(best))) best = slot;
@@ -206,13 +224,16 @@ export class WorkerPool {
     if (this.runTimes.size > TIMED_CONNECTORS) this.runTimes.delete(this.runTimes.keys().next().value as string);
   }
 
-  /** Room for one more run, and for its memory limit within the worker's budget. */
+  /** A thread free for the run, room for one more run, and for its memory limit within the worker's budget. */
   private hasRoom(slot: Slot, run: PendingRun): boolean {
-    return slot.ready && slot.runs.size < this.options.runsPerWorker && slot.memoryBytes + run.input.limits.memoryBytes <= WORKER_MEMORY_BUDGET_BYTES;
+    const free = slot.computing === 0 || (run.quick && slot.computingSlow === 0 && slot.computing < QUEUED_QUICK_RUNS);
+    return slot.ready && free && slot.runs.size < this.options.runsPerWorker && slot.memoryBytes + run.input.limits.memoryBytes <= WORKER_MEMORY_BUDGET_BYTES;
   }
 
   private start(slot: Slot, run: PendingRun): void {
     slot.runs.set(run.id, run);
+    slot.computing++;
+    if (!run.quick) slot.computingSlow++;
     slot.memoryBytes += run.input.limits.memoryBytes;
     if (slot.runs.size === 1) slot.worker.ref();
     const { onProgress: _onProgress, onLogs, readFile, cancel: _cancel, ...input } = run.input;
@@ -267,6 +288,11 @@ export class WorkerPool {
     }
   }
 
+  private stopComputing(slot: Slot, run: PendingRun): void {
+    slot.computing--;
+    if (!run.quick) slot.computingSlow--;
+  }
+
   private settleQueued(run: PendingRun, result: SandboxResult): void {
     run.forget?.();
     run.resolve(result);
@@ -276,6 +302,7 @@ export class WorkerPool {
     run.forget?.();
     clearTimeout(run.timer);
     if (slot.runs.delete(run.id)) {
+      if (!run.waiting) this.stopComputing(slot, run);
       slot.memoryBytes -= run.input.limits.memoryBytes;
       if (run.cancelCell !== undefined) slot.cancelCells.release(run.cancelCell);
     }

@@ -47,4 +47,14 @@ describe('SQLite file migrations', () => {
     expect(again.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     again.close();
   });
+
+  it('syncs the WAL as asked: NORMAL unless FULL is asked for', () => {
+    // PRAGMA synchronous reads back 1 for NORMAL, 2 for FULL.
+    for (const [synchronous, level] of [[undefined, 1], ['normal', 1], ['full', 2]] as const) {
+      const db = openSqliteDatabase(join(dir, `${synchronous ?? 'default'}.sqlite`), synchronous);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('synchronous', { simple: true })).toBe(level);
+      db.close();
+    }
+  });
 });

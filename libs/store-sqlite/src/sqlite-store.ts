@@ -2,7 +2,7 @@ import { systemClock } from '@gi/domain';
 import type { Clock, Store } from '@gi/domain';
 import { GroupCommit } from './group-commit';
 import { SqliteCatalogStore } from './sqlite-catalog.store';
-import { openSqliteDatabase } from './sqlite-database';
+import { openSqliteDatabase, type SqliteSynchronous } from './sqlite-database';
 import { SqliteInstanceRegistry } from './sqlite-instance.registry';
 import { SqliteInvocationStore } from './sqlite-invocation.store';
 import { SqliteSecretStore } from './sqlite-secret.store';
@@ -18,11 +18,13 @@ export interface SqliteStoreOptions {
    * it then keeps them a while, so a claim need not read them back. A gateway alone never claims.
    */
   claimsWhatItCreates?: boolean;
+  /** When a commit is on disk (SQLITE_SYNCHRONOUS); normal unless given. */
+  synchronous?: SqliteSynchronous;
 }
 
 /** The embedded store: one SQLite file (or ':memory:') holding invocations, the catalog, the token registry and live instances. */
 export function createSqliteStore(path: string, clock: Clock = systemClock, options: SqliteStoreOptions = {}): Store {
-  const db = openSqliteDatabase(path);
+  const db = openSqliteDatabase(path, options.synchronous);
   const writes = new GroupCommit(db);
   const checkpointer = path === ':memory:' ? null : WalCheckpointer.start(db, writes, path, options.walCheckpoints ?? DEFAULT_WAL_CHECKPOINTS);
   let closed: Promise<void> | undefined;
