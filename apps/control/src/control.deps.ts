@@ -22,8 +22,8 @@ export interface ControlDeps {
   tokens: TokenService;
   /** Connector secrets: sealed on the way in, never shown again. */
   secrets: SecretVault;
-  /** Used to check that connector code compiles before it is deployed. */
-  runtime: Pick<ConnectorRuntime, 'compile'>;
+  /** Checks that connector code compiles before it is deployed, and runs drafts against stored requests (replays). */
+  runtime: Pick<ConnectorRuntime, 'compile' | 'run'>;
   /** Where cancellations are announced (executors stop the run, waiting callers wake). */
   bus: Pick<JobBus, 'publishCancel' | 'publishCompletion'>;
   clock: Clock;

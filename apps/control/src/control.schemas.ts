@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_REPLAY_REQUESTS, REPLAY_OUTBOUND } from '@gi/use-cases';
 import {
   allowedHostProblem,
   callbackUrlProblem,
@@ -119,6 +120,16 @@ const versionNumber = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER
 
 /** Two versions of one integration to compare. */
 export const versionDiffQuery = z.object({ from: versionNumber, to: versionNumber });
+
+/** Which stored requests a replay re-runs against the draft (at most MAX_REPLAY_REQUESTS), and what its outbound HTTP does. */
+export const replayBody = z
+  .object({
+    last: z.number().int().min(1).max(MAX_REPLAY_REQUESTS, `a replay re-runs at most ${MAX_REPLAY_REQUESTS} stored requests`).optional(),
+    ids: z.array(z.string().min(1).max(200)).min(1).max(MAX_REPLAY_REQUESTS, `a replay re-runs at most ${MAX_REPLAY_REQUESTS} stored requests`).optional(),
+    outbound: z.enum(REPLAY_OUTBOUND).default('block'),
+  })
+  .strict()
+  .refine((r) => r.last === undefined || r.ids === undefined, { message: 'give either last or ids, not both', path: ['ids'] });
 
 /** The version a rollback deploys again. */
 export const rollbackBody = z.object({ to: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }).strict();

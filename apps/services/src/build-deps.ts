@@ -165,7 +165,7 @@ export function resultsDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
   };
 }
 
-export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pick<ConnectorRuntime, 'compile'>, bus: JobBus, adminToken: string): ControlDeps {
+export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pick<ConnectorRuntime, 'compile' | 'run'>, bus: JobBus, adminToken: string): ControlDeps {
   const { config } = base;
   return {
     store: base.store,

@@ -75,7 +75,7 @@ describe('store limits over HTTP', () => {
         store,
         tokens,
         secrets: new SecretVault(store.secrets, null),
-        runtime: { compile: () => ({ ok: true }) },
+        runtime: { compile: () => ({ ok: true }), run: () => Promise.reject(new Error('no connector runs in this test')) },
         bus,
         clock: systemClock,
         settings: { adminToken, platformSegment: 'Platform', maxBodyBytes: 1024, bodyTimeouts, maxJsonDepth: 64, quotaDefaults: { ratePerSecond: 0, burst: null, maxInFlight: 0 } },
