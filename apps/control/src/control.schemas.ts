@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { MAX_REPLAY_REQUESTS, REPLAY_OUTBOUND } from '@gi/use-cases';
 import {
   allowedHostProblem,
   callbackUrlProblem,
@@ -10,7 +9,9 @@ import {
   INVOCATION_STATUSES,
   isValidName,
   MAX_CONNECTOR_SOURCES,
+  MAX_REPLAY_REQUESTS,
   MAX_TIMEOUT_SECONDS,
+  REPLAY_OUTBOUND,
   sourcePathProblem,
 } from '@gi/domain';
 import type { ConnectorLimits, InvocationListPosition } from '@gi/domain';

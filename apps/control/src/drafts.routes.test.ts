@@ -1,5 +1,5 @@
+import { MAX_REPLAY_REQUESTS } from '@gi/domain';
 import { newInvocation, type SmallServices } from '@gi/testing';
-import { MAX_REPLAY_REQUESTS } from '@gi/use-cases';
 import { controlApp } from './control-app.fixture';
 
 /** A bot with entity Order, integration ack at version 1, and two stored requests of it (the newest last). */

@@ -1,9 +1,9 @@
-import { DEFAULT_CONNECTOR_LIMITS, GiError } from '@gi/domain';
+import { DEFAULT_CONNECTOR_LIMITS, GiError, MAX_REPLAY_REQUESTS } from '@gi/domain';
 import type { ConnectorRunRequest, ConnectorRunResult, IntegrationSettings, Outcome } from '@gi/domain';
 import { createFakeStore } from './fake-store';
 import { newInvocation } from './fixtures';
 import { ManualClock } from './manual-clock';
-import { BLOCKED_HTTP_MESSAGE, MAX_REPLAY_REQUESTS, REPLAY_CONCURRENCY, replayDraft } from '@gi/use-cases';
+import { BLOCKED_HTTP_MESSAGE, REPLAY_CONCURRENCY, replayDraft } from '@gi/use-cases';
 import type { ReplayDeps } from '@gi/use-cases';
 
 const settings: IntegrationSettings = {

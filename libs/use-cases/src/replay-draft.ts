@@ -1,16 +1,9 @@
 import { createHash } from 'node:crypto';
-import { badRequest, notFound, outcomeOf, runLimitsOf, unifiedDiff } from '@gi/domain';
-import type { ConnectorRuntime, Invocation, InvocationError, InvocationStatus, IntegrationDraft, LogLine, Outcome, RunSecrets, Store } from '@gi/domain';
+import { badRequest, DEFAULT_REPLAY_REQUESTS, MAX_REPLAY_REQUESTS, notFound, outcomeOf, runLimitsOf, unifiedDiff } from '@gi/domain';
+import type { ConnectorRuntime, Invocation, InvocationError, InvocationStatus, IntegrationDraft, LogLine, Outcome, ReplayOutbound, RunSecrets, Store } from '@gi/domain';
 
-/** The most stored requests one replay re-runs (`last` or `ids`): each is a full run in the sandbox. */
-export const MAX_REPLAY_REQUESTS = 50;
-export const DEFAULT_REPLAY_REQUESTS = 10;
 /** Runs of one replay in the sandbox at once: a replay of 50 never takes every sandbox thread. */
 export const REPLAY_CONCURRENCY = 4;
-
-/** What the draft's outbound HTTP does: fail at once (`block`), or go to the hosts it names (`send`). */
-export type ReplayOutbound = 'block' | 'send';
-export const REPLAY_OUTBOUND: readonly ReplayOutbound[] = ['block', 'send'];
 
 /** The message every HTTP request of a replay with outbound `block` fails with. */
 export const BLOCKED_HTTP_MESSAGE = 'Outbound HTTP is blocked in this replay (outbound: block); replay with outbound: send to let the draft reach its allowed hosts.';
