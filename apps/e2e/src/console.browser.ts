@@ -546,6 +546,8 @@ describe('web console (headless Chromium)', () => {
     const diff = first.getByRole('table', { name: /^Answer diff of / });
     expect(await diff.locator('tr.diff-changed td.diff-removed').allTextContents()).toEqual(['  "answer": "one"']);
     expect(await diff.locator('tr.diff-changed td.diff-added').allTextContents()).toEqual(['  "answer": "three"']);
+    // The rollback's message has gone, so the screenshots show the view alone.
+    while ((await page.locator('.toast').count()) > 0) await page.waitForTimeout(250);
     await screenshot('connector-replay');
     await page.setViewportSize(PHONE);
     expect({ width: PHONE.width, ...((await inPage(OVERFLOWING)) as object) }).toEqual({ width: PHONE.width, pageScrollsSideways: false, overflowing: [] });
