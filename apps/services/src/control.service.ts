@@ -19,7 +19,8 @@ export async function runControl(): Promise<void> {
   const { config, logger, store, metrics } = base;
   if (!config.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN is required to run the control service.');
   const bus = await openAmqpBus(base, 'control');
-  const runtime = await openConnectorRuntime(base);
+  // Replays only (a few runs at a time): one sandbox thread unless SANDBOX_WORKERS says otherwise.
+  const runtime = await openConnectorRuntime(base, 1);
   const app = createHttpApp({
     logger,
     metrics,
