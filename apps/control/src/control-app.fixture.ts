@@ -25,6 +25,7 @@ export function controlApp({ maxBodyBytes = 64 * 1024, secretsKey = randomBytes(
         durationMs: 1,
       }),
     },
+    log: world.logger,
     bus: world.bus,
     clock: world.clock,
     settings: {

@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Api } from './api-client';
 import { CallbackReceiver } from './callback-receiver';
+import { MULTIPART, multipartBody } from './multipart';
 import { ADMIN_TOKEN, CLI, ROOT, startService } from './service-process';
 import type { ServiceProcess } from './service-process';
 
@@ -138,5 +139,19 @@ describe('replay against a draft (embedded service)', () => {
     const after = await api.admin('GET', '/bots/acme/integrations/orders/versions');
     expect(after.json).toMatchObject({ latest: 2, draft: null });
     expect(after.json.versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+  });
+
+  it('lets the draft read the files stored with a replayed file transfer', async () => {
+    const reading = (prefix: string) => `const e = Context.GetRequestEntity();
+const file = e.RequestFiles[0];
+Context.SetResponseEntity({ ResponseBody: { text: '${prefix}' + await Context.ReadFile(file.Id, { offset: 0, length: file.Size, encoding: 'utf8' }) } });`;
+    // A bot of its own: the quota the test before set stays with acme.
+    const docsToken = await api.setUp('files', 'Order', 'docs', reading('v1:'));
+    const body = multipartBody([{ name: 'orderId', data: '4' }, { name: 'csv', filename: 'order.csv', contentType: 'text/csv', data: 'sku,qty\ntea,2\n' }]);
+    const uploaded = await api.call(api.webhookUrl('files', 'Order', 'docs', '', 'GenericIntegrationFileTransfer'), docsToken, { body, headers: { 'content-type': MULTIPART } });
+    expect(uploaded.json).toEqual({ text: 'v1:sku,qty\ntea,2\n' });
+    expect((await api.admin('PUT', '/bots/files/integrations/docs/draft', { entityName: 'Order', code: reading('v2:') })).status).toBe(200);
+    const replay = await api.admin('POST', '/bots/files/integrations/docs/replay', { last: 1 });
+    expect(replay.json.replayed).toMatchObject([{ published: { responseBody: { text: 'v1:sku,qty\ntea,2\n' } }, draft: { responseBody: { text: 'v2:sku,qty\ntea,2\n' } } }]);
   });
 });

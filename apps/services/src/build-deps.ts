@@ -175,6 +175,8 @@ export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pi
     tokens,
     secrets: secretVault(base),
     runtime,
+    files: base.files,
+    log: base.logger,
     bus,
     clock: base.clock,
     settings: {

@@ -76,6 +76,7 @@ describe('store limits over HTTP', () => {
         tokens,
         secrets: new SecretVault(store.secrets, null),
         runtime: { compile: () => ({ ok: true }), run: () => Promise.reject(new Error('no connector runs in this test')) },
+        log: { error: () => undefined },
         bus,
         clock: systemClock,
         settings: { adminToken, platformSegment: 'Platform', maxBodyBytes: 1024, bodyTimeouts, maxJsonDepth: 64, quotaDefaults: { ratePerSecond: 0, burst: null, maxInFlight: 0 } },

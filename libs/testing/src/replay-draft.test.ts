@@ -1,5 +1,5 @@
 import { DEFAULT_CONNECTOR_LIMITS, GiError, MAX_REPLAY_REQUESTS } from '@gi/domain';
-import type { ConnectorRunRequest, ConnectorRunResult, IntegrationSettings, Outcome } from '@gi/domain';
+import type { ConnectorRunRequest, ConnectorRunResult, FileStore, IntegrationSettings, Outcome } from '@gi/domain';
 import { createFakeStore } from './fake-store';
 import { newInvocation } from './fixtures';
 import { ManualClock } from './manual-clock';
@@ -32,6 +32,10 @@ function fakeRuntime() {
       running--;
       const factor = Number(/x(\d+)/.exec(request.code)?.[1] ?? 1);
       if (request.code.includes('raise')) return { kind: 'raised', title: 'Refused', message: 'Order refused', logs: [], durationMs: 4 };
+      if (request.code.includes('read')) {
+        const read = request.readFile ? request.readFile('f1', { offset: 0, length: 5 }).then((bytes) => Buffer.from(bytes).toString(), (error: Error) => error.message) : 'no reader';
+        return { kind: 'ok', responseBody: { read: await read }, logs: [], durationMs: 1 };
+      }
       const orderId = (request.entity?.RequestBody as { orderId: number }).orderId;
       return { kind: 'ok', responseBody: { total: orderId * factor }, logs: [{ at: 0, level: 'info', message: 'ran' }], durationMs: 5 };
     },
@@ -42,7 +46,7 @@ async function world() {
   const clock = new ManualClock(1_700_000_000_000);
   const store = createFakeStore(clock);
   const runtime = fakeRuntime();
-  const deps: ReplayDeps = { store, runtime, secretsForRun: async () => ({ API_KEY: 'k-0123456789abcdef' }) };
+  const deps: ReplayDeps = { store, runtime, secretsForRun: async () => ({ API_KEY: 'k-0123456789abcdef' }), log: { error: () => undefined } };
   await store.catalog.deployIntegration('bot-a', 'ack', settings, clock.now());
   /** A stored request of order `orderId`, completed with `total` (the live version doubles nothing). */
   const stored = async (orderId: number, outcome: Outcome = { status: 'Completed', responseBody: { total: orderId } }) => {
@@ -110,6 +114,26 @@ describe('replayDraft', () => {
     expect(await store.invocations.list('bot-a', { limit: 10 })).toEqual(listed);
     expect(await store.invocations.takeDueCallbacks(clock.now() + 3600_000, 1000, 10)).toEqual([]);
     expect((await store.invocations.countActive('bot-a', clock.now())).total).toBe(0);
+  });
+
+  it('lets the draft read the files of a replayed file transfer, and only those', async () => {
+    const { store, deps, clock } = await world();
+    const file = { Id: 'f1', FileName: 'order.csv', ContentType: 'text/csv', Size: 5, Sha256: '', PartName: 'file' };
+    const upload = newInvocation({ createdAt: clock.now(), endpoint: 'GenericIntegrationFileTransfer', rawBody: null, entity: { RequestParams: '', RequestHeaders: '', RequestBody: {}, ResponseBody: null, RequestFiles: [file] } });
+    const plain = newInvocation({ createdAt: clock.now() - 1 });
+    for (const invocation of [upload, plain]) await store.invocations.create(invocation);
+    const files: FileStore = {
+      write: () => Promise.reject(new Error('unused')),
+      read: async (owner, id) => (owner.id === upload.id && id === 'f1' ? Buffer.from('a,b,c') : null),
+      delete: async () => false,
+      deleteAll: async () => undefined,
+      listOwners: async () => [],
+    };
+    await store.catalog.putDraft('bot-a', 'ack', { ...settings, code: 'read' }, clock.now());
+    const report = await replayDraft({ ...deps, files }, 'bot-a', 'ack', { last: 2, outbound: 'block' });
+    expect(report.replayed.map((r) => r.draft.responseBody)).toEqual([{ read: 'a,b,c' }, { read: 'no reader' }]);
+    // Without a file store, as an executor without one: the draft reads nothing.
+    expect((await replayDraft(deps, 'bot-a', 'ack', { ids: [upload.id], outbound: 'block' })).replayed[0].draft.responseBody).toEqual({ read: 'no reader' });
   });
 
   it(`runs at most ${REPLAY_CONCURRENCY} requests at once`, async () => {

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { badRequest, DEFAULT_REPLAY_REQUESTS, MAX_REPLAY_REQUESTS, notFound, outcomeOf, runLimitsOf, unifiedDiff } from '@gi/domain';
-import type { ConnectorRuntime, Invocation, InvocationError, InvocationStatus, IntegrationDraft, LogLine, Outcome, ReplayOutbound, RunSecrets, Store } from '@gi/domain';
+import type { ConnectorRuntime, FileStore, Invocation, InvocationError, InvocationStatus, IntegrationDraft, LogLine, Outcome, ReplayOutbound, RunSecrets, Store } from '@gi/domain';
+import { connectorFileReader } from './connector-files';
+import type { FileReadLog } from './connector-files';
 
 /** Runs of one replay in the sandbox at once: a replay of 50 never takes every sandbox thread. */
 export const REPLAY_CONCURRENCY = 4;
@@ -14,6 +16,10 @@ export interface ReplayDeps {
   runtime: Pick<ConnectorRuntime, 'run'>;
   /** The integration's secrets in clear, as a live run gets them (`Context.Secrets`). */
   secretsForRun(botId: string, integrationId: string): Promise<RunSecrets>;
+  /** Where uploaded files are kept (`Context.ReadFile` of a replayed file transfer); without it the draft reads none. */
+  files?: FileStore;
+  /** Where a failed file read is logged (the draft is told only that it failed). */
+  log: FileReadLog;
 }
 
 /** Which stored requests to re-run: the integration's latest `last`, or the invocations named by `ids`. */
@@ -115,9 +121,7 @@ async function replayOne(deps: ReplayDeps, draft: IntegrationDraft, invocation: 
     limits: runLimitsOf(draft.limits),
     allowedHosts: draft.allowedHosts,
     ...(outbound === 'block' && { blockedHttp: BLOCKED_HTTP_MESSAGE }),
-    readFile: async () => {
-      throw new Error('A replay cannot read the files of the request it re-runs.');
-    },
+    readFile: connectorFileReader(deps.files, invocation, invocation.entity.RequestFiles, deps.log),
   });
   const outcome = outcomeOf(result, timeoutMs);
   const published: ReplaySide & { version: number } = {

@@ -52,7 +52,7 @@ export const connectorReplay: CommandSpec = {
   },
   details: [
     "The draft runs in the service's sandbox with its limits, its allowed hosts and the integration's secrets.",
-    'Replays change no stored invocation, send no callback and count against no quota. A replay cannot read uploaded files.',
+    'Replays change no stored invocation, send no callback and count against no quota.',
     'Example: gi connector replay --bot shop --integration orders --draft --last 20 --outbound block',
   ].join('\n'),
   async run(ctx, input) {

@@ -39,7 +39,7 @@ export function draftRoutes({ routes, admin, deps, body }: ControlRoutes): void 
   routes.post('/bots/:botId/integrations/:integrationId/replay', admin, async (ctx) => {
     const { botId, integrationId } = ctx.params;
     const request = validate(replayBody, await body(ctx));
-    const report = await replayDraft({ store, runtime: deps.runtime, secretsForRun }, botId, integrationId, request);
+    const report = await replayDraft({ store, runtime: deps.runtime, secretsForRun, files: deps.files, log: deps.log }, botId, integrationId, request);
     ctx.body = {
       ...report,
       draftedAt: iso(report.draftedAt),
