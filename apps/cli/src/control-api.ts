@@ -91,7 +91,36 @@ export const secretInfoSchema = z.looseObject({ botId: z.string(), createdAt: ti
 
 export const cancelledSchema = z.looseObject({ invocationId: z.string(), status: z.string() });
 
-export const versionListSchema = z.looseObject({ integrationId: z.string(), latest: z.number(), versions: z.array(z.looseObject({ version: z.number(), deployedAt: time })) });
+export const versionListSchema = z.looseObject({
+  integrationId: z.string(),
+  latest: z.number(),
+  versions: z.array(z.looseObject({ version: z.number(), deployedAt: time })),
+  draft: z.looseObject({ draftedAt: time }).nullable().optional(),
+});
+export const draftSchema = integrationSchema.omit({ version: true, deployedAt: true }).extend({ draftedAt: time, liveVersion: z.number() });
+export const publishedSchema = integrationSchema.extend({ publishedDraftAt: time });
+const replaySideSchema = z.looseObject({
+  status: z.string(),
+  responseBody: z.unknown(),
+  error: invocationErrorSchema.nullable().optional(),
+  durationMs: z.number().nullable(),
+});
+export const replaySchema = z.looseObject({
+  integrationId: z.string(),
+  publishedVersion: z.number(),
+  outbound: z.string(),
+  changed: z.number(),
+  replayed: z.array(
+    z.looseObject({
+      invocationId: z.string(),
+      createdAt: time,
+      published: replaySideSchema.extend({ version: z.number() }),
+      draft: replaySideSchema.extend({ logs: z.array(z.looseObject({ level: z.string(), message: z.string() })).default([]) }),
+      diff: z.string(),
+    }),
+  ),
+});
+export type ReplayView = z.infer<typeof replaySchema>;
 export const versionDiffSchema = z.looseObject({
   integrationId: z.string(),
   from: z.number(),

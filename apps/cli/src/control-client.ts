@@ -6,6 +6,9 @@ import {
   cancelledSchema,
   createdSecretSchema,
   deletedSchema,
+  draftSchema,
+  publishedSchema,
+  replaySchema,
   createdTokenSchema,
   entityListSchema,
   entitySchema,
@@ -76,6 +79,18 @@ export class ControlClient {
 
   diffVersions(botId: string, integrationId: string, from: number, to: number) {
     return this.call('GET', `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}/diff?from=${from}&to=${to}`, versionDiffSchema);
+  }
+
+  deployDraft(botId: string, integrationId: string, request: DeployRequest) {
+    return this.call('PUT', `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}/draft`, draftSchema, request);
+  }
+
+  publishDraft(botId: string, integrationId: string) {
+    return this.call('POST', `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}/publish`, publishedSchema, {});
+  }
+
+  replayDraft(botId: string, integrationId: string, request: { last?: number; ids?: string[]; outbound: string }) {
+    return this.call('POST', `/admin/bots/${seg(botId)}/integrations/${seg(integrationId)}/replay`, replaySchema, request);
   }
 
   rollback(botId: string, integrationId: string, to: number) {

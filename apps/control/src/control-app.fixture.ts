@@ -6,14 +6,26 @@ import { controlRouter } from './control.router';
 
 const ADMIN_TOKEN = 'control-test-admin-token-0123456789';
 
-/** The admin API in process over in-memory ports; code containing "syntax error" does not compile. */
+/**
+ * The admin API in process over in-memory ports; code containing "syntax error" does not compile, and
+ * a run (a replay) answers the code it ran, the request body and the secrets' names.
+ */
 export function controlApp({ maxBodyBytes = 64 * 1024, secretsKey = randomBytes(32) as Buffer | null } = {}) {
   const world = new SmallServices();
   const deps: ControlDeps = {
     store: world.store,
     tokens: world.tokens,
     secrets: new SecretVault(world.store.secrets, secretsKey && new SecretCipher(secretsKey), world.store.catalog),
-    runtime: { compile: (code) => (code.includes('syntax error') ? { ok: false, message: 'unexpected token', line: 1, column: 8 } : { ok: true }) },
+    runtime: {
+      compile: (code) => (code.includes('syntax error') ? { ok: false, message: 'unexpected token', line: 1, column: 8 } : { ok: true }),
+      run: async ({ code, entity, secrets, blockedHttp }) => ({
+        kind: 'ok',
+        responseBody: { ran: code, body: entity?.RequestBody ?? null, secrets: Object.keys(secrets ?? {}), blocked: blockedHttp !== undefined },
+        logs: [],
+        durationMs: 1,
+      }),
+    },
+    log: world.logger,
     bus: world.bus,
     clock: world.clock,
     settings: {

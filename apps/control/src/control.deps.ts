@@ -1,5 +1,6 @@
 import type { SecretVault, TokenService } from '@gi/auth';
-import type { Clock, ConnectorRuntime, QuotaDefaults, Store } from '@gi/domain';
+import type { Clock, ConnectorRuntime, FileStore, QuotaDefaults, Store } from '@gi/domain';
+import type { FileReadLog } from '@gi/use-cases';
 import type { JobBus } from '@gi/contracts';
 import type { BodyTimeouts } from '@gi/http';
 
@@ -22,8 +23,12 @@ export interface ControlDeps {
   tokens: TokenService;
   /** Connector secrets: sealed on the way in, never shown again. */
   secrets: SecretVault;
-  /** Used to check that connector code compiles before it is deployed. */
-  runtime: Pick<ConnectorRuntime, 'compile'>;
+  /** Checks that connector code compiles before it is deployed, and runs drafts against stored requests (replays). */
+  runtime: Pick<ConnectorRuntime, 'compile' | 'run'>;
+  /** Uploaded files, read by the connectors of replayed file transfers; without it they read none. */
+  files?: FileStore;
+  /** Where a failed file read of a replay is logged. */
+  log: FileReadLog;
   /** Where cancellations are announced (executors stop the run, waiting callers wake). */
   bus: Pick<JobBus, 'publishCancel' | 'publishCompletion'>;
   clock: Clock;

@@ -4,6 +4,7 @@ import type { ControlDeps } from './control.deps';
 import { controlRoutes } from './control-routes';
 import { botRoutes } from './resources/bots.routes';
 import { deletionRoutes } from './resources/deletions.routes';
+import { draftRoutes } from './resources/drafts.routes';
 import { invocationRoutes } from './resources/invocations.routes';
 import { secretRoutes } from './resources/secrets.routes';
 import { tokenRoutes } from './resources/tokens.routes';
@@ -24,6 +25,7 @@ export function controlRouter(deps: ControlDeps): Routes {
   invocationRoutes(control);
   secretRoutes(control);
   versionRoutes(control);
+  draftRoutes(control);
   deletionRoutes(control);
   return routes;
 }

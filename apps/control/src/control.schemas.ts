@@ -9,7 +9,9 @@ import {
   INVOCATION_STATUSES,
   isValidName,
   MAX_CONNECTOR_SOURCES,
+  MAX_REPLAY_REQUESTS,
   MAX_TIMEOUT_SECONDS,
+  REPLAY_OUTBOUND,
   sourcePathProblem,
 } from '@gi/domain';
 import type { ConnectorLimits, InvocationListPosition } from '@gi/domain';
@@ -119,6 +121,16 @@ const versionNumber = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER
 
 /** Two versions of one integration to compare. */
 export const versionDiffQuery = z.object({ from: versionNumber, to: versionNumber });
+
+/** Which stored requests a replay re-runs against the draft (at most MAX_REPLAY_REQUESTS), and what its outbound HTTP does. */
+export const replayBody = z
+  .object({
+    last: z.number().int().min(1).max(MAX_REPLAY_REQUESTS, `a replay re-runs at most ${MAX_REPLAY_REQUESTS} stored requests`).optional(),
+    ids: z.array(z.string().min(1).max(200)).min(1).max(MAX_REPLAY_REQUESTS, `a replay re-runs at most ${MAX_REPLAY_REQUESTS} stored requests`).optional(),
+    outbound: z.enum(REPLAY_OUTBOUND).default('block'),
+  })
+  .strict()
+  .refine((r) => r.last === undefined || r.ids === undefined, { message: 'give either last or ids, not both', path: ['ids'] });
 
 /** The version a rollback deploys again. */
 export const rollbackBody = z.object({ to: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }).strict();

@@ -1,11 +1,19 @@
 import { durationMs, outcomeError } from '@gi/domain';
-import type { EffectiveLimits, IntegrationDefinition, Invocation, InvocationSummary, TokenRecord } from '@gi/domain';
+import type { EffectiveLimits, IntegrationDefinition, IntegrationDraft, Invocation, InvocationSummary, TokenRecord } from '@gi/domain';
 
 /** What the control API shows of stored records: times as ISO text, secrets and code left out where they do not belong. */
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** An integration as deployed, without its code and sources (the listing and the deploy reply). */
 export const deployedView = ({ code: _code, sources: _sources, ...integration }: IntegrationDefinition) => ({ ...integration, deployedAt: iso(integration.deployedAt) });
+
+/** A draft without its code and sources, with the live version it would replace. */
+export const draftView = ({ code: _code, sources: _sources, ...draft }: IntegrationDraft, liveVersion: number) => ({
+  ...draft,
+  draft: true,
+  liveVersion,
+  draftedAt: iso(draft.draftedAt),
+});
 
 export const summaryView = (s: InvocationSummary) => ({
   id: s.id,

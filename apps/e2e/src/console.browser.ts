@@ -521,6 +521,51 @@ describe('web console (headless Chromium)', () => {
     expect(live.json).toEqual({ answer: 'one' });
   });
 
+  it('replays the latest calls against a draft, showing both answers and their diff, and publishes it', async () => {
+    const answering = (text: string) => `const entity = Context.GetRequestEntity();\nentity.ResponseBody = { answer: "${text}" };\nContext.SetResponseEntity(entity);\n`;
+    const minted = await api.admin('POST', '/bots/acme/tokens', { label: 'replay' });
+    const call = async () => (await api.postJson(api.webhookUrl('acme', 'Order', 'versioned'), minted.json.token as string, {})).json;
+    // The rollback before left v3 answering "one", with one call of it stored; one more makes two.
+    expect(await call()).toEqual({ answer: 'one' });
+    expect((await api.admin('PUT', '/bots/acme/integrations/versioned/draft', { entityName: 'Order', code: answering('three') })).json).toMatchObject({ liveVersion: 3 });
+    await tab('Invocations').click();
+    await tab('Connectors').click();
+    await page.getByRole('link', { name: /^versioned/ }).click();
+    const draft = page.locator('.detail-pane').getByRole('region', { name: 'Draft' });
+    await draft.getByText('calls run v3 until it is published').waitFor();
+
+    await draft.getByRole('spinbutton', { name: 'Calls to replay' }).fill('2');
+    await draft.getByRole('combobox', { name: 'Outbound HTTP' }).selectOption('block');
+    await draft.getByRole('button', { name: 'Replay', exact: true }).click();
+    await draft.getByText('2 call(s) replayed; 2 answer(s) differ from v3.').waitFor();
+    const rows = draft.locator('article.replay-row');
+    expect(await rows.count()).toBe(2);
+    const first = rows.first();
+    expect(await first.getByLabel(/^Published answer of /).textContent()).toBe('{\n  "answer": "one"\n}');
+    expect(await first.getByLabel(/^Draft answer of /).textContent()).toBe('{\n  "answer": "three"\n}');
+    const diff = first.getByRole('table', { name: /^Answer diff of / });
+    expect(await diff.locator('tr.diff-changed td.diff-removed').allTextContents()).toEqual(['  "answer": "one"']);
+    expect(await diff.locator('tr.diff-changed td.diff-added').allTextContents()).toEqual(['  "answer": "three"']);
+    // The rollback's message has gone, so the screenshots show the view alone.
+    while ((await page.locator('.toast').count()) > 0) await page.waitForTimeout(250);
+    await screenshot('connector-replay');
+    await page.setViewportSize(PHONE);
+    expect({ width: PHONE.width, ...((await inPage(OVERFLOWING)) as object) }).toEqual({ width: PHONE.width, pageScrollsSideways: false, overflowing: [] });
+    await screenshot('phone-connector-replay');
+    await page.setViewportSize({ width: 1366, height: 800 });
+    // Replays stored nothing: still the two calls of versioned.
+    expect((await api.admin('GET', '/bots/acme/invocations?integrationId=versioned')).json.invocations).toHaveLength(2);
+
+    await draft.getByRole('button', { name: 'Publish draft' }).click();
+    await draft.getByText('Click again: publish as v4').waitFor();
+    expect((await api.admin('GET', '/bots/acme/integrations/versioned/versions')).json.latest).toBe(3);
+    await draft.getByRole('button', { name: 'Publish draft' }).click();
+    await page.getByText('Published the draft: now version 4').waitFor();
+    await page.locator('.detail-pane').getByRole('heading', { name: 'versioned v4' }).waitFor();
+    expect(await page.locator('.detail-pane').getByRole('region', { name: 'Draft' }).count()).toBe(0);
+    expect(await call()).toEqual({ answer: 'three' });
+  });
+
   it('deletes a connector after a confirmation', async () => {
     const detail = page.locator('.detail-pane');
     await detail.getByRole('button', { name: 'Delete connector' }).click();

@@ -67,6 +67,20 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     expect(done.logs.map((line: { message: string }) => line.message)).toEqual([`got ${body}`, 'done']);
   });
 
+  it('replays stored calls against a draft in the control service\'s own sandbox, and publishes it', async () => {
+    const admin = new Api(control.baseUrl);
+    const api = new Api(gateway.baseUrl);
+    const answering = (text: string) => `Context.SetResponseEntity({ ResponseBody: { answer: '${text}', orderId: Context.GetRequestEntity().RequestBody.orderId } });`;
+    expect((await admin.admin('PUT', '/bots/acme/integrations/drafted', { entityName: 'Order', code: answering('one') })).status).toBe(200);
+    expect((await api.postJson(api.webhookUrl('acme', 'Order', 'drafted'), token, { orderId: 5 })).json).toEqual({ answer: 'one', orderId: 5 });
+    expect((await admin.admin('PUT', '/bots/acme/integrations/drafted/draft', { entityName: 'Order', code: answering('two') })).status).toBe(200);
+    const replay = await admin.admin('POST', '/bots/acme/integrations/drafted/replay', { last: 5 });
+    expect(replay.json).toMatchObject({ publishedVersion: 1, changed: 1, replayed: [{ published: { responseBody: { answer: 'one', orderId: 5 } }, draft: { status: 'Completed', responseBody: { answer: 'two', orderId: 5 } } }] });
+    expect((await api.postJson(api.webhookUrl('acme', 'Order', 'drafted'), token, { orderId: 6 })).json).toEqual({ answer: 'one', orderId: 6 });
+    expect((await admin.admin('POST', '/bots/acme/integrations/drafted/publish')).json).toMatchObject({ version: 2 });
+    expect((await api.postJson(api.webhookUrl('acme', 'Order', 'drafted'), token, { orderId: 7 })).json).toEqual({ answer: 'two', orderId: 7 });
+  });
+
   it('serves the web console from the control service, and only there', async () => {
     const page = await fetch(`${control.baseUrl}/console`);
     expect([page.status, page.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining("frame-ancestors 'none'")]);

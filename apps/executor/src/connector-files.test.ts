@@ -1,5 +1,5 @@
 import type { FileEntity, FileOwner, FileStore } from '@gi/domain';
-import { connectorFileReader } from './connector-files';
+import { connectorFileReader } from '@gi/use-cases';
 
 const owner = { botId: 'bot-a', id: 'inv-1' };
 const file = (Id: string): FileEntity => ({ Id, FileName: `${Id}.txt`, ContentType: 'text/plain', Size: 5, Sha256: '', PartName: 'f' });

@@ -85,10 +85,13 @@ export async function completionWaiter(bus: JobBus): Promise<CompletionWaiter> {
   return waiter;
 }
 
-/** The Custom Code runtime of a service that runs connectors; its load is read at each scrape. */
-export async function openConnectorRuntime(base: ServiceBase) {
+/**
+ * The Custom Code runtime of a service that runs connectors; its load is read at each scrape.
+ * `defaultWorkers`: the threads when SANDBOX_WORKERS is unset (the runtime's own default otherwise).
+ */
+export async function openConnectorRuntime(base: ServiceBase, defaultWorkers?: number) {
   const { SANDBOX_WORKERS, CONNECTOR_TRUSTED_ADDRESSES } = base.config;
-  const runtime = await createQuickJsRuntime({ workers: SANDBOX_WORKERS, http: { trustedAddresses: CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
+  const runtime = await createQuickJsRuntime({ workers: SANDBOX_WORKERS ?? defaultWorkers, http: { trustedAddresses: CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
   base.metrics.sources.sandbox = () => runtime.load();
   return runtime;
 }
@@ -165,13 +168,15 @@ export function resultsDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
   };
 }
 
-export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pick<ConnectorRuntime, 'compile'>, bus: JobBus, adminToken: string): ControlDeps {
+export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pick<ConnectorRuntime, 'compile' | 'run'>, bus: JobBus, adminToken: string): ControlDeps {
   const { config } = base;
   return {
     store: base.store,
     tokens,
     secrets: secretVault(base),
     runtime,
+    files: base.files,
+    log: base.logger,
     bus,
     clock: base.clock,
     settings: {

@@ -5,22 +5,22 @@ import type { ConnectorRuntime } from '@gi/domain';
 import type { JobBus } from '@gi/contracts';
 import { createHttpApp } from '@gi/http';
 import type { Routes } from '@gi/http';
-import { createQuickJsRuntime } from '@gi/sandbox';
-import { controlDeps, openAmqpBus, openTokenService, sealStoredSecrets } from './build-deps';
+import { controlDeps, openAmqpBus, openConnectorRuntime, openTokenService, sealStoredSecrets } from './build-deps';
 import { openServiceBase } from './open-store';
 import type { ServiceBase } from './open-store';
 import { listen, stopListening } from './serve-http';
 
 /**
  * The control service: the admin API and the web console. Its bus only carries cancellations; the
- * runtime is used only to check that code compiles.
+ * runtime checks that code compiles and runs replays against drafts (in the sandbox executors use).
  */
 export async function runControl(): Promise<void> {
   const base = await openServiceBase('control');
   const { config, logger, store, metrics } = base;
   if (!config.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN is required to run the control service.');
   const bus = await openAmqpBus(base, 'control');
-  const runtime = await createQuickJsRuntime({ workers: 0 });
+  // Replays only (a few runs at a time): one sandbox thread unless SANDBOX_WORKERS says otherwise.
+  const runtime = await openConnectorRuntime(base, 1);
   const app = createHttpApp({
     logger,
     metrics,
@@ -36,7 +36,7 @@ export async function runControl(): Promise<void> {
 export interface ControlParts {
   base: ServiceBase;
   tokens: TokenService;
-  runtime: Pick<ConnectorRuntime, 'compile'>;
+  runtime: Pick<ConnectorRuntime, 'compile' | 'run'>;
   bus: JobBus;
   adminToken: string;
   consoleAssets: ConsoleAssets;

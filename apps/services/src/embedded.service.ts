@@ -67,7 +67,7 @@ export interface EmbeddedParts {
   bus: JobBus;
   tokens: TokenService;
   waiter: CompletionWaiter;
-  runtime: Pick<ConnectorRuntime, 'compile'>;
+  runtime: Pick<ConnectorRuntime, 'compile' | 'run'>;
   adminToken: string;
   consoleAssets: ConsoleAssets;
 }

@@ -53,9 +53,10 @@ beforeAll(async () => {
   });
 });
 afterAll(() => fixture.close());
-// The secrets the delete routes remove, set again before each test: every service shares the one store.
+// The secrets the delete routes remove, and the draft publishing takes, set again before each test: every service shares the one store.
 beforeEach(async () => {
   for (const scope of ['/bots/acme', '/bots/acme/integrations/ack']) await fixture.admin('PUT', `${scope}/secrets/${values.name}`, { value: 'route-auth-secret' });
+  await fixture.admin('PUT', '/bots/acme/integrations/ack/draft', { entityName: 'Order', code: 'Context.SetResponseEntity({ ResponseBody: 2 });' });
 });
 
 const concrete = (path: string) => path.replace(/[:*](\w+)/g, (_m, name: string) => values[name]);

@@ -52,6 +52,29 @@ export interface IntegrationDefinition extends IntegrationSettings {
   deployedAt: number;
 }
 
+/** The settings alone of a version or draft (what a deploy stores), without its names and dates. */
+export const integrationSettingsOf = (from: IntegrationSettings): IntegrationSettings => ({
+  entityName: from.entityName,
+  code: from.code,
+  ...(from.sources?.length && { sources: from.sources }),
+  pool: from.pool,
+  timeoutSeconds: from.timeoutSeconds,
+  allowedHosts: from.allowedHosts,
+  limits: from.limits,
+  callbackUrl: from.callbackUrl,
+});
+
+/**
+ * A version deployed as a draft: live calls keep using the latest published version. One per
+ * integration (a new draft replaces it); publishing deploys it as the next version and removes it.
+ */
+export interface IntegrationDraft extends IntegrationSettings {
+  botId: string;
+  integrationId: string;
+  /** When it was deployed as a draft. */
+  draftedAt: number;
+}
+
 /** What a call needs of the latest version of the integration it names: no code, nothing to parse. */
 export type IntegrationTarget = Pick<IntegrationDefinition, 'integrationId' | 'version' | 'entityName' | 'pool' | 'callbackUrl'>;
 

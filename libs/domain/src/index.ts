@@ -22,3 +22,4 @@ export * from './trace-context';
 export * from './secrets';
 export * from './line-diff';
 export * from './version-diff';
+export * from './replay';

@@ -134,6 +134,17 @@ describe('Context.Http.Request', () => {
     expect(local.hits).toEqual([]);
   });
 
+  it('refuses every request, Context.Http and fetch, with the message given when HTTP is blocked for the run', async () => {
+    const blockedHttp = 'Outbound HTTP is blocked in this replay.';
+    const code = `
+      const viaHttp = await Context.Http.Request({ url: '${local.base}/json' }).then(() => 'sent', (e) => e.message);
+      const viaFetch = await fetch('${local.base}/json').then(() => 'sent', (e) => e.message);
+      Context.SetResponseEntity({ ResponseBody: { viaHttp, viaFetch } });`;
+    const result = await trusting.run({ cacheKey: 'http-blocked', code, entity: null, timeoutMs: 5000, allowedHosts: ['127.0.0.1'], blockedHttp });
+    expect(result).toMatchObject({ kind: 'ok', responseBody: { viaHttp: blockedHttp, viaFetch: expect.stringContaining(blockedHttp) } });
+    expect(local.hits).toEqual([]);
+  });
+
   it('allows a host with a port only on that port', async () => {
     const port = Number(new URL(local.base).port);
     const onPort = await call(trusting, tryRequest(`{ url: '${local.base}/json' }`), [`127.0.0.1:${port}`]);

@@ -59,6 +59,8 @@ export interface HttpLimits {
 /** Who sends: the run's allowed hosts and limits, its end, and its budget of host calls. */
 export interface HttpCaller {
   allowedHosts: readonly string[];
+  /** Every request is refused with this message when set. */
+  blockedHttp?: string;
   limits: HttpLimits;
   /** Aborted when the run ends. */
   signal: AbortSignal;
@@ -89,6 +91,7 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 /** The caller for a run: its allowed hosts, the sandbox's HTTP limits, its end and its host-call budget. */
 export const httpCallerOf = (run: HostRun): HttpCaller => ({
   allowedHosts: run.input.allowedHosts,
+  blockedHttp: run.input.blockedHttp,
   limits: run.env.http,
   signal: run.signal,
   turn: () => run.nextTurn(),
@@ -180,6 +183,7 @@ function dropHeaders(headers: Record<string, string>, names: ReadonlySet<string>
 }
 
 async function checkDestination(url: URL, caller: HttpCaller): Promise<Destination> {
+  if (caller.blockedHttp !== undefined) throw new HttpExchangeError(caller.blockedHttp);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HttpExchangeError(`Only http and https URLs can be requested, not ${url.protocol}.`);
   if (url.username || url.password) throw new HttpExchangeError('URLs with credentials are not allowed; send an Authorization header instead.');
   if (!isAllowedHost(url, caller.allowedHosts)) throw new HttpExchangeError(`The host '${url.host}' is not in this integration's allowed hosts.`);

@@ -66,7 +66,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
   const check = (request: ConnectorRunRequest, env: SandboxEnvironment): RunInput | ConnectorRunResult => {
     ensureOpen();
     if (!(request.timeoutMs > 0)) throw new RangeError(`A connector run needs a positive timeoutMs, not ${request.timeoutMs}.`);
-    const { cacheKey, code, timeoutMs, allowedHosts, readFile, trace } = request;
+    const { cacheKey, code, timeoutMs, allowedHosts, blockedHttp, readFile, trace } = request;
     const entityJson = entityText(request.entity);
     if (entityJson === undefined) return unusableEntity();
     const rawBody = request.rawBody ?? null;
@@ -82,6 +82,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       timeoutMs,
       limits: resolveRunLimits(env.defaults, request.limits),
       allowedHosts,
+      ...(blockedHttp !== undefined && { blockedHttp }),
       onProgress: onProgress && ((progress) => onProgress(redaction.progress(progress))),
       onLogs: onLogs && ((lines) => onLogs(redaction.lines(lines))),
       readFile,

@@ -19,6 +19,8 @@ export interface RunInput {
   timeoutMs: number;
   limits: RunLimits;
   allowedHosts: readonly string[];
+  /** Every HTTP request fails with this message when set (ConnectorRunRequest.blockedHttp). */
+  blockedHttp?: string;
   /** Sent on the connector's HTTP requests (ConnectorRunRequest.trace); the sandbox never sees it. */
   trace?: TraceContext;
   onProgress?: (progress: Progress) => void;

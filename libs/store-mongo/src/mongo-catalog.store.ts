@@ -1,7 +1,7 @@
 import type { Collection } from 'mongodb';
-import { WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
-import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, IntegrationTarget, Quotas, SigningSecret } from '@gi/domain';
-import type { DeletedIntegrationDocument, EntityDocument, IntegrationDocument, QuotaDocument, SigningSecretDocument, TokenDocument } from './mongo-documents';
+import { integrationSettingsOf, WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
+import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationDraft, IntegrationSettings, IntegrationTarget, Quotas, SigningSecret } from '@gi/domain';
+import type { DeletedIntegrationDocument, EntityDocument, IntegrationDocument, IntegrationDraftDocument, QuotaDocument, SigningSecretDocument, TokenDocument } from './mongo-documents';
 import { isDuplicateKey, retriedOnFailover } from './mongo-errors';
 
 /** Concurrent deploys of one integration retry on the unique version index; this many tries is plenty. */
@@ -38,6 +38,7 @@ export class MongoCatalogStore implements CatalogStore {
     private readonly quotas: Collection<QuotaDocument>,
     private readonly signingSecrets: Collection<SigningSecretDocument>,
     private readonly deleted: Collection<DeletedIntegrationDocument>,
+    private readonly drafts: Collection<IntegrationDraftDocument>,
   ) {}
 
   async putEntity(botId: string, name: string, extraFields: string[], now: number): Promise<EntityDefinition> {
@@ -88,6 +89,33 @@ export class MongoCatalogStore implements CatalogStore {
     throw new Error(`Integration ${integrationId} of bot ${botId} is being deployed by too many callers at once; try again.`);
   }
 
+  async putDraft(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDraft> {
+    const stored = integrationSettingsOf(settings);
+    // A replacement on the unique (botId, integrationId) key: a new draft replaces the one before.
+    await this.drafts.replaceOne(
+      { botId, integrationId },
+      { botId, integrationId, draftedAt: now, ...stored, allowedHosts: [...stored.allowedHosts], limits: { ...stored.limits } },
+      { upsert: true },
+    );
+    return { botId, integrationId, draftedAt: now, ...stored };
+  }
+
+  async getDraft(botId: string, integrationId: string): Promise<IntegrationDraft | null> {
+    const doc = await this.drafts.findOne({ botId, integrationId }, { projection: { _id: 0 } });
+    if (!doc) return null;
+    return { ...integrationSettingsOf({ ...doc, limits: withDefaultLimits(doc.limits), callbackUrl: doc.callbackUrl ?? null }), botId, integrationId, draftedAt: doc.draftedAt };
+  }
+
+  async publishDraft(botId: string, integrationId: string, draftedAt: number, now: number): Promise<IntegrationDefinition | null> {
+    // Deploy, then remove that very draft. Without a transaction: a failure in between leaves the draft,
+    // and publishing it again deploys it once more, as a later version (history is never rewritten).
+    const draft = await this.getDraft(botId, integrationId);
+    if (!draft || draft.draftedAt !== draftedAt) return null;
+    const published = await this.deployIntegration(botId, integrationId, integrationSettingsOf(draft), now);
+    await this.drafts.deleteOne({ botId, integrationId, draftedAt });
+    return published;
+  }
+
   async getIntegration(botId: string, integrationId: string, version?: number): Promise<IntegrationDefinition | null> {
     const doc =
       version === undefined
@@ -130,6 +158,7 @@ export class MongoCatalogStore implements CatalogStore {
 
   async deleteIntegration(botId: string, integrationId: string): Promise<number> {
     await this.rememberLastVersions(botId, integrationId);
+    await this.drafts.deleteOne({ botId, integrationId });
     return (await this.integrations.deleteMany({ botId, integrationId })).deletedCount;
   }
 
@@ -152,6 +181,7 @@ export class MongoCatalogStore implements CatalogStore {
     await this.entities.deleteMany({ botId });
     await this.rememberLastVersions(botId);
     await this.integrations.deleteMany({ botId });
+    await this.drafts.deleteMany({ botId });
     await this.quotas.deleteMany({ botId });
     await this.signingSecrets.deleteMany({ botId });
   }

@@ -13,6 +13,7 @@ export const COLLECTIONS = {
   signingSecrets: 'signingSecrets',
   secrets: 'secrets',
   deletedIntegrations: 'deletedIntegrations',
+  integrationDrafts: 'integrationDrafts',
 } as const;
 
 /**
@@ -113,6 +114,11 @@ export interface IntegrationDocument {
   deployedAt: number;
   /** The files a bundle was built from; absent for a plain script. */
   sources?: ConnectorSource[];
+}
+
+/** The draft of an integration (at most one): its settings, as a version has them. */
+export interface IntegrationDraftDocument extends Omit<IntegrationDocument, 'version' | 'deployedAt'> {
+  draftedAt: number;
 }
 
 /** The last version number of a deleted integration: a new deploy under its id goes on from it. */

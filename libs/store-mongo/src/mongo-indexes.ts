@@ -40,6 +40,8 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   // One value per name and scope; also the order re-encryption pages in.
   secrets: [{ name: 'unique_bot_scope_name', key: { botId: 1, scope: 1, name: 1 }, unique: true }],
   deletedIntegrations: [{ name: 'unique_bot_integration', key: { botId: 1, integrationId: 1 }, unique: true }],
+  // One draft per integration.
+  integrationDrafts: [{ name: 'unique_bot_integration', key: { botId: 1, integrationId: 1 }, unique: true }],
   instances: [
     { name: 'role_by_seen', key: { role: 1, seenAt: 1 } },
     { name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 },

@@ -15,6 +15,7 @@ import type {
   QuotaDocument,
   SigningSecretDocument,
   DeletedIntegrationDocument,
+  IntegrationDraftDocument,
   TokenDocument,
 } from './mongo-documents';
 import { withUnavailability } from './mongo-errors';
@@ -126,6 +127,7 @@ export async function createMongoStore(url: string, options: MongoStoreOptions =
         db.collection<QuotaDocument>(COLLECTIONS.quotas),
         db.collection<SigningSecretDocument>(COLLECTIONS.signingSecrets),
         db.collection<DeletedIntegrationDocument>(COLLECTIONS.deletedIntegrations),
+        db.collection<IntegrationDraftDocument>(COLLECTIONS.integrationDrafts),
       ),
     ),
     tokens: withUnavailability(new MongoTokenStore(db.collection<TokenDocument>(COLLECTIONS.tokens))),

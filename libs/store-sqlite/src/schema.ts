@@ -186,4 +186,15 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (bot_id, integration_id)
   ) WITHOUT ROWID;
   `,
+  // The draft of each integration (at most one): its settings as one JSON document, since they are
+  // only ever read whole, for a replay or to be published.
+  `
+  CREATE TABLE integration_drafts (
+    bot_id TEXT NOT NULL,
+    integration_id TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    drafted_at INTEGER NOT NULL,
+    PRIMARY KEY (bot_id, integration_id)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -1,5 +1,5 @@
-import { WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
-import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationSettings, IntegrationTarget, Quotas, SigningSecret } from '@gi/domain';
+import { integrationSettingsOf, WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
+import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationDraft, IntegrationSettings, IntegrationTarget, Quotas, SigningSecret } from '@gi/domain';
 import type { SqliteDatabase } from './sqlite-database';
 
 interface IntegrationRow {
@@ -89,35 +89,68 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition> {
-    // The next version number and the insert happen in one write transaction, so concurrent deploys get distinct versions.
-    const deploy = this.db.transaction(() => {
-      // Version numbers are never reused: a deleted integration's last one is where a new deploy goes on from.
-      const { latest } = this.db
-        .prepare(`SELECT MAX(
-            (SELECT COALESCE(MAX(version), 0) FROM integrations WHERE bot_id = @botId AND integration_id = @integrationId),
-            (SELECT COALESCE(MAX(last_version), 0) FROM deleted_integrations WHERE bot_id = @botId AND integration_id = @integrationId)) AS latest`)
-        .get({ botId, integrationId }) as { latest: number };
-      const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...withoutEmptySources(settings) };
-      this.db
-        .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, limits, callback_url, deployed_at, sources)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-        .run(
-          botId,
-          integrationId,
-          definition.version,
-          settings.entityName,
-          settings.code,
-          settings.pool,
-          settings.timeoutSeconds,
-          JSON.stringify(settings.allowedHosts),
-          JSON.stringify(settings.limits),
-          settings.callbackUrl,
-          now,
-          settings.sources?.length ? JSON.stringify(settings.sources) : null,
-        );
-      return definition;
+    return this.db.transaction(() => this.insertNextVersion(botId, integrationId, settings, now)).immediate();
+  }
+
+  /** Inserts the next version; called in a write transaction, so concurrent deploys get distinct versions. */
+  private insertNextVersion(botId: string, integrationId: string, settings: IntegrationSettings, now: number): IntegrationDefinition {
+    // Version numbers are never reused: a deleted integration's last one is where a new deploy goes on from.
+    const { latest } = this.db
+      .prepare(`SELECT MAX(
+          (SELECT COALESCE(MAX(version), 0) FROM integrations WHERE bot_id = @botId AND integration_id = @integrationId),
+          (SELECT COALESCE(MAX(last_version), 0) FROM deleted_integrations WHERE bot_id = @botId AND integration_id = @integrationId)) AS latest`)
+      .get({ botId, integrationId }) as { latest: number };
+    const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...withoutEmptySources(settings) };
+    this.db
+      .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, limits, callback_url, deployed_at, sources)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(
+        botId,
+        integrationId,
+        definition.version,
+        settings.entityName,
+        settings.code,
+        settings.pool,
+        settings.timeoutSeconds,
+        JSON.stringify(settings.allowedHosts),
+        JSON.stringify(settings.limits),
+        settings.callbackUrl,
+        now,
+        settings.sources?.length ? JSON.stringify(settings.sources) : null,
+      );
+    return definition;
+  }
+
+  async putDraft(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDraft> {
+    const stored = integrationSettingsOf(settings);
+    const draft: IntegrationDraft = { botId, integrationId, draftedAt: now, ...stored };
+    this.db
+      .prepare(`INSERT INTO integration_drafts (bot_id, integration_id, settings, drafted_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (bot_id, integration_id) DO UPDATE SET settings = excluded.settings, drafted_at = excluded.drafted_at`)
+      .run(botId, integrationId, JSON.stringify(stored), now);
+    return draft;
+  }
+
+  async getDraft(botId: string, integrationId: string): Promise<IntegrationDraft | null> {
+    const row = this.db.prepare('SELECT settings, drafted_at FROM integration_drafts WHERE bot_id = ? AND integration_id = ?').get(botId, integrationId) as
+      | { settings: string; drafted_at: number }
+      | undefined;
+    if (!row) return null;
+    const settings = JSON.parse(row.settings) as IntegrationSettings;
+    return { botId, integrationId, draftedAt: row.drafted_at, ...settings, limits: withDefaultLimits(settings.limits) };
+  }
+
+  async publishDraft(botId: string, integrationId: string, draftedAt: number, now: number): Promise<IntegrationDefinition | null> {
+    const publish = this.db.transaction(() => {
+      const draft = this.db.prepare('SELECT settings FROM integration_drafts WHERE bot_id = ? AND integration_id = ? AND drafted_at = ?').get(botId, integrationId, draftedAt) as
+        | { settings: string }
+        | undefined;
+      if (!draft) return null;
+      this.db.prepare('DELETE FROM integration_drafts WHERE bot_id = ? AND integration_id = ?').run(botId, integrationId);
+      const settings = JSON.parse(draft.settings) as IntegrationSettings;
+      return this.insertNextVersion(botId, integrationId, { ...settings, limits: withDefaultLimits(settings.limits) }, now);
     });
-    return deploy.immediate();
+    return publish.immediate();
   }
 
   async getIntegration(botId: string, integrationId: string, version?: number): Promise<IntegrationDefinition | null> {
@@ -155,6 +188,7 @@ export class SqliteCatalogStore implements CatalogStore {
   async deleteIntegration(botId: string, integrationId: string): Promise<number> {
     const remove = this.db.transaction(() => {
       this.rememberLastVersions('bot_id = ? AND integration_id = ?', botId, integrationId);
+      this.db.prepare('DELETE FROM integration_drafts WHERE bot_id = ? AND integration_id = ?').run(botId, integrationId);
       return this.db.prepare('DELETE FROM integrations WHERE bot_id = ? AND integration_id = ?').run(botId, integrationId).changes;
     });
     return remove.immediate();
@@ -172,7 +206,7 @@ export class SqliteCatalogStore implements CatalogStore {
   async deleteBot(botId: string): Promise<void> {
     const remove = this.db.transaction(() => {
       this.rememberLastVersions('bot_id = ?', botId);
-      for (const table of ['entities', 'integrations', 'quotas', 'signing_secrets']) this.db.prepare(`DELETE FROM ${table} WHERE bot_id = ?`).run(botId);
+      for (const table of ['entities', 'integrations', 'integration_drafts', 'quotas', 'signing_secrets']) this.db.prepare(`DELETE FROM ${table} WHERE bot_id = ?`).run(botId);
     });
     remove.immediate();
   }

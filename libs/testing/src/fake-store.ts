@@ -1,4 +1,4 @@
-import { ACTIVE_STATUSES, isTerminal, outcomeError, recordedOutcomeJson, storedEntityJson, WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
+import { ACTIVE_STATUSES, integrationSettingsOf, isTerminal, outcomeError, recordedOutcomeJson, storedEntityJson, WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
 import type {
   ActiveCount,
   BotQuotas,
@@ -8,6 +8,7 @@ import type {
   IdempotencyRecord,
   InstanceRegistry,
   IntegrationDefinition,
+  IntegrationDraft,
   IntegrationSettings,
   IntegrationTarget,
   Invocation,
@@ -323,6 +324,7 @@ export class FakeCatalogStore implements CatalogStore {
   private integrations: IntegrationDefinition[] = [];
   /** The last version of each deleted integration, by bot and id: numbers are never reused. */
   private readonly deletedVersions = new Map<string, number>();
+  private readonly drafts = new Map<string, IntegrationDraft>();
   private readonly quotas = new Map<string, BotQuotas>();
   private readonly secrets = new Map<string, SigningSecret[]>();
   /** Bots that hold a token (listBots names them too). */
@@ -358,6 +360,23 @@ export class FakeCatalogStore implements CatalogStore {
     return definition;
   }
 
+  async putDraft(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDraft> {
+    const draft: IntegrationDraft = { botId, integrationId, draftedAt: now, ...integrationSettingsOf(copy(settings)) };
+    this.drafts.set(`${botId}\u0000${integrationId}`, copy(draft));
+    return draft;
+  }
+
+  async getDraft(botId: string, integrationId: string): Promise<IntegrationDraft | null> {
+    return copy(this.drafts.get(`${botId}\u0000${integrationId}`) ?? null);
+  }
+
+  async publishDraft(botId: string, integrationId: string, draftedAt: number, now: number): Promise<IntegrationDefinition | null> {
+    const draft = await this.getDraft(botId, integrationId);
+    if (!draft || draft.draftedAt !== draftedAt) return null;
+    this.drafts.delete(`${botId}\u0000${integrationId}`);
+    return this.deployIntegration(botId, integrationId, integrationSettingsOf(draft), now);
+  }
+
   async getIntegration(botId: string, integrationId: string, version?: number): Promise<IntegrationDefinition | null> {
     const versions = this.versionsOf(botId, integrationId);
     const found = version === undefined ? versions[0] : versions.find((i) => i.version === version);
@@ -381,6 +400,7 @@ export class FakeCatalogStore implements CatalogStore {
   async deleteIntegration(botId: string, integrationId: string): Promise<number> {
     const versions = this.versionsOf(botId, integrationId);
     if (versions.length > 0) this.deletedVersions.set(`${botId}\u0000${integrationId}`, versions[0].version);
+    this.drafts.delete(`${botId}\u0000${integrationId}`);
     this.integrations = this.integrations.filter((i) => i.botId !== botId || i.integrationId !== integrationId);
     return versions.length;
   }
@@ -388,6 +408,7 @@ export class FakeCatalogStore implements CatalogStore {
   async deleteBot(botId: string): Promise<void> {
     for (const entity of await this.listEntities(botId)) this.entities.delete(`${botId}\u0000${entity.name}`);
     for (const integration of await this.listIntegrations(botId)) await this.deleteIntegration(botId, integration.integrationId);
+    for (const [key, draft] of this.drafts) if (draft.botId === botId) this.drafts.delete(key);
     this.quotas.delete(botId);
     this.secrets.delete(botId);
   }

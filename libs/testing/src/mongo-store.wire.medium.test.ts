@@ -67,6 +67,7 @@ describe('MongoDB store on the wire', () => {
       'signingSecrets',
       'secrets',
       'deletedIntegrations',
+      'integrationDrafts',
       'instances',
     ]);
     expect(created.flatMap((command) => (command.indexes as Document[]).map((index) => index.name))).toEqual([
@@ -87,6 +88,7 @@ describe('MongoDB store on the wire', () => {
       'unique_bot_quota',
       'bot_newest_first',
       'unique_bot_scope_name',
+      'unique_bot_integration',
       'unique_bot_integration',
       'role_by_seen',
       'ttl_expire_at',

@@ -702,6 +702,55 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       });
     });
 
+    describe('drafts', () => {
+      const settings = { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 60, allowedHosts: ['api.example.com'], limits: { ...DEFAULT_CONNECTOR_LIMITS }, callbackUrl: null };
+
+      it('keep one draft per integration beside the live version, a new one replacing it', async () => {
+        const { store, clock } = subject;
+        await store.catalog.deployIntegration('bot-a', 'ack', settings, clock.now());
+        expect(await store.catalog.getDraft('bot-a', 'ack')).toBeNull();
+        const sources = [{ path: 'src/index.ts', content: 'export default 2' }];
+        await store.catalog.putDraft('bot-a', 'ack', { ...settings, code: 'return 2' }, clock.now() + 1);
+        const draft = await store.catalog.putDraft('bot-a', 'ack', { ...settings, code: 'return 3', sources, limits: { ...settings.limits, memoryMiB: 32 } }, clock.now() + 2);
+        expect(draft).toEqual({ botId: 'bot-a', integrationId: 'ack', draftedAt: clock.now() + 2, ...settings, code: 'return 3', sources, limits: { ...settings.limits, memoryMiB: 32 } });
+        expect(await store.catalog.getDraft('bot-a', 'ack')).toEqual(draft);
+        expect(await store.catalog.getDraft('bot-b', 'ack')).toBeNull();
+        // Live calls keep the published version: the draft is no version.
+        expect(await store.catalog.resolveIntegration('bot-a', 'ack')).toMatchObject({ version: 1 });
+        expect((await store.catalog.getIntegration('bot-a', 'ack'))?.code).toBe('return 1');
+        expect((await store.catalog.listIntegrationVersions('bot-a', 'ack')).map((v) => v.version)).toEqual([1]);
+      });
+
+      it('publish the draft as the next version, once, and only the draft it was asked for', async () => {
+        const { store, clock } = subject;
+        await store.catalog.deployIntegration('bot-a', 'ack', settings, clock.now());
+        const older = await store.catalog.putDraft('bot-a', 'ack', { ...settings, code: 'return 2' }, clock.now() + 1);
+        const draft = await store.catalog.putDraft('bot-a', 'ack', { ...settings, code: 'return 3' }, clock.now() + 2);
+        expect(await store.catalog.publishDraft('bot-a', 'ack', older.draftedAt, clock.now() + 3)).toBeNull();
+        const published = await store.catalog.publishDraft('bot-a', 'ack', draft.draftedAt, clock.now() + 3);
+        expect(published).toEqual({ botId: 'bot-a', integrationId: 'ack', version: 2, deployedAt: clock.now() + 3, ...settings, code: 'return 3' });
+        expect(await store.catalog.getIntegration('bot-a', 'ack')).toEqual(published);
+        expect((await store.catalog.getIntegration('bot-a', 'ack', 1))?.code).toBe('return 1');
+        expect(await store.catalog.getDraft('bot-a', 'ack')).toBeNull();
+        expect(await store.catalog.publishDraft('bot-a', 'ack', draft.draftedAt, clock.now() + 4)).toBeNull();
+        expect((await store.catalog.listIntegrationVersions('bot-a', 'ack')).map((v) => v.version)).toEqual([2, 1]);
+      });
+
+      it('go with the integration and with the bot when they are deleted', async () => {
+        const { store, clock } = subject;
+        for (const bot of ['bot-a', 'bot-b']) {
+          await store.catalog.deployIntegration(bot, 'ack', settings, clock.now());
+          await store.catalog.putDraft(bot, 'ack', { ...settings, code: 'return 2' }, clock.now());
+        }
+        await store.catalog.deleteIntegration('bot-a', 'ack');
+        expect(await store.catalog.getDraft('bot-a', 'ack')).toBeNull();
+        await store.catalog.putDraft('bot-a', 'other', settings, clock.now());
+        await store.catalog.deleteBot('bot-a');
+        expect(await store.catalog.getDraft('bot-a', 'other')).toBeNull();
+        expect(await store.catalog.getDraft('bot-b', 'ack')).not.toBeNull();
+      });
+    });
+
     describe('deletions', () => {
       const settings = { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 60, allowedHosts: [], limits: { ...DEFAULT_CONNECTOR_LIMITS }, callbackUrl: null };
 

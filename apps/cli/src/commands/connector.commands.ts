@@ -21,6 +21,7 @@ export const connectorDeploy: CommandSpec = {
     'allowed-host': { type: 'string', multiple: true, value: 'H', description: 'A host the connector may call through Context.Http; repeat for several' },
     ...limitOptions,
     'callback-url': { type: 'string', value: 'URL', description: "Where every invocation's outcome is POSTed (signed), unless a call names its own" },
+    draft: { type: 'boolean', description: 'Deploy it as the draft: live calls keep the live version; try it with gi connector replay, then gi connector publish' },
   },
   details: [
     'The new version takes effect at once. Code that does not compile is refused and reported as file:line:column. Limits left out take their defaults.',
@@ -28,6 +29,7 @@ export const connectorDeploy: CommandSpec = {
     `A ${ENTRY_EXTENSIONS.filter((e) => e !== '.js').join(', ')} entry, or a .js file with import or export statements, is bundled with its local imports and the packages of`,
     "its project's node_modules (esbuild) into one script; the project's own files are kept with the version (gi connector show).",
     'Types are not checked: run tsc --noEmit (npm run typecheck in a project from gi connector init). A plain .js file is sent as written.',
+    'With --draft the integration keeps answering calls with its live version; one draft per integration, a new one replaces it.',
     'Example: gi connector deploy src/index.ts --bot shop --integration orders --entity Order',
   ].join('\n'),
   async run(ctx, input) {
@@ -43,26 +45,31 @@ export const connectorDeploy: CommandSpec = {
     const callbackUrl = input.string('callback-url');
     const { code, sources } = await buildConnector(file);
 
+    const request = {
+      entityName,
+      code,
+      ...(sources.length > 0 && { sources }),
+      ...(pool !== undefined && { pool }),
+      ...(timeoutSeconds !== undefined && { timeoutSeconds }),
+      ...(allowedHosts.length > 0 && { allowedHosts }),
+      ...(Object.keys(limits).length > 0 && { limits }),
+      ...(callbackUrl !== undefined && { callbackUrl }),
+    };
     let deployed;
     try {
-      deployed = await ctx.control.deploy(botId, integrationId, {
-        entityName,
-        code,
-        ...(sources.length > 0 && { sources }),
-        ...(pool !== undefined && { pool }),
-        ...(timeoutSeconds !== undefined && { timeoutSeconds }),
-        ...(allowedHosts.length > 0 && { allowedHosts }),
-        ...(Object.keys(limits).length > 0 && { limits }),
-        ...(callbackUrl !== undefined && { callbackUrl }),
-      });
+      deployed = input.flag('draft') ? await ctx.control.deployDraft(botId, integrationId, request) : await ctx.control.deploy(botId, integrationId, request);
     } catch (error) {
       throw compileError(file, error, sources.length > 0) ?? error;
     }
     if (ctx.json) return void writeLine(ctx.io.out, json(deployed));
     const hosts = deployed.allowedHosts.length > 0 ? deployed.allowedHosts.join(', ') : 'none';
+    const what =
+      'liveVersion' in deployed && typeof deployed.liveVersion === 'number'
+        ? `a draft of ${deployed.integrationId} on bot ${deployed.botId} (version ${deployed.liveVersion} stays live until gi connector publish)`
+        : `${deployed.integrationId} version ${deployed.version} on bot ${deployed.botId}`;
     writeLine(
       ctx.io.out,
-      `Deployed ${deployed.integrationId} version ${deployed.version} on bot ${deployed.botId}: entity ${deployed.entityName}, pool ${deployed.pool}, timeout ${deployed.timeoutSeconds}s, allowed hosts ${hosts}${deployed.callbackUrl ? `, callbacks to ${deployed.callbackUrl}` : ''}`,
+      `Deployed ${what}: entity ${deployed.entityName}, pool ${deployed.pool}, timeout ${deployed.timeoutSeconds}s, allowed hosts ${hosts}${deployed.callbackUrl ? `, callbacks to ${deployed.callbackUrl}` : ''}`,
     );
   },
 };

@@ -4,6 +4,7 @@ import { connectorInit } from './connector-init.command';
 import { connectorRun } from './connector-run.command';
 import { connectorDeploy, connectorList, connectorShow } from './connector.commands';
 import { botDelete, connectorDelete, entityDelete } from './delete.commands';
+import { connectorPublish, connectorReplay } from './drafts.commands';
 import { entityCreate, entityList } from './entity.commands';
 import { invocationsCancel, invocationsList, invocationsShow } from './invocations.commands';
 import { invoke } from './invoke.command';
@@ -24,6 +25,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   connectorVersions,
   connectorDiff,
   connectorRollback,
+  connectorReplay,
+  connectorPublish,
   connectorDelete,
   connectorRun,
   connectorInit,

@@ -16,6 +16,8 @@ export const connectorVersions: CommandSpec = {
     const list = await ctx.control.listVersions(input.requiredName('bot'), input.requiredName('integration'));
     if (ctx.json) return void writeLine(ctx.io.out, json(list));
     const rows = list.versions.map((v) => [String(v.version), formatTime(v.deployedAt), v.version === list.latest ? 'live' : '']);
+    // The draft is no version yet: publishing it makes it the next one.
+    if (list.draft) rows.unshift(['draft', formatTime(list.draft.draftedAt), 'draft (gi connector replay --draft, gi connector publish)']);
     writeLine(ctx.io.out, table(['VERSION', 'DEPLOYED', ''], rows));
   },
 };

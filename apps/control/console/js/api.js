@@ -30,6 +30,10 @@
  * @typedef {CallbackSecretInfo & { secret: string }} CreatedCallbackSecret
  * @typedef {{ name: string, createdAt: string, updatedAt: string }} SecretInfo
  * @typedef {{ from: string, to: string, minutes: number, truncated: boolean, total: ActivitySeries, integrations: (ActivitySeries & { integrationId: string })[] }} Activity
+ * @typedef {Omit<Integration, 'version' | 'deployedAt'> & { draft: true, liveVersion: number, draftedAt: string }} Draft
+ * @typedef {{ status: Status, responseBody: unknown, error: InvocationError | null, durationMs: number | null }} ReplaySide
+ * @typedef {{ invocationId: string, createdAt: string, published: ReplaySide & { version: number }, draft: ReplaySide & { logs: { at: string, level: string, message: string }[] }, diff: string }} ReplayedRequest
+ * @typedef {{ integrationId: string, publishedVersion: number, draftedAt: string, outbound: 'block' | 'send', changed: number, replayed: ReplayedRequest[] }} ReplayReport
  */
 
 /** A problem-details answer of the control API. */
@@ -118,6 +122,19 @@ export function createApi(token, onUnauthorized = () => {}) {
     diff: (bot, id, from, to) => call('GET', `/bots/${seg(bot)}/integrations/${seg(id)}/diff${query({ from, to })}`),
     /** @param {string} bot @param {string} id @param {number} to @returns {Promise<Integration & { rolledBackTo: number }>} */
     rollback: (bot, id, to) => call('POST', `/bots/${seg(bot)}/integrations/${seg(id)}/rollback`, { to }),
+    /** The integration's draft, or null when it has none. @param {string} bot @param {string} id @returns {Promise<Draft | null>} */
+    draft: async (bot, id) => {
+      try {
+        return await call('GET', `/bots/${seg(bot)}/integrations/${seg(id)}/draft`);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      }
+    },
+    /** @param {string} bot @param {string} id @param {{ last?: number, ids?: string[], outbound: 'block' | 'send' }} request @returns {Promise<ReplayReport>} */
+    replay: (bot, id, request) => call('POST', `/bots/${seg(bot)}/integrations/${seg(id)}/replay`, request),
+    /** @param {string} bot @param {string} id @returns {Promise<Integration & { publishedDraftAt: string }>} */
+    publish: (bot, id) => call('POST', `/bots/${seg(bot)}/integrations/${seg(id)}/publish`, {}),
     /** @param {string} bot @param {string} id @param {boolean} force @returns {Promise<{ deleted: true, cancelledInvocations: number }>} */
     deleteIntegration: (bot, id, force) => call('DELETE', `/bots/${seg(bot)}/integrations/${seg(id)}${query({ force: force ? 'true' : undefined })}`),
     /** @param {string} bot @returns {Promise<TokenInfo[]>} */

@@ -22,9 +22,15 @@ export function versionRoutes({ routes, admin, deps, body }: ControlRoutes): voi
 
   routes.get('/bots/:botId/integrations/:integrationId/versions', admin, async (ctx) => {
     const { botId, integrationId } = ctx.params;
-    const versions = await store.catalog.listIntegrationVersions(botId, integrationId);
+    const [versions, draft] = await Promise.all([store.catalog.listIntegrationVersions(botId, integrationId), store.catalog.getDraft(botId, integrationId)]);
     if (versions.length === 0) throw notFound(`No integration '${integrationId}' for bot '${botId}'.`);
-    ctx.body = { integrationId, latest: versions[0].version, versions: versions.map((v) => ({ version: v.version, deployedAt: iso(v.deployedAt) })) };
+    ctx.body = {
+      integrationId,
+      latest: versions[0].version,
+      versions: versions.map((v) => ({ version: v.version, deployedAt: iso(v.deployedAt) })),
+      // Not a version: live calls never use it; publishing deploys it as the next one.
+      draft: draft && { draftedAt: iso(draft.draftedAt) },
+    };
   });
 
   routes.get('/bots/:botId/integrations/:integrationId/diff', admin, async (ctx) => {

@@ -1,4 +1,4 @@
-import type { EntityDefinition, IntegrationDefinition, IntegrationSettings, IntegrationTarget, SigningSecret } from '../catalog';
+import type { EntityDefinition, IntegrationDefinition, IntegrationDraft, IntegrationSettings, IntegrationTarget, SigningSecret } from '../catalog';
 import type { BotQuotas, Quotas } from '../quotas';
 
 /** Bots' entities, integrations (connectors and their versions), quotas and callback signing secrets. */
@@ -16,10 +16,18 @@ export interface CatalogStore {
   resolveIntegration(botId: string, integrationId: string): Promise<IntegrationTarget | null>;
   listIntegrations(botId: string): Promise<IntegrationDefinition[]>;
   listIntegrationVersions(botId: string, integrationId: string): Promise<Array<{ version: number; deployedAt: number }>>;
-  /** Deletes every version of the integration; returns how many there were (0: no such integration). */
+  /** Stores the integration's draft, replacing the one it had; live calls keep using the latest version. */
+  putDraft(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDraft>;
+  getDraft(botId: string, integrationId: string): Promise<IntegrationDraft | null>;
+  /**
+   * Deploys the draft as the next version and removes it (only the draft drafted at `draftedAt`, so a
+   * draft that replaced it meanwhile is left alone); null when there is no such draft.
+   */
+  publishDraft(botId: string, integrationId: string, draftedAt: number, now: number): Promise<IntegrationDefinition | null>;
+  /** Deletes every version of the integration and its draft; returns how many versions there were (0: no such integration). */
   deleteIntegration(botId: string, integrationId: string): Promise<number>;
   listBots(): Promise<string[]>;
-  /** Deletes the bot's entities, integrations (every version), quotas and signing secrets. */
+  /** Deletes the bot's entities, integrations (every version and draft), quotas and signing secrets. */
   deleteBot(botId: string): Promise<void>;
   /** The quotas of the bot and of its tokens; all defaults when none were set. */
   getQuotas(botId: string): Promise<BotQuotas>;

@@ -24,6 +24,8 @@ export interface ConnectorRunRequest {
   /** The run's other limits; any left out take the runtime's defaults. */
   limits?: Partial<RunLimits>;
   allowedHosts: string[];
+  /** When set, every HTTP request of the run (`Context.Http`, `fetch`) fails with this message and nothing is sent (a replay with outbound HTTP blocked). */
+  blockedHttp?: string;
   onProgress?: (progress: Progress) => void;
   /**
    * Takes the run's log lines while it runs, in small batches (about twice a second at most). Lines

@@ -1,9 +1,10 @@
 // Connectors (integrations): the deployed code and its versions, comparing and rolling back versions,
-// deploying a new version, deleting a connector.
+// replaying calls against a draft and publishing it, deploying a new version, deleting a connector.
 import { ApiError } from '../api.js';
 import { fill, h } from '../dom.js';
 import { formatTime } from '../format.js';
 import { codeBlock, emptyState, errorNotice, notice } from '../widgets.js';
+import { draftSection } from './draft-replay.js';
 import { versionDiffView } from './version-diff.js';
 
 const STARTER = `const entity = Context.GetRequestEntity();
@@ -124,14 +125,18 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
     }
     fill(detail, h('p', { class: 'muted' }, 'Loading…'));
     try {
-      renderDetail(await api.integration(bot, selected, viewedVersion));
+      const [integration, draft] = await Promise.all([api.integration(bot, selected, viewedVersion), api.draft(bot, selected)]);
+      renderDetail(integration, draft);
     } catch (error) {
       fill(detail, errorNotice(error));
     }
   }
 
-  /** @param {import('../api.js').IntegrationDetail} integration */
-  function renderDetail(integration) {
+  /**
+   * @param {import('../api.js').IntegrationDetail} integration
+   * @param {import('../api.js').Draft | null} draft
+   */
+  function renderDetail(integration, draft) {
     const latest = integration.versions[0]?.version ?? integration.version;
     const actionMessage = h('div', { class: 'action-message' });
     fill(
@@ -192,9 +197,17 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
             confirmingButton('Roll back to this version', `Click again: deploy v${integration.version} as v${latest + 1}`, () => rollBack(integration, actionMessage), 'small rollback'),
           )
         : null,
+      draft ? draftSection({ api, bot, draft, latest, toast, onPublished: reloadAfterPublish }) : null,
       integration.versions.length > 1 ? compareSection(integration, latest) : null,
       ...codeSection(integration),
     );
+  }
+
+  /** The draft became the live version: show it. */
+  async function reloadAfterPublish() {
+    viewedVersion = undefined;
+    integrations = await api.integrations(bot);
+    await showSelected();
   }
 
   /**
@@ -351,7 +364,7 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
       h('label', { class: 'code-label' }, h('span', {}, 'Code ', h('span', { class: 'muted small' }, '(the body of an async function; Tab indents)')), code),
       h('div', { class: 'editor-foot' }, caret),
       message,
-      h('div', { class: 'row' }, submit, h('button', { type: 'button', class: 'ghost', onclick: () => (base ? renderDetail(base) : go('connectors')) }, 'Cancel')),
+      h('div', { class: 'row' }, submit, h('button', { type: 'button', class: 'ghost', onclick: () => (base ? void showSelected() : go('connectors')) }, 'Cancel')),
     );
     form.addEventListener('submit', async (event) => {
       event.preventDefault();

@@ -50,12 +50,13 @@ export function sideBySideRows(unified) {
 }
 
 /**
+ * A unified diff as two columns headed `before` and `after`.
  * @param {string} unified
  * @param {string} label
- * @param {number} from
- * @param {number} to
+ * @param {string} before
+ * @param {string} after
  */
-function sideBySide(unified, label, from, to) {
+export function sideBySide(unified, label, before, after) {
   const cell = (/** @type {string | null} */ text, /** @type {number | null} */ no, /** @type {string} */ side) => [
     h('td', { class: 'diff-no' }, no === null ? '' : String(no)),
     h('td', { class: `diff-text ${text === null ? 'diff-empty' : side}` }, text ?? ''),
@@ -67,7 +68,7 @@ function sideBySide(unified, label, from, to) {
       'table',
       { class: 'diff', 'aria-label': label },
       h('colgroup', {}, h('col', { class: 'diff-no-col' }), h('col', {}), h('col', { class: 'diff-no-col' }), h('col', {})),
-      h('thead', {}, h('tr', {}, h('th', { colspan: 2 }, `v${from}`), h('th', { colspan: 2 }, `v${to}`))),
+      h('thead', {}, h('tr', {}, h('th', { colspan: 2 }, before), h('th', { colspan: 2 }, after))),
       h(
         'tbody',
         {},
@@ -101,8 +102,8 @@ export function versionDiffView(diff) {
           h('thead', {}, h('tr', {}, h('th', {}, 'Setting'), h('th', {}, `v${from}`), h('th', {}, `v${to}`))),
           h('tbody', {}, diff.settings.map((s) => h('tr', {}, h('td', {}, s.name), h('td', { class: 'diff-removed' }, shown(s.from)), h('td', { class: 'diff-added' }, shown(s.to))))),
         ),
-    ...diff.sources.flatMap((s) => [h('h4', { class: 'mono' }, s.path), sideBySide(s.diff, `${s.path} from v${from} to v${to}`, from, to)]),
+    ...diff.sources.flatMap((s) => [h('h4', { class: 'mono' }, s.path), sideBySide(s.diff, `${s.path} from v${from} to v${to}`, `v${from}`, `v${to}`)]),
     h('h4', {}, diff.sources.length ? 'Bundle changes' : 'Code changes'),
-    diff.code === '' ? h('p', { class: 'muted small' }, `The same in v${from} and v${to}.`) : sideBySide(diff.code, `Code from v${from} to v${to}`, from, to),
+    diff.code === '' ? h('p', { class: 'muted small' }, `The same in v${from} and v${to}.`) : sideBySide(diff.code, `Code from v${from} to v${to}`, `v${from}`, `v${to}`),
   );
 }

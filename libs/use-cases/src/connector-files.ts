@@ -1,16 +1,20 @@
 import type { ConnectorFileReader, FileEntity, FileStore, InvocationRef } from '@gi/domain';
-import type { Logger } from '@gi/observability';
+
+/** Where a failed read is logged (a pino logger has this shape). */
+export interface FileReadLog {
+  error(fields: object, message: string): void;
+}
 
 /**
- * `Context.ReadFile` for one run: only the files its own request carried (RequestFiles), read from
- * the file store under that invocation. Undefined when the request has no files. Rejections carry
+ * `Context.ReadFile` for one run (live or replayed): only the files its own request carried
+ * (RequestFiles), read from the file store under that invocation. Undefined when the request has no files. Rejections carry
  * messages for the connector; store failures are logged, never shown.
  */
 export function connectorFileReader(
   files: FileStore | undefined,
   owner: InvocationRef,
   requestFiles: FileEntity[] | undefined,
-  log: Pick<Logger, 'error'>,
+  log: FileReadLog,
 ): ConnectorFileReader | undefined {
   if (!files || !requestFiles?.length) return undefined;
   const known = new Map(requestFiles.map((file) => [file.Id, file]));
