@@ -18,12 +18,13 @@ export async function assertDeployable(deps: ControlDeps, botId: string, setting
   const compiled = deps.runtime.compile(settings.code);
   if (!compiled.ok) {
     // A bundle's lines are not the author's: point into the file they wrote when one of them is at fault.
-    const inSource = settings.sources.length > 0 ? await firstSourceSyntaxError(settings.sources) : null;
+    const sources = settings.sources ?? [];
+    const inSource = sources.length > 0 ? await firstSourceSyntaxError(sources) : null;
     if (inSource) {
       const { file, line, column, message } = inSource;
       throw badRequest(`The connector code does not compile: ${file}:${line}:${column}: ${message}.`, { extensions: { file, line, column, message } });
     }
-    const of = settings.sources.length > 0 ? ' of the bundle' : '';
+    const of = sources.length > 0 ? ' of the bundle' : '';
     throw badRequest(`The connector code does not compile: ${compiled.message} (line ${compiled.line}, column ${compiled.column}${of}).`, {
       extensions: { line: compiled.line, column: compiled.column, message: compiled.message },
     });
