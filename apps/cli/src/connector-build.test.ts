@@ -79,6 +79,11 @@ describe('connector bundles (gi connector deploy and run)', () => {
     write('src/broken-lib.ts', 'export const two = (): number => {\n  return 2 +;\n};\n');
     const importer = write('src/uses-broken.ts', "import { two } from './broken-lib';\nContext.Log(two());\n");
     expect(await refusal(importer)).toBe(`${at(join(project, 'src/broken-lib.ts'), 2, 13)}: Unexpected ";"`);
+    // A .js module entry and an .mjs entry.
+    const js = write('src/broken.js', "import { label } from './format';\nContext.Log(label(1) +);\n");
+    expect(await refusal(js)).toBe(`${at(js, 2, 23)}: Unexpected ")"`);
+    const mjs = write('src/broken.mjs', "import { label } from './format.ts';\n\nconst x = [label(1);\n");
+    expect(await refusal(mjs)).toBe(`${at(mjs, 3, 20)}: Expected "]" but found ";"`);
     const result = await run(['connector', 'run', entry]);
     expect(result).toEqual({ code: 1, out: '', err: `error: ${at(entry, 2, 28)}: Unexpected ";"\n` });
   });

@@ -1,6 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CliEnv } from '@gi/config';
 import type { CliIo } from './cli-io';
+import { runCli } from './run-cli';
 
 /** A request the fake service received. */
 export interface Recorded {
@@ -103,5 +105,39 @@ export function captureIo(options: { tty?: boolean; stdin?: string } = {}): Capt
     stdout: () => out,
     stderr: () => err,
     sleeps,
+  };
+}
+
+/** The admin token `gi` is given against the fake service. */
+export const FAKE_ADMIN_TOKEN = 'admin-secret-0123456789abcdef';
+
+/**
+ * For the describe block it is called in: a fake service, started before its tests and emptied before
+ * each, and `gi`, which runs the CLI against it with the admin token (or with `env`). Nothing may start
+ * a service of its own.
+ */
+export function cliAgainstFakeService() {
+  let service: FakeService | undefined;
+  beforeAll(async () => {
+    service = await FakeService.start();
+  });
+  afterAll(() => service?.close());
+  beforeEach(() => service?.reset());
+  const started = (): FakeService => {
+    if (!service) throw new Error('the fake service starts in beforeAll');
+    return service;
+  };
+  const noUp = async () => {
+    throw new Error('not in tests');
+  };
+  return {
+    get service(): FakeService {
+      return started();
+    },
+    async gi(argv: string[], env: CliEnv = { GI_URL: started().url, GI_ADMIN_TOKEN: FAKE_ADMIN_TOKEN }) {
+      const io = captureIo();
+      const code = await runCli(argv, io, env, noUp);
+      return { code, out: io.stdout(), err: io.stderr() };
+    },
   };
 }

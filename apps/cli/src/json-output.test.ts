@@ -1,28 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CliEnv } from '@gi/config';
-import { captureIo, FakeService, problem } from './fake-service.fixture';
-import { asJsonDocument, runCli } from './run-cli';
-
-const ADMIN = 'admin-secret-0123456789abcdef';
-const noUp = async () => {
-  throw new Error('not in tests');
-};
+import { cliAgainstFakeService, FAKE_ADMIN_TOKEN, problem } from './fake-service.fixture';
+import { asJsonDocument } from './run-cli';
 
 describe('--json on every command, failures included', () => {
-  let service: FakeService;
-  beforeAll(async () => {
-    service = await FakeService.start();
-  });
-  afterAll(() => service.close());
-  beforeEach(() => service.reset());
-
-  async function gi(argv: string[], env: CliEnv = { GI_URL: service.url, GI_ADMIN_TOKEN: ADMIN }) {
-    const io = captureIo();
-    const code = await runCli(argv, io, env, noUp);
-    return { code, out: io.stdout(), err: io.stderr() };
-  }
+  const cli = cliAgainstFakeService();
+  const { gi } = cli;
 
   it('gi version and gi --version: the release, Node.js and platform, also as JSON', async () => {
     const text = await gi(['--version'], { GI_URL: 'not a url' });
@@ -34,7 +18,7 @@ describe('--json on every command, failures included', () => {
 
   it("passes the service's problem document through as it came, with the exit code", async () => {
     const body = { type: 'urn:gi:problem:not-found', title: 'Not Found', status: 404, detail: 'bot acme has no integration ack', traceId: 't1' };
-    service.on('GET', '/admin/bots/acme/integrations/ack', problem(404, body.title, body.detail, { type: body.type, traceId: 't1' }));
+    cli.service.on('GET', '/admin/bots/acme/integrations/ack', problem(404, body.title, body.detail, { type: body.type, traceId: 't1' }));
     const result = await gi(['connector', 'show', '--bot', 'acme', '--integration', 'ack', '--json']);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.out)).toEqual({ ...body, exitCode: 1 });
@@ -60,7 +44,7 @@ describe('--json on every command, failures included', () => {
     expect(JSON.parse(settings.out)).toMatchObject({ type: 'urn:gi:problem:cli-settings', status: 400, exitCode: 2 });
     expect(settings.code).toBe(2);
 
-    const unreachable = await gi(['--json', 'entity', 'list', '--bot', 'acme'], { GI_URL: 'http://127.0.0.1:9', GI_ADMIN_TOKEN: ADMIN });
+    const unreachable = await gi(['--json', 'entity', 'list', '--bot', 'acme'], { GI_URL: 'http://127.0.0.1:9', GI_ADMIN_TOKEN: FAKE_ADMIN_TOKEN });
     expect(JSON.parse(unreachable.out)).toMatchObject({ type: 'urn:gi:problem:cli-unreachable', title: 'Service unreachable', status: 503, exitCode: 1 });
     expect(unreachable.code).toBe(1);
 

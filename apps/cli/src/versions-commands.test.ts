@@ -1,30 +1,14 @@
-import type { CliEnv } from '@gi/config';
-import { captureIo, FakeService, problem } from './fake-service.fixture';
-import { runCli } from './run-cli';
+import { cliAgainstFakeService, problem } from './fake-service.fixture';
 
-const ADMIN = 'admin-secret-0123456789abcdef';
-const noUp = async () => {
-  throw new Error('not in tests');
-};
 const at = '2026-01-01T00:00:00.000Z';
 const integration = { botId: 'acme', integrationId: 'ack', entityName: 'Order', pool: 'default', timeoutSeconds: 60, allowedHosts: [], deployedAt: at };
 
 describe('versions and deletions on the command line', () => {
-  let service: FakeService;
-  beforeAll(async () => {
-    service = await FakeService.start();
-  });
-  afterAll(() => service.close());
-  beforeEach(() => service.reset());
-
-  async function gi(argv: string[], env: CliEnv = { GI_URL: service.url, GI_ADMIN_TOKEN: ADMIN }) {
-    const io = captureIo();
-    const code = await runCli(argv, io, env, noUp);
-    return { code, out: io.stdout(), err: io.stderr() };
-  }
+  const cli = cliAgainstFakeService();
+  const { gi } = cli;
 
   it('lists the versions, marking the live one', async () => {
-    service.on('GET', '/admin/bots/acme/integrations/ack/versions', { status: 200, json: { integrationId: 'ack', latest: 2, versions: [{ version: 2, deployedAt: at }, { version: 1, deployedAt: at }] } });
+    cli.service.on('GET', '/admin/bots/acme/integrations/ack/versions', { status: 200, json: { integrationId: 'ack', latest: 2, versions: [{ version: 2, deployedAt: at }, { version: 1, deployedAt: at }] } });
     const result = await gi(['connector', 'versions', '--bot', 'acme', '--integration', 'ack']);
     expect(result.code).toBe(0);
     expect(result.out.split('\n')[1]).toMatch(/^2\s+\S.*live$/);
@@ -32,17 +16,17 @@ describe('versions and deletions on the command line', () => {
   });
 
   it('shows one version with connector show --at', async () => {
-    service.on('GET', '/admin/bots/acme/integrations/ack', (req) => ({
+    cli.service.on('GET', '/admin/bots/acme/integrations/ack', (req) => ({
       status: 200,
       json: { ...integration, version: Number(req.query.get('version')), code: 'return 1;', sources: [], versions: [] },
     }));
     const result = await gi(['connector', 'show', '--bot', 'acme', '--integration', 'ack', '--at', '1']);
     expect(result.out).toContain('return 1;');
-    expect(service.requestsTo('GET', '/admin/bots/acme/integrations/ack')[0].query.get('version')).toBe('1');
+    expect(cli.service.requestsTo('GET', '/admin/bots/acme/integrations/ack')[0].query.get('version')).toBe('1');
   });
 
   it('prints the diff of two versions: settings, then the code as diff -u does', async () => {
-    service.on('GET', '/admin/bots/acme/integrations/ack/diff', (req) => ({
+    cli.service.on('GET', '/admin/bots/acme/integrations/ack/diff', (req) => ({
       status: 200,
       json: {
         integrationId: 'ack',
@@ -64,14 +48,14 @@ describe('versions and deletions on the command line', () => {
   });
 
   it('rolls back and names the new version', async () => {
-    service.on('POST', '/admin/bots/acme/integrations/ack/rollback', { status: 200, json: { ...integration, version: 4, rolledBackTo: 2 } });
+    cli.service.on('POST', '/admin/bots/acme/integrations/ack/rollback', { status: 200, json: { ...integration, version: 4, rolledBackTo: 2 } });
     const result = await gi(['connector', 'rollback', '--bot', 'acme', '--integration', 'ack', '--to', '2']);
     expect(result).toEqual({ code: 0, out: "Rolled back ack on bot acme to version 2's code and settings: now version 4\n", err: '' });
-    expect(JSON.parse(service.requestsTo('POST', '/admin/bots/acme/integrations/ack/rollback')[0].body)).toEqual({ to: 2 });
+    expect(JSON.parse(cli.service.requestsTo('POST', '/admin/bots/acme/integrations/ack/rollback')[0].body)).toEqual({ to: 2 });
   });
 
   it('deletes an integration, forced only with --force, and reports a refusal', async () => {
-    service.on('DELETE', '/admin/bots/acme/integrations/ack', (req) =>
+    cli.service.on('DELETE', '/admin/bots/acme/integrations/ack', (req) =>
       req.query.get('force') === 'true'
         ? { status: 200, json: { botId: 'acme', integrationId: 'ack', deleted: true, cancelledInvocations: 2 } }
         : problem(409, 'In use', "Integration 'ack' of bot 'acme' has invocations in flight (Queued or Running); wait for them to finish, or delete with force=true to cancel them.", { inFlight: 2 }),
@@ -83,10 +67,10 @@ describe('versions and deletions on the command line', () => {
   });
 
   it('deletes an entity and a bot', async () => {
-    service.on('DELETE', '/admin/bots/acme/entities/Order', { status: 200, json: { botId: 'acme', entityName: 'Order', deleted: true } });
-    service.on('DELETE', '/admin/bots/acme', { status: 200, json: { botId: 'acme', deleted: true, cancelledInvocations: 0 } });
+    cli.service.on('DELETE', '/admin/bots/acme/entities/Order', { status: 200, json: { botId: 'acme', entityName: 'Order', deleted: true } });
+    cli.service.on('DELETE', '/admin/bots/acme', { status: 200, json: { botId: 'acme', deleted: true, cancelledInvocations: 0 } });
     expect((await gi(['entity', 'delete', 'acme', 'Order'])).out).toBe('Deleted entity Order of bot acme\n');
     expect((await gi(['bot', 'delete', '--bot', 'acme'])).out).toBe('Deleted bot acme\n');
-    expect(service.requestsTo('DELETE', '/admin/bots/acme')[0].query.get('force')).toBeNull();
+    expect(cli.service.requestsTo('DELETE', '/admin/bots/acme')[0].query.get('force')).toBeNull();
   });
 });

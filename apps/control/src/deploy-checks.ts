@@ -1,6 +1,7 @@
 import { assertCanSignCallbacks, badRequest } from '@gi/domain';
 import type { IntegrationSettings } from '@gi/domain';
 import type { ControlDeps } from './control.deps';
+import { firstSourceSyntaxError } from './source-syntax';
 
 /**
  * What a version must satisfy to be deployed, whether new or a rollback to an earlier one: its entity
@@ -16,7 +17,15 @@ export async function assertDeployable(deps: ControlDeps, botId: string, setting
   }
   const compiled = deps.runtime.compile(settings.code);
   if (!compiled.ok) {
-    throw badRequest(`The connector code does not compile: ${compiled.message} (line ${compiled.line}, column ${compiled.column}).`, {
+    // A bundle's lines are not the author's: point into the file they wrote when one of them is at fault.
+    const sources = settings.sources ?? [];
+    const inSource = sources.length > 0 ? await firstSourceSyntaxError(sources) : null;
+    if (inSource) {
+      const { file, line, column, message } = inSource;
+      throw badRequest(`The connector code does not compile: ${file}:${line}:${column}: ${message}.`, { extensions: { file, line, column, message } });
+    }
+    const of = sources.length > 0 ? ' of the bundle' : '';
+    throw badRequest(`The connector code does not compile: ${compiled.message} (line ${compiled.line}, column ${compiled.column}${of}).`, {
       extensions: { line: compiled.line, column: compiled.column, message: compiled.message },
     });
   }

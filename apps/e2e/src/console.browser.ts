@@ -510,9 +510,9 @@ describe('web console (headless Chromium)', () => {
     const rollBack = detail.getByRole('button', { name: 'Roll back to this version' });
     await rollBack.click();
     // The first click only arms the button: nothing is deployed yet.
-    await detail.getByRole('button', { name: 'Click again: deploy v1 as v3' }).waitFor();
+    await rollBack.getByText('Click again: deploy v1 as v3').waitFor();
     expect((await api.admin('GET', '/bots/acme/integrations/versioned/versions')).json.latest).toBe(2);
-    await detail.getByRole('button', { name: 'Click again: deploy v1 as v3' }).click();
+    await rollBack.click();
     await page.getByText('Rolled back to version 1: now version 3').waitFor();
     await detail.getByRole('heading', { name: 'versioned v3' }).waitFor();
     await screenshot('connector-rollback');
@@ -568,12 +568,57 @@ describe('web console (headless Chromium)', () => {
 
   it('deletes a connector after a confirmation', async () => {
     const detail = page.locator('.detail-pane');
-    await detail.getByRole('button', { name: 'Delete connector' }).click();
-    await detail.getByRole('button', { name: 'Click again to delete' }).click();
+    const remove = detail.getByRole('button', { name: 'Delete connector' });
+    await remove.click();
+    await remove.getByText('Click again to delete').waitFor();
+    await remove.click();
     await page.getByText('Deleted versioned').waitFor();
     await page.getByRole('link', { name: /^orders/ }).waitFor();
     expect(await page.getByRole('link', { name: /^versioned/ }).count()).toBe(0);
     expect((await api.admin('GET', '/bots/acme/integrations/versioned')).status).toBe(404);
+  });
+
+  it('deletes an entity no connector uses, and a whole bot, cancelling its calls in flight after a second confirmation', async () => {
+    const waitsToken = await api.setUp('scratch', 'Job', 'slow', WAITS);
+    expect((await api.admin('PUT', '/bots/scratch/entities/Spare', { fields: [] })).status).toBe(200);
+    const started = await api.postJson(api.webhookUrl('scratch', 'Job', 'slow', 'asyncResponse=true'), waitsToken, {});
+    expect(started.status).toBe(202);
+    await page.goto(`${service.baseUrl}/console#/bots/scratch/overview`);
+    const entities = page.locator('.card', { hasText: 'Entities' });
+
+    // An entity a connector stores its calls in stays, and the refusal names the connector.
+    const job = entities.getByRole('button', { name: 'Delete entity Job' });
+    await job.click();
+    await job.click();
+    await entities.getByText("Entity 'Job' is used by integration(s) 'slow'").waitFor();
+    const spare = entities.getByRole('button', { name: 'Delete entity Spare' });
+    await spare.click();
+    await spare.getByText('Click again to delete').waitFor();
+    const entityNames = async () => ((await api.admin('GET', '/bots/scratch/entities')).json.entities as { name: string }[]).map((e) => e.name);
+    expect(await entityNames()).toContain('Spare');
+    await spare.click();
+    await page.getByText('Entity Spare deleted').waitFor();
+    await spare.waitFor({ state: 'detached' });
+    expect(await entityNames()).toEqual(['Job']);
+
+    await tab('Settings').click();
+    const danger = page.locator('.card', { hasText: 'Delete this bot' });
+    const deleteBot = danger.getByRole('button', { name: 'Delete bot scratch' });
+    await deleteBot.click();
+    await deleteBot.getByText('Click again to delete scratch').waitFor();
+    await deleteBot.click();
+    // A call is still waiting: refused, and the operator is asked once more before it is cancelled.
+    await danger.getByText('1 call(s) of scratch are queued or running.').waitFor();
+    expect((await api.admin('GET', `/bots/scratch/invocations/${started.json.invocationId as string}`)).json.status).toMatch(/^(Queued|Running)$/);
+    const force = danger.getByRole('button', { name: 'Delete scratch anyway' });
+    await force.click();
+    await force.getByText('Click again to cancel them and delete').waitFor();
+    await screenshot('bot-delete-in-use');
+    await force.click();
+    await page.getByText('Deleted scratch and cancelled 1 call(s) in flight').waitFor();
+    await page.waitForURL(/#\/bots\/acme\/overview$/);
+    expect(await page.getByRole('navigation', { name: 'Bots' }).getByRole('link', { name: 'scratch' }).count()).toBe(0);
+    expect((await api.admin('GET', '/bots')).json.bots).not.toContain('scratch');
   });
 
   it('signs out, forgetting the token and stopping the live refresh', async () => {

@@ -1,6 +1,4 @@
-import { Api } from './api-client';
-import { startService } from './service-process';
-import type { ServiceProcess } from './service-process';
+import { serviceWithConnector } from './deployed-connector';
 
 /** A connector that formats and sorts in several locales and time zones, as an integration would. */
 const FORMATS = `
@@ -18,21 +16,12 @@ Context.SetResponseEntity({ ResponseBody: {
 `;
 
 describe('Intl in the built service (embedded, worker threads)', () => {
-  let service: ServiceProcess;
-  let api: Api;
-  let token: string;
-
-  beforeAll(async () => {
-    service = await startService();
-    api = new Api(service.baseUrl);
-    token = await api.setUp('intl', 'Order', 'formats', FORMATS);
-  });
-  afterAll(() => service.dispose());
+  const deployed = serviceWithConnector('intl', 'Order', 'formats', FORMATS);
 
   it('formats in the named locales and time zones exactly as Node, stays in UTC otherwise, and survives date formats that abort Node', async () => {
     const at = Date.UTC(2024, 6, 1, 12, 30);
     const words = ['ö', 'z', 'å', 'a', 'ä', 'o'];
-    const reply = await api.postJson(api.webhookUrl('intl', 'Order', 'formats'), token, { words, at });
+    const reply = await deployed.api.postJson(deployed.url(), deployed.token, { words, at });
     expect(reply.status).toBe(200);
     expect(reply.json).toEqual({
       berlin: new Date(at).toLocaleString('de-DE', { timeZone: 'Europe/Berlin' }),
@@ -44,6 +33,6 @@ describe('Intl in the built service (embedded, worker threads)', () => {
       abortsNode: 'RangeError',
     });
     // The service is still there for the next call.
-    expect((await api.postJson(api.webhookUrl('intl', 'Order', 'formats'), token, { words: [], at: 0 })).status).toBe(200);
+    expect((await deployed.api.postJson(deployed.url(), deployed.token, { words: [], at: 0 })).status).toBe(200);
   });
 });

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { Api } from './api-client';
 import { example } from './connectors';
+import { serviceWithConnector } from './deployed-connector';
 import { startService } from './service-process';
 import type { ServiceProcess } from './service-process';
 
@@ -50,16 +51,6 @@ describe('store unavailable (503)', () => {
 });
 
 describe('per-integration connector limits', () => {
-  let service: ServiceProcess;
-  let api: Api;
-  let token: string;
-  beforeAll(async () => {
-    service = await startService();
-    api = new Api(service.baseUrl);
-    token = await api.setUp('acme', 'Order', 'roomy', sized);
-  });
-  afterAll(() => service.dispose());
-
   /** Holds `mib` MiB (query parameter) and answers with a body of `kib` KiB. */
   const sized = `
     const e = Context.GetRequestEntity();
@@ -67,33 +58,35 @@ describe('per-integration connector limits', () => {
     const held = new Uint8Array(param('mib') * 1024 * 1024).fill(1);
     e.ResponseBody = { held: held.length, text: 'x'.repeat(param('kib') * 1024) };
     Context.SetResponseEntity(e);`;
+  const service = serviceWithConnector('acme', 'Order', 'roomy', sized);
+
   const deploy = (integrationId: string, limits: Record<string, number>) =>
-    api.admin('PUT', `/bots/acme/integrations/${integrationId}`, { entityName: 'Order', code: sized, limits });
+    service.api.admin('PUT', `/bots/acme/integrations/${integrationId}`, { entityName: 'Order', code: sized, limits });
 
   it('stores the limits with the version and refuses limits out of bounds, naming the field', async () => {
     const deployed = await deploy('tight', { memoryMiB: 16, responseBodyKiB: 1 });
     expect(deployed.status).toBe(200);
     expect(deployed.json.limits).toEqual({ memoryMiB: 16, cpuSeconds: 60, responseBodyKiB: 1, logKiB: 64, pendingCalls: 8 });
-    expect((await api.admin('GET', '/bots/acme/integrations/tight')).json.limits).toEqual(deployed.json.limits);
+    expect((await service.api.admin('GET', '/bots/acme/integrations/tight')).json.limits).toEqual(deployed.json.limits);
     const refused = await deploy('tight', { memoryMiB: 4096 });
     expect(refused.status).toBe(400);
     expect(refused.json.errors).toEqual([{ field: 'limits.memoryMiB', message: expect.stringContaining('512') }]);
   });
 
   it('ends a run at its integration memory limit, where the same code with the default limit completes', async () => {
-    const roomy = await api.postJson(api.webhookUrl('acme', 'Order', 'roomy', 'mib=24'), token, {});
+    const roomy = await service.api.postJson(service.url('mib=24'), service.token, {});
     expect([roomy.status, roomy.json]).toEqual([200, { held: 24 * 1024 * 1024, text: '' }]);
-    const tight = await api.postJson(api.webhookUrl('acme', 'Order', 'tight', 'mib=24'), token, {});
+    const tight = await service.api.postJson(service.api.webhookUrl('acme', 'Order', 'tight', 'mib=24'), service.token, {});
     expect(tight.status).toBe(500);
     expect(tight.json).toMatchObject({ title: 'Connector stopped', detail: 'The connector used more than its memory limit of 16 MiB (limits.memoryMiB).' });
   });
 
   it('ends a run at its integration ResponseBody limit', async () => {
-    expect((await api.postJson(api.webhookUrl('acme', 'Order', 'roomy', 'kib=4'), token, {})).status).toBe(200);
-    const tight = await api.postJson(api.webhookUrl('acme', 'Order', 'tight', 'kib=4'), token, {});
+    expect((await service.api.postJson(service.url('kib=4'), service.token, {})).status).toBe(200);
+    const tight = await service.api.postJson(service.api.webhookUrl('acme', 'Order', 'tight', 'kib=4'), service.token, {});
     expect(tight.status).toBe(500);
     expect(tight.json.detail).toBe('The ResponseBody is larger than the limit of 1 KiB (limits.responseBodyKiB).');
     // The executor is fine: the next call completes.
-    expect((await api.postJson(api.webhookUrl('acme', 'Order', 'tight', 'mib=1'), token, {})).status).toBe(200);
+    expect((await service.api.postJson(service.api.webhookUrl('acme', 'Order', 'tight', 'mib=1'), service.token, {})).status).toBe(200);
   });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api } from './api-client';
-import { startService, type ServiceProcess } from './service-process';
+import { serviceWithConnector } from './deployed-connector';
+import { startService } from './service-process';
 
 interface LogView {
   at: string;
@@ -39,37 +40,29 @@ async function waitForInvocation(api: Api, botId: string, id: string, until: (in
 const messages = (logs: LogView[]) => logs.map((line) => `#${line.attempt} ${line.message}`);
 
 describe('connector logs while the run goes on', () => {
-  let service: ServiceProcess;
-  let api: Api;
-  let token: string;
-  beforeAll(async () => {
-    service = await startService();
-    api = new Api(service.baseUrl);
-    token = await api.setUp('acme', 'Order', 'steps', STEPS);
-  });
-  afterAll(() => service.dispose());
+  const deployed = serviceWithConnector('acme', 'Order', 'steps', STEPS);
 
   it('shows the lines logged so far through the control API before the run ends, and each line once after it', async () => {
-    const started = await api.postJson(api.webhookUrl('acme', 'Order', 'steps', 'asyncResponse=true&steps=4&ms=1500'), token, {});
+    const started = await deployed.api.postJson(deployed.url('asyncResponse=true&steps=4&ms=1500'), deployed.token, {});
     expect(started.status).toBe(202);
     const id = started.json.invocationId as string;
-    const running = await waitForInvocation(api, 'acme', id, (inv) => inv.logs.length >= 2);
+    const running = await waitForInvocation(deployed.api, 'acme', id, (inv) => inv.logs.length >= 2);
     expect(running.status).toBe('Running');
     expect(messages(running.logs).slice(0, 2)).toEqual(['#1 step 1 of 4', '#1 step 2 of 4']);
     // Still going: the poll says so.
-    expect((await api.poll('acme', token, id, 'waitSeconds=0')).status).toBe(202);
+    expect((await deployed.api.poll('acme', deployed.token, id, 'waitSeconds=0')).status).toBe(202);
 
-    const polled = await api.poll('acme', token, id, 'waitSeconds=30');
+    const polled = await deployed.api.poll('acme', deployed.token, id, 'waitSeconds=30');
     expect([polled.status, polled.json]).toEqual([200, { steps: 4 }]);
-    const done = await waitForInvocation(api, 'acme', id, (inv) => inv.status === 'Completed');
+    const done = await waitForInvocation(deployed.api, 'acme', id, (inv) => inv.status === 'Completed');
     expect(messages(done.logs)).toEqual(['#1 step 1 of 4', '#1 step 2 of 4', '#1 step 3 of 4', '#1 step 4 of 4', '#1 all steps done']);
     expect(done.logs.at(-1)).toMatchObject({ level: 'error' });
   });
 
   it('records a quick sync run\'s lines with its outcome, as before', async () => {
-    const reply = await api.postJson(api.webhookUrl('acme', 'Order', 'steps', 'steps=2&ms=1'), token, {});
+    const reply = await deployed.api.postJson(deployed.url('steps=2&ms=1'), deployed.token, {});
     expect([reply.status, reply.json]).toEqual([200, { steps: 2 }]);
-    const done = await waitForInvocation(api, 'acme', reply.headers.get('x-invocation-id') as string, (inv) => inv.status === 'Completed');
+    const done = await waitForInvocation(deployed.api, 'acme', reply.headers.get('x-invocation-id') as string, (inv) => inv.status === 'Completed');
     expect(messages(done.logs)).toEqual(['#1 step 1 of 2', '#1 step 2 of 2', '#1 all steps done']);
   });
 });

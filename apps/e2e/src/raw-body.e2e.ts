@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { Api } from './api-client';
+import { serviceWithConnector } from './deployed-connector';
 import { MULTIPART, multipartBody } from './multipart';
-import { startService, type ServiceProcess } from './service-process';
 
 const SECRET = 'whsec_raw_body_e2e';
 
@@ -29,18 +28,10 @@ Context.SetResponseEntity(entity);
 const signature = (body: Buffer, t = '1700000000') => `t=${t},v1=${createHmac('sha256', SECRET).update(Buffer.concat([Buffer.from(`${t}.`), body])).digest('hex')}`;
 
 describe('the raw request body in connectors', () => {
-  let service: ServiceProcess;
-  let api: Api;
-  let token: string;
-  beforeAll(async () => {
-    service = await startService();
-    api = new Api(service.baseUrl);
-    token = await api.setUp('acme', 'Order', 'verify', VERIFIER);
-  });
-  afterAll(() => service.dispose());
+  const deployed = serviceWithConnector('acme', 'Order', 'verify', VERIFIER);
 
   const send = (body: Buffer, contentType: string, sig: string) =>
-    api.call(api.webhookUrl('acme', 'Order', 'verify'), token, { body, headers: { 'content-type': contentType, Signature: sig } });
+    deployed.api.call(deployed.url(), deployed.token, { body, headers: { 'content-type': contentType, Signature: sig } });
 
   it('lets a connector verify an HMAC signature over the exact bytes sent, and refuse a body that was altered with 422', async () => {
     // Spacing, key order, escapes and non-ASCII text as the producer wrote them: re-serialising the parsed body would change the bytes.
@@ -54,28 +45,28 @@ describe('the raw request body in connectors', () => {
     expect(altered.json).toMatchObject({ title: 'Bad signature', detail: 'The Signature header does not match the body.' });
 
     // Kept apart from the entity: the control API shows the parsed RequestBody, not the raw body, and the service never logs it.
-    const detail = await api.admin('GET', `/bots/acme/invocations/${ok.headers.get('x-invocation-id')}`);
+    const detail = await deployed.api.admin('GET', `/bots/acme/invocations/${ok.headers.get('x-invocation-id')}`);
     expect(detail.json.entity.RequestBody).toEqual(JSON.parse(body.toString()));
     expect(JSON.stringify(detail.json)).not.toContain('Zo\\\\u00eb');
     expect(Object.keys(detail.json)).not.toContain('rawBody');
-    expect(service.output.join('\n')).not.toContain('raw-marker-5f1c');
+    expect(deployed.service.output.join('\n')).not.toContain('raw-marker-5f1c');
   });
 
   it('gives the bytes of a text body as sent, a byte order mark included, in async runs too', async () => {
     const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('order.paid')]);
-    const started = await api.call(api.webhookUrl('acme', 'Order', 'verify', 'asyncResponse=true'), token, {
+    const started = await deployed.api.call(deployed.url('asyncResponse=true'), deployed.token, {
       body,
       headers: { 'content-type': 'text/plain; charset=utf-8', Signature: signature(body) },
     });
     expect(started.status).toBe(202);
-    const polled = await api.poll('acme', token, started.json.invocationId, 'waitSeconds=30');
+    const polled = await deployed.api.poll('acme', deployed.token, started.json.invocationId, 'waitSeconds=30');
     // RequestBody is the text without the mark; the signature covers every byte.
     expect([polled.status, polled.json]).toEqual([200, { verified: true, bytes: body.length, event: 'order.paid' }]);
   });
 
   it('gives null for a file transfer, which has no single body', async () => {
-    await api.setUp('acme', 'Order', 'raw', `Context.SetResponseEntity({ ResponseBody: { raw: Context.GetRawRequestBody() } });`);
-    const upload = await api.call(api.webhookUrl('acme', 'Order', 'raw', '', 'GenericIntegrationFileTransfer'), token, {
+    await deployed.api.setUp('acme', 'Order', 'raw', `Context.SetResponseEntity({ ResponseBody: { raw: Context.GetRawRequestBody() } });`);
+    const upload = await deployed.api.call(deployed.api.webhookUrl('acme', 'Order', 'raw', '', 'GenericIntegrationFileTransfer'), deployed.token, {
       headers: { 'content-type': MULTIPART },
       body: multipartBody([
         { name: 'orderId', data: '7' },
@@ -83,7 +74,7 @@ describe('the raw request body in connectors', () => {
       ]),
     });
     expect([upload.status, upload.json]).toEqual([200, { raw: null }]);
-    const empty = await api.call(api.webhookUrl('acme', 'Order', 'raw'), token);
+    const empty = await deployed.api.call(deployed.api.webhookUrl('acme', 'Order', 'raw'), deployed.token);
     expect([empty.status, empty.json]).toEqual([200, { raw: '' }]);
   });
 });

@@ -24,8 +24,11 @@ const INDEX_TS = `// The connector: this file's top-level code runs on every cal
 // Context, fetch and the other globals are declared in ../context.d.ts.
 import { describeOrder, orderProblem, orderTotal, type Order } from './order';
 
-/** Where accepted orders are forwarded ('' forwards nowhere). Deploy with --allowed-host for its host. */
-const ORDERS_API: string = '';
+/**
+ * Where accepted orders are forwarded: the secret ORDERS_API (gi secrets set, and deploy with
+ * --allowed-host for its host; locally --secret-env ORDERS_API); none forwards nowhere.
+ */
+const ORDERS_API: string = Context.Secrets.ORDERS_API ?? '';
 
 const entity = Context.GetRequestEntity();
 if (!entity) Context.RaiseError('Missing entity', 'The request entity is null');
@@ -139,6 +142,16 @@ blocks a deploy: run \`tsc --noEmit\` (\`npm run typecheck\`) yourself, or in yo
 
 bundles \`src/index.ts\` with what it imports into one script, refuses syntax errors with file, line
 and column, and sends the script with this project's own files: \`gi connector show --bot shop
---integration orders\` prints them (\`--bundle\` prints the script). To forward orders, set
-\`ORDERS_API\` in \`src/index.ts\` and deploy with \`--allowed-host\` for its host.
+--integration orders\` prints them (\`--bundle\` prints the script).
+
+## Forward orders to an API
+
+\`src/index.ts\` posts each accepted order to the address in the secret \`ORDERS_API\`, when there is
+one. Locally, against a mock API on this machine:
+
+    ORDERS_API=http://127.0.0.1:4010 gi connector run src/index.ts --request samples/order.json \\
+      --secret-env ORDERS_API --allowed-host 127.0.0.1 --trust-loopback
+
+Deployed: \`printf %s "$URL" | gi secrets set --bot shop --integration orders ORDERS_API\`, and deploy
+with \`--allowed-host\` for the API's host.
 `;

@@ -137,6 +137,10 @@ export function createApi(token, onUnauthorized = () => {}) {
     publish: (bot, id) => call('POST', `/bots/${seg(bot)}/integrations/${seg(id)}/publish`, {}),
     /** @param {string} bot @param {string} id @param {boolean} force @returns {Promise<{ deleted: true, cancelledInvocations: number }>} */
     deleteIntegration: (bot, id, force) => call('DELETE', `/bots/${seg(bot)}/integrations/${seg(id)}${query({ force: force ? 'true' : undefined })}`),
+    /** @param {string} bot @param {string} name @returns {Promise<{ deleted: true }>} */
+    deleteEntity: (bot, name) => call('DELETE', `/bots/${seg(bot)}/entities/${seg(name)}`),
+    /** @param {string} bot @param {boolean} force @returns {Promise<{ deleted: true, cancelledInvocations: number }>} */
+    deleteBot: (bot, force) => call('DELETE', `/bots/${seg(bot)}${query({ force: force ? 'true' : undefined })}`),
     /** @param {string} bot @returns {Promise<TokenInfo[]>} */
     tokens: async (bot) => (await call('GET', `/bots/${seg(bot)}/tokens`)).tokens,
     /** @param {string} bot @param {{ label?: string, ttlSeconds?: number }} options @returns {Promise<CreatedToken>} */

@@ -15,7 +15,7 @@ import { settingsView } from './views/settings.js';
 
 /**
  * @typedef {import('./api.js').Api} Api
- * @typedef {{ api: Api, bot: string, item: string | undefined, go: (tab: string, item?: string) => void, toast: (message: string, kind?: 'success' | 'error' | 'info') => void, botsChanged: () => void }} ViewContext
+ * @typedef {{ api: Api, bot: string, item: string | undefined, go: (tab: string, item?: string) => void, toast: (message: string, kind?: 'success' | 'error' | 'info') => void, botsChanged: () => void, leaveBot: () => void }} ViewContext
  * @typedef {{ dispose?: () => void, show?: (item: string | undefined) => void }} Mounted
  * @typedef {(root: HTMLElement, ctx: ViewContext) => Mounted} View
  */
@@ -162,6 +162,11 @@ function start(token) {
       },
       toast: toasts.show,
       botsChanged: () => void botsChanged(),
+      // After the bot is deleted: forget it at once, so the next route cannot pick it.
+      leaveBot: () => {
+        bots = bots.filter((b) => b !== bot);
+        location.hash = '#/';
+      },
     };
     current = { bot, tab, mounted: spec.view(view, ctx) };
   }

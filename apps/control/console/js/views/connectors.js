@@ -3,7 +3,8 @@
 import { ApiError } from '../api.js';
 import { fill, h } from '../dom.js';
 import { formatTime } from '../format.js';
-import { codeBlock, emptyState, errorNotice, notice } from '../widgets.js';
+import { deleteUnlessInUse } from '../deletion.js';
+import { codeBlock, confirmButton, emptyState, errorNotice, notice } from '../widgets.js';
 import { draftSection } from './draft-replay.js';
 import { versionDiffView } from './version-diff.js';
 
@@ -34,41 +35,6 @@ function offsetOf(text, line, column) {
 function caretPosition(area) {
   const before = area.value.slice(0, area.selectionStart).split('\n');
   return `Line ${before.length}, column ${before[before.length - 1].length + 1}`;
-}
-
-/**
- * A button that acts on a second click within 4 s, so a stray click cannot roll back or delete.
- * @param {string} label
- * @param {string} armedLabel
- * @param {() => Promise<void>} action
- * @param {string} [extraClass]
- */
-function confirmingButton(label, armedLabel, action, extraClass = '') {
-  const button = h('button', { type: 'button', class: `danger ${extraClass}`.trim() }, label);
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let armed;
-  const disarm = () => {
-    armed = undefined;
-    button.textContent = label;
-    button.classList.remove('armed');
-  };
-  button.addEventListener('click', async () => {
-    if (!armed) {
-      button.textContent = armedLabel;
-      button.classList.add('armed');
-      armed = setTimeout(disarm, 4000);
-      return;
-    }
-    clearTimeout(armed);
-    disarm();
-    button.disabled = true;
-    try {
-      await action();
-    } finally {
-      button.disabled = false;
-    }
-  });
-  return button;
 }
 
 /** @param {string} text */
@@ -149,7 +115,13 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
           'div',
           { class: 'row' },
           h('button', { type: 'button', class: 'primary', onclick: () => renderEditor(integration) }, 'Deploy new version'),
-          confirmingButton('Delete connector', 'Click again to delete', () => deleteConnector(integration.integrationId, false, actionMessage)),
+          confirmButton({
+            label: 'Delete connector',
+            armedLabel: 'Click again to delete',
+            name: 'Delete connector',
+            kind: 'danger',
+            action: () => deleteConnector(integration.integrationId, actionMessage),
+          }),
         ),
       ),
       actionMessage,
@@ -194,7 +166,13 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
         ? notice(
             'info',
             h('span', {}, `Showing version ${integration.version}; calls run version ${latest}. `),
-            confirmingButton('Roll back to this version', `Click again: deploy v${integration.version} as v${latest + 1}`, () => rollBack(integration, actionMessage), 'small rollback'),
+            confirmButton({
+              label: 'Roll back to this version',
+              armedLabel: `Click again: deploy v${integration.version} as v${latest + 1}`,
+              name: 'Roll back to this version',
+              kind: 'danger small rollback',
+              action: () => rollBack(integration, actionMessage),
+            }),
           )
         : null,
       draft ? draftSection({ api, bot, draft, latest, toast, onPublished: reloadAfterPublish }) : null,
@@ -228,30 +206,21 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
   }
 
   /**
-   * Deletes the connector; while calls of it are in flight the service refuses, and the operator may
-   * then delete it anyway, cancelling them.
+   * Deletes the connector (refused while calls of it are in flight, unless the operator insists).
    * @param {string} integrationId
-   * @param {boolean} force
    * @param {HTMLElement} message
    */
-  async function deleteConnector(integrationId, force, message) {
-    try {
-      const deleted = await api.deleteIntegration(bot, integrationId, force);
-      toast(`Deleted ${integrationId}${deleted.cancelledInvocations ? ` and cancelled ${deleted.cancelledInvocations} call(s) in flight` : ''}`);
-      integrations = await api.integrations(bot);
-      go('connectors');
-    } catch (error) {
-      const problem = error instanceof ApiError ? error.problem : null;
-      if (problem?.type !== 'urn:gi:problem:in-use') return void fill(message, errorNotice(error));
-      fill(
-        message,
-        notice(
-          'warning',
-          h('div', {}, `${problem.inFlight} call(s) of ${integrationId} are queued or running.`),
-          confirmingButton('Delete anyway, cancelling them', 'Click again to cancel them and delete', () => deleteConnector(integrationId, true, message), 'small'),
-        ),
-      );
-    }
+  function deleteConnector(integrationId, message) {
+    return deleteUnlessInUse({
+      what: integrationId,
+      message,
+      remove: (force) => api.deleteIntegration(bot, integrationId, force),
+      done: async (summary) => {
+        toast(summary);
+        integrations = await api.integrations(bot);
+        go('connectors');
+      },
+    });
   }
 
   /**

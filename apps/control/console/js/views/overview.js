@@ -1,7 +1,7 @@
 // A bot at a glance: the last hour of invocations (per minute, per integration) and its entities.
 import { fill, h } from '../dom.js';
 import { formatDuration, formatTime } from '../format.js';
-import { card, emptyState, errorNotice } from '../widgets.js';
+import { card, confirmButton, emptyState, errorNotice } from '../widgets.js';
 import { activityChart, sparkline } from './activity-chart.js';
 
 const WEBHOOK_FIELDS = new Set(['RequestParams', 'RequestBody', 'RequestHeaders', 'ResponseBody', 'RequestFiles']);
@@ -57,13 +57,16 @@ function activityContent(activity) {
   ];
 }
 
-/** @param {import('../api.js').Entity[]} entities */
-function entitiesTable(entities) {
+/**
+ * @param {import('../api.js').Entity[]} entities
+ * @param {(name: string) => Promise<void>} remove
+ */
+function entitiesTable(entities, remove) {
   if (entities.length === 0) return emptyState('No entities yet', h('p', {}, 'Define the entity your webhook data is stored in below.'));
   return h(
     'table',
     { class: 'list' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'Entity'), h('th', {}, 'Fields'), h('th', {}, 'Updated'))),
+    h('thead', {}, h('tr', {}, h('th', {}, 'Entity'), h('th', {}, 'Fields'), h('th', {}, 'Updated'), h('th', {}, h('span', { class: 'offscreen' }, 'Actions')))),
     h(
       'tbody',
       {},
@@ -74,6 +77,7 @@ function entitiesTable(entities) {
           h('td', {}, h('strong', {}, e.name)),
           h('td', {}, h('div', { class: 'chips' }, e.fields.map((f) => h('span', { class: WEBHOOK_FIELDS.has(f) ? 'chip muted' : 'chip' }, f)))),
           h('td', { class: 'nowrap' }, formatTime(e.updatedAt)),
+          h('td', {}, confirmButton({ label: 'Delete', armedLabel: 'Click again to delete', name: `Delete entity ${e.name}`, action: () => remove(e.name) })),
         ),
       ),
     ),
@@ -89,6 +93,7 @@ export function overviewView(root, { api, bot, toast, botsChanged }) {
   const name = h('input', { name: 'entity', required: true, placeholder: 'Order', 'aria-label': 'Entity name' });
   const extra = h('input', { name: 'fields', placeholder: 'Customer, Region (optional)', 'aria-label': 'Extra fields' });
   const entityMessage = h('div');
+  const deleteMessage = h('div');
   const entityForm = h(
     'form',
     { class: 'inline-form' },
@@ -122,6 +127,7 @@ export function overviewView(root, { api, bot, toast, botsChanged }) {
         null,
         h('p', { class: 'muted small' }, 'Every entity has the five webhook fields (shown grey); an integration stores each call in one.'),
         entitiesBox,
+        deleteMessage,
         h('h3', {}, 'Define or update an entity'),
         entityForm,
         entityMessage,
@@ -137,9 +143,24 @@ export function overviewView(root, { api, bot, toast, botsChanged }) {
       fill(activityBox, errorNotice(error));
     }
   }
+  /**
+   * Refused (409, naming them) while an integration stores its calls in the entity.
+   * @param {string} entityName
+   */
+  async function deleteEntity(entityName) {
+    try {
+      await api.deleteEntity(bot, entityName);
+      toast(`Entity ${entityName} deleted`);
+      fill(deleteMessage);
+      await loadEntities();
+      botsChanged();
+    } catch (error) {
+      fill(deleteMessage, errorNotice(error));
+    }
+  }
   async function loadEntities() {
     try {
-      fill(entitiesBox, entitiesTable(await api.entities(bot)));
+      fill(entitiesBox, entitiesTable(await api.entities(bot), deleteEntity));
     } catch (error) {
       fill(entitiesBox, errorNotice(error));
     }

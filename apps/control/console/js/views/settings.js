@@ -5,6 +5,7 @@ import { ApiError } from '../api.js';
 import { fill, h } from '../dom.js';
 import { formatTime } from '../format.js';
 import { card, confirmButton, copyButton, emptyState, errorNotice, notice } from '../widgets.js';
+import { deleteBotPanel } from './delete-bot.js';
 import { integrationSettings } from './integration-settings.js';
 import { secretsPanel } from './secrets-panel.js';
 
@@ -43,7 +44,7 @@ function quotaFields(own, effective, of) {
 }
 
 /** @type {import('../main.js').View} */
-export function settingsView(root, { api, bot, item, go, toast }) {
+export function settingsView(root, { api, bot, item, go, toast, leaveBot }) {
   const quotasBox = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
   const tokenQuotasBox = h('div');
   const signingBox = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
@@ -244,6 +245,7 @@ export function settingsView(root, { api, bot, item, go, toast }) {
       card('Callback signing secret', null, signingBox),
       card('Connector secrets of the bot', null, secretsPanel({ api, bot, integrationId: null, toast })),
       card('Integration settings', null, integrationBox),
+      card('Delete this bot', null, deleteBotPanel({ api, bot, toast, leaveBot })),
     ),
   );
   void loadQuotas();
