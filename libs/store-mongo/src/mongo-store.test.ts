@@ -72,6 +72,7 @@ describe('indexes', () => {
       ['botId', 'tokenId'],
       ['botId', 'scope', 'name'],
       ['botId', 'integrationId'],
+      ['botId', 'integrationId'],
     ]);
   });
 });
