@@ -314,7 +314,7 @@ async function ceilingScenario() {
 }
 
 async function embeddedScenario() {
-  const service = await startService('up', [], { DATA_DIR: newDataDir() });
+  const service = await startService('up', [], { DATA_DIR: newDataDir(), EMBEDDED_PROCESSES: '1' });
   const token = await setUp(service.url);
   const services = [service];
   for (const connections of [1, 50]) {
