@@ -7,7 +7,7 @@ import { systemClock } from '@gi/domain';
 import { createLogger } from '@gi/observability';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { announceGenerated } from './announce-secret';
-import { isCompletionNotice, relayCompletionNotices } from './completion-relay';
+import { isRelayNotice, relayNotices } from './completion-relay';
 import type { EmbeddedRole } from './embedded.service';
 import { processShare } from './embedded-shares';
 
@@ -69,7 +69,7 @@ export async function runEmbeddedCluster(processes: number): Promise<void> {
     return new Promise<ListeningNotice>((resolve, reject) => {
       let listened = false;
       worker.on('message', (message: unknown) => {
-        if (isCompletionNotice(message)) relayCompletionNotices(worker.id, message, slots.values());
+        if (isRelayNotice(message)) relayNotices(worker.id, message, slots.values());
         else if (isListeningNotice(message) && !listened) {
           listened = true;
           resolve(message);

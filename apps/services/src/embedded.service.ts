@@ -14,7 +14,7 @@ import { createHttpApp } from '@gi/http';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { Routes } from '@gi/http';
 import { callbackDispatcher, completionWaiter, executorDeps, openConnectorRuntime, openTokenService, quarantineOnCrash, quotaGate, sealStoredSecrets, sweeperSettings } from './build-deps';
-import { relayCompletions } from './completion-relay';
+import { CompletionRelay } from './completion-relay';
 import type { RelayChannel } from './completion-relay';
 import { announceGenerated } from './announce-secret';
 import { controlServiceRoutes } from './control.service';
@@ -55,7 +55,7 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   const bus = tracingEnabled() ? tracedJobBus(new LocalJobBus(), 'in-process') : new LocalJobBus();
   const runtime = await openConnectorRuntime(base);
   const waiter = await completionWaiter(bus);
-  const stopRelay = sole ? async () => undefined : await relayCompletions(bus, waiter, process as RelayChannel);
+  const stopRelay = sole ? async () => undefined : await CompletionRelay.start(bus, waiter, process as RelayChannel);
   const callbacks = callbackDispatcher(base);
 
   const ownerId = `embedded-${process.pid}-${randomUUID().slice(0, 8)}`;
