@@ -81,7 +81,8 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
     // The IPC channel holds a process of the cluster up: once all is stopped it is let go, and the process ends.
     base.lifecycle.atLast(() => cluster.worker?.disconnect());
   }
-  sealStoredSecrets(base);
+  // One process of several does it (each would seal the same values again).
+  if (sole || role.recoverAtStart) sealStoredSecrets(base);
 
   base.lifecycle.onShutdown([
     stopSweeper,
