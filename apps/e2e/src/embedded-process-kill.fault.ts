@@ -7,8 +7,9 @@ import type { ServiceProcess } from './service-process';
 
 /**
  * `gi up --processes 2`: one process is killed (SIGKILL) while both run jobs. The primary starts another
- * in its place, and the jobs the dead one held are run again once their leases end: every accepted job
- * completes, each outcome recorded once, and only the interrupted jobs run twice.
+ * in its place and has the live one take over the jobs the dead one was running, at once (not once their
+ * 30 s leases end): every accepted job completes, each outcome recorded once, and only the interrupted
+ * jobs run twice.
  */
 describe('an embedded process killed mid-job', () => {
   let service: ServiceProcess;
@@ -31,8 +32,8 @@ describe('an embedded process killed mid-job', () => {
     const port = (delayServer.address() as { port: number }).port;
     service = await startService({
       args: ['--processes', '2'],
-      // Short leases and quick sweeps: the dead process's jobs are taken over within seconds.
-      env: { LEASE_SECONDS: '5', SWEEP_INTERVAL_SECONDS: '1', REPUBLISH_AFTER_SECONDS: '5', CONNECTOR_TRUSTED_ADDRESSES: '127.0.0.1', LOG_LEVEL: 'debug' },
+      // The default lease (30 s): the jobs must not wait for it.
+      env: { CONNECTOR_TRUSTED_ADDRESSES: '127.0.0.1', LOG_LEVEL: 'debug' },
     });
     const workers = await waitForLogs(service.output, 'process listening', 2);
     const api = new Api(service.baseUrl);
@@ -61,11 +62,16 @@ describe('an embedded process killed mid-job', () => {
 
     const victim = workers[0].pid as number;
     process.kill(victim, 'SIGKILL');
+    const killedAt = Date.now();
     await waitForLogs(service.output, 'embedded process replaced', 1);
     expect(isAlive(victim)).toBe(false);
+    const [takeOver] = await waitForLogs(service.output, 'took over the jobs of an ended process', 1);
+    expect(takeOver).toMatchObject({ from: workers[0].ownerId });
 
     const statusOf = async (id: string) => (await api.admin('GET', `/bots/acme/invocations/${id}`)).json as { status: string; attempt: number; request?: unknown };
+    // A re-run takes its 3 s; waiting for the leases would take 30 s more.
     await until(async () => (await Promise.all(ids.map(statusOf))).every((s) => s.status === 'Completed'), 45_000, 'every job to complete');
+    expect(Date.now() - killedAt).toBeLessThan(20_000);
     const finals = await Promise.all(ids.map(statusOf));
     const attempts = finals.map((f) => f.attempt);
     // The dead process's jobs ran again (attempt 2), the others once; each ran as often as it started.

@@ -30,6 +30,15 @@ export function listeningNotice(server: Server, fields: Record<string, unknown>)
   return { kind: 'gi:listening', port: typeof address === 'object' && address ? address.port : 0, fields };
 }
 
+/** What the primary sends a live process when another ended: take over the jobs that one was running. */
+export interface TakeOverNotice {
+  kind: 'gi:take-over';
+  owner: string;
+}
+
+export const isTakeOverNotice = (message: unknown): message is TakeOverNotice =>
+  typeof message === 'object' && message !== null && (message as TakeOverNotice).kind === 'gi:take-over' && typeof (message as TakeOverNotice).owner === 'string';
+
 const isListeningNotice = (message: unknown): message is ListeningNotice => typeof message === 'object' && message !== null && (message as ListeningNotice).kind === 'gi:listening';
 
 /** The role of a process the primary forked, from the environment it was given. */
@@ -42,8 +51,9 @@ export function embeddedWorkerRole(env: NodeJS.ProcessEnv): EmbeddedRole {
  * prepares what must be made once (the schema, the generated secrets), then starts `processes` embedded
  * processes that share the port (connections handed out in turn) and the store. The first recovers what
  * a previous run left before the others start, so none of them can be running it. The primary relays
- * completion notices between them, replaces a process that dies (its work is taken over by the others'
- * sweeps once its leases end), logs one `listening`, and on SIGTERM/SIGINT stops them all gracefully.
+ * completion notices between them, replaces a process that dies and has a live one take over the jobs
+ * it was running (its queued ones are swept back later), logs one `listening`, and on SIGTERM/SIGINT
+ * stops them all gracefully.
  */
 export async function runEmbeddedCluster(processes: number): Promise<void> {
   const config = parseServiceConfig(processEnvironment());
@@ -55,7 +65,15 @@ export async function runEmbeddedCluster(processes: number): Promise<void> {
   // Connections are handed to the processes in turn: left to the kernel, a few processes take most.
   cluster.schedulingPolicy = cluster.SCHED_RR;
   const slots = new Map<number, Worker>();
+  /** The lease owner of each listening process, and the owners of ended ones no live process took over yet. */
+  const owners = new Map<Worker, string>();
+  const orphans: string[] = [];
   let stopping = false;
+  const handOver = () => {
+    const heir = [...slots.values()].find((worker) => owners.has(worker) && worker.isConnected());
+    if (!heir) return;
+    for (const owner of orphans.splice(0)) heir.send({ kind: 'gi:take-over', owner } satisfies TakeOverNotice, () => undefined);
+  };
 
   const fork = (index: number, recoverAtStart: boolean): Promise<ListeningNotice> => {
     const startedAt = Date.now();
@@ -72,14 +90,21 @@ export async function runEmbeddedCluster(processes: number): Promise<void> {
         if (isRelayNotice(message)) relayNotices(worker.id, message, slots.values());
         else if (isListeningNotice(message) && !listened) {
           listened = true;
+          if (typeof message.fields.ownerId === 'string') owners.set(worker, message.fields.ownerId);
           resolve(message);
+          handOver();
         }
       });
       worker.once('exit', (code, signal) => {
         if (slots.get(index) === worker) slots.delete(index);
         if (!listened) reject(new Error(`Embedded process ${index} ended (${signal ?? `exit code ${code}`}) before it listened.`));
+        const owner = owners.get(worker);
+        owners.delete(worker);
         if (stopping || !listened) return;
         logger.error({ process: index, pid: worker.process.pid, code, signal }, 'an embedded process ended; starting another in its place');
+        // It is gone for sure: the jobs it was running run again now, not once their leases end.
+        if (owner) orphans.push(owner);
+        handOver();
         setTimeout(() => replace(index), Date.now() - startedAt < EARLY_EXIT_MS ? RESTART_PAUSE_MS : 0).unref();
       });
     });

@@ -7,7 +7,7 @@ import type { JobBus } from '@gi/contracts';
 import { loadConsoleAssets } from '@gi/control';
 import type { ConsoleAssets } from '@gi/control';
 import type { CompletionWaiter, ConnectorRuntime } from '@gi/domain';
-import { startExecutor, startSweeper } from '@gi/executor';
+import { startExecutor, startSweeper, takeOverFrom } from '@gi/executor';
 import { GatewayPresence } from '@gi/gateway';
 import type { QuotaGate } from '@gi/gateway';
 import { createHttpApp } from '@gi/http';
@@ -18,7 +18,7 @@ import { CompletionRelay } from './completion-relay';
 import type { RelayChannel } from './completion-relay';
 import { announceGenerated } from './announce-secret';
 import { controlServiceRoutes } from './control.service';
-import { embeddedWorkerRole, listeningNotice, runEmbeddedCluster } from './embedded-cluster';
+import { embeddedWorkerRole, isTakeOverNotice, listeningNotice, runEmbeddedCluster } from './embedded-cluster';
 import { embeddedProcessCount } from './embedded-shares';
 import { gatewayServiceRoutes } from './gateway.service';
 import { openServiceBase } from './open-store';
@@ -77,7 +77,14 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   const banner = { dataDir: config.DATA_DIR, sandbox: runtime.isolation, console: '/console' };
   const server = sole ? await listen(app, base, banner) : await listen(app, base, { ...banner, process: role.index, ownerId }, 'process listening');
   if (!sole) {
-    process.send?.(listeningNotice(server, banner));
+    process.on('message', (message) => {
+      if (!isTakeOverNotice(message)) return;
+      takeOverFrom({ store, bus, clock }, message.owner).then(
+        (taken) => taken.released > 0 && logger.info({ ...taken, from: message.owner }, 'took over the jobs of an ended process'),
+        (err) => logger.warn({ err, from: message.owner }, 'could not take over the jobs of an ended process; the sweep will once their leases end'),
+      );
+    });
+    process.send?.(listeningNotice(server, { ...banner, ownerId }));
     // The IPC channel holds a process of the cluster up: once all is stopped it is let go, and the process ends.
     base.lifecycle.atLast(() => cluster.worker?.disconnect());
   }
