@@ -5,11 +5,14 @@ import { loadOrCreateSecret, mongoUrlOf, parseServiceConfig, processEnvironment,
 import type { ServiceConfig } from '@gi/config';
 import { systemClock } from '@gi/domain';
 import { createLogger } from '@gi/observability';
+import type { JobBus } from '@gi/contracts';
+import { takeOverFrom } from '@gi/executor';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { announceGenerated } from './announce-secret';
 import { isRelayNotice, relayNotices } from './completion-relay';
 import type { EmbeddedRole } from './embedded.service';
 import { processShare } from './embedded-shares';
+import type { ServiceProcessBase } from './open-store';
 
 /** Tells a forked process its place: its index, and whether it recovers what a previous run left. */
 const PROCESS_INDEX_ENV = 'GI_EMBEDDED_PROCESS';
@@ -40,6 +43,24 @@ export const isTakeOverNotice = (message: unknown): message is TakeOverNotice =>
   typeof message === 'object' && message !== null && (message as TakeOverNotice).kind === 'gi:take-over' && typeof (message as TakeOverNotice).owner === 'string';
 
 const isListeningNotice = (message: unknown): message is ListeningNotice => typeof message === 'object' && message !== null && (message as ListeningNotice).kind === 'gi:listening';
+
+/**
+ * A forked process that listens joins its cluster: it takes over the jobs of a process that ended when
+ * the primary asks, tells the primary it listens, and lets go of the IPC channel once stopped (the
+ * channel would hold the process up).
+ */
+export function joinCluster(base: ServiceProcessBase, { bus, ownerId, server, fields }: { bus: Pick<JobBus, 'publish'>; ownerId: string; server: Server; fields: Record<string, unknown> }): void {
+  const { store, clock, logger } = base;
+  process.on('message', (message) => {
+    if (!isTakeOverNotice(message)) return;
+    takeOverFrom({ store, bus, clock }, message.owner).then(
+      (taken) => taken.released > 0 && logger.info({ ...taken, from: message.owner }, 'took over the jobs of an ended process'),
+      (err) => logger.warn({ err, from: message.owner }, 'could not take over the jobs of an ended process; the sweep will once their leases end'),
+    );
+  });
+  process.send?.(listeningNotice(server, { ...fields, ownerId }));
+  base.lifecycle.atLast(() => cluster.worker?.disconnect());
+}
 
 /** The role of a process the primary forked, from the environment it was given. */
 export function embeddedWorkerRole(env: NodeJS.ProcessEnv): EmbeddedRole {

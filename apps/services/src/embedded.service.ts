@@ -7,7 +7,7 @@ import type { JobBus } from '@gi/contracts';
 import { loadConsoleAssets } from '@gi/control';
 import type { ConsoleAssets } from '@gi/control';
 import type { CompletionWaiter, ConnectorRuntime } from '@gi/domain';
-import { startExecutor, startSweeper, takeOverFrom } from '@gi/executor';
+import { startExecutor, startSweeper } from '@gi/executor';
 import { GatewayPresence } from '@gi/gateway';
 import type { QuotaGate } from '@gi/gateway';
 import { createHttpApp } from '@gi/http';
@@ -18,7 +18,7 @@ import { CompletionRelay } from './completion-relay';
 import type { RelayChannel } from './completion-relay';
 import { announceGenerated } from './announce-secret';
 import { controlServiceRoutes } from './control.service';
-import { embeddedWorkerRole, isTakeOverNotice, listeningNotice, runEmbeddedCluster } from './embedded-cluster';
+import { embeddedWorkerRole, joinCluster, runEmbeddedCluster } from './embedded-cluster';
 import { embeddedProcessCount } from './embedded-shares';
 import { gatewayServiceRoutes } from './gateway.service';
 import { openServiceBase } from './open-store';
@@ -58,7 +58,7 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   const stopRelay = sole ? async () => undefined : await CompletionRelay.start(bus, waiter, process as RelayChannel);
   const callbacks = callbackDispatcher(base);
 
-  const ownerId = `embedded-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const ownerId = sole ? `embedded-${randomUUID()}` : `embedded-${process.pid}-${randomUUID().slice(0, 8)}`;
   const executor = await startExecutor(executorDeps(base, { bus, runtime, callbacks, ownerId }), [ALL_POOLS], config.EXECUTOR_CONCURRENCY);
   quarantineOnCrash(base);
   // A sole process is the only executor of its store: whatever a previous run left unfinished runs again.
@@ -76,18 +76,7 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   const app = createHttpApp({ logger, metrics, ready: () => store.ping(), routes, accessLog: config.ACCESS_LOG });
   const banner = { dataDir: config.DATA_DIR, sandbox: runtime.isolation, console: '/console' };
   const server = sole ? await listen(app, base, banner) : await listen(app, base, { ...banner, process: role.index, ownerId }, 'process listening');
-  if (!sole) {
-    process.on('message', (message) => {
-      if (!isTakeOverNotice(message)) return;
-      takeOverFrom({ store, bus, clock }, message.owner).then(
-        (taken) => taken.released > 0 && logger.info({ ...taken, from: message.owner }, 'took over the jobs of an ended process'),
-        (err) => logger.warn({ err, from: message.owner }, 'could not take over the jobs of an ended process; the sweep will once their leases end'),
-      );
-    });
-    process.send?.(listeningNotice(server, { ...banner, ownerId }));
-    // The IPC channel holds a process of the cluster up: once all is stopped it is let go, and the process ends.
-    base.lifecycle.atLast(() => cluster.worker?.disconnect());
-  }
+  if (!sole) joinCluster(base, { bus, ownerId, server, fields: banner });
   // One process of several does it (each would seal the same values again).
   if (sole || role.recoverAtStart) sealStoredSecrets(base);
 
