@@ -120,3 +120,12 @@ export function rssMb(pid) {
     return NaN;
   }
 }
+
+/** The child processes of `pid` (the processes of `gi up --processes N` under its primary), from /proc. */
+export function childPids(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}

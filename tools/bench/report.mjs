@@ -41,6 +41,11 @@ export function targets(rows, outsideNotice) {
     check('Poll wake latency: p99 <= 20 ms', [wake], () => `${wake.p99} ms`, () => wake.p99 <= 20),
     check('Distributed async accept (publisher confirms): >= 3,000 req/s', [accept], () => `${accept.rps} req/s`, () => accept.rps >= 3000),
     { target: '2 executors >= 1.7x one on completion throughput (broker not the limit)', measuredRows: [one, two], ...scalingVerdict(one, two) },
+    {
+      target: 'Embedded sync, c=50: --processes 2 >= 1.7x the req/s of --processes 1, or at the SQLite writer ceiling',
+      measuredRows: [byId.get('embedded-processes-1'), byId.get('embedded-processes-2')],
+      ...processesVerdict(byId.get('embedded-processes-1'), byId.get('embedded-processes-2'), byId.get('sqlite-writer-2')),
+    },
   ];
   const disturbance = (measuredRows) => {
     const outside = Math.max(...measuredRows.map((r) => r?.outside ?? 0));
@@ -109,6 +114,25 @@ function scalingVerdict(one, two) {
   if (busy < SATURATED * total) return { measured, result: `not met; not CPU-bound: ${facts}` };
   if (broker >= lacking) return { measured, result: `not met; broker-bound, the cores were full: ${facts}` };
   return { measured, result: `not met; the cores were full: ${facts}` };
+}
+
+/**
+ * Whether 2 embedded processes answered 1.7x the calls of one (or reached what SQLite writes from 2
+ * processes), and if not the CPU each call took: on cores shared with the load generator, more processes
+ * cannot add CPU, so the CPU per call says whether the processes themselves scale.
+ */
+function processesVerdict(one, two, ceiling) {
+  if (!one?.rps || !two?.rps) return {};
+  const factor = two.rps / one.rps;
+  const measured = `${factor.toFixed(2)}x (${one.rps} -> ${two.rps} req/s)`;
+  if (factor >= 1.7 || (ceiling?.rps && two.rps >= 0.9 * ceiling.rps)) return { measured, result: 'met' };
+  const bound = CORES * 1e6 / (one.cpu + (one.loadCpu ?? 0));
+  return {
+    measured,
+    result:
+      `not met; ${CORES} cores shared with the load generator: CPU per call ${one.cpu} µs with 1 process, ${two.cpu} µs with 2 (all processes), ` +
+      `the load generator ${one.loadCpu} µs, so these cores allow about ${Math.round(bound)} req/s whatever the processes${ceiling?.rps ? `; the writer's ceiling from 2 processes is ${ceiling.rps}/s` : ''}`,
+  };
 }
 
 export function markdown({ method, machine, rows, notes, reproduce, outsideNotice }) {

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brokerPid, brokerVersion, deleteTopology, watchQueue } from './broker.mjs';
 import { CORES, describeMachine } from './machine.mjs';
-import { canPin, cpuMicros, cpuReading, machineBusyMicros, ownCpuMicros, rssMb, startNode, stop, stopAll } from './processes.mjs';
+import { canPin, childPids, cpuMicros, cpuReading, machineBusyMicros, ownCpuMicros, rssMb, startNode, stop, stopAll } from './processes.mjs';
 import { markdown, table, targets } from './report.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -20,7 +20,7 @@ const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const DEFAULT_SECONDS = 6;
 const DURATION = Number(process.env.BENCH_SECONDS ?? DEFAULT_SECONDS);
-/** BENCH_ONLY=embedded,distributed runs only those scenarios (ceiling, embedded, durability, distributed, sandbox); docs/benchmarks.md is then left as it is. */
+/** BENCH_ONLY=embedded,distributed runs only those scenarios (ceiling, embedded, durability, processes, writer, distributed, sandbox); docs/benchmarks.md is then left as it is. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((name) => name.trim())) : null;
 const selected = (name) => !ONLY || ONLY.has(name);
 const WARM_UP_SECONDS = 2;
@@ -333,7 +333,7 @@ async function ceilingScenario() {
 }
 
 async function embeddedScenario() {
-  const service = await startService('up', [], { DATA_DIR: newDataDir() });
+  const service = await startService('up', [], { DATA_DIR: newDataDir(), EMBEDDED_PROCESSES: '1' });
   const token = await setUp(service.url);
   const services = [service];
   for (const connections of [1, 50]) {
@@ -370,6 +370,45 @@ async function embeddedAsync(service, token) {
   watch.expect(result['2xx']);
   const drain = await watch.done;
   drainRow('embedded-drain', 'embedded async completions/s (first completion -> backlog drained)', drain, [service]);
+}
+
+/**
+ * The multi-process embedded curve: `gi up --processes N` for N = 1 and 2, sync calls at c=50. CPU per
+ * call counts every process (the primary and each embedded process, all their threads).
+ */
+async function processesScenario() {
+  for (const processes of [1, 2]) {
+    const primary = await startService('up', ['--processes', String(processes)], { DATA_DIR: newDataDir() });
+    const services = [primary, ...childPids(primary.pid).map((pid) => ({ pid, name: `embedded process ${pid}` }))];
+    if (services.length !== (processes === 1 ? 1 : processes + 1)) throw new Error(`gi up --processes ${processes} runs ${services.length} processes`);
+    const token = await setUp(primary.url);
+    await measureHttp(`embedded-processes-${processes}`, `embedded sync, --processes ${processes}, c=50`, webhook(primary.url, 'ack'), { connections: 50, token, services });
+    await stop(primary);
+  }
+}
+
+/**
+ * The SQLite writer's ceiling without HTTP (tools/bench/sqlite-writer-ceiling.ts): invocations created,
+ * claimed and completed per second through the real store on one file, from 1 and from 2 processes.
+ */
+async function writerScenario() {
+  execFileSync(join(ROOT, 'node_modules/.bin/esbuild'), ['tools/bench/sqlite-writer-ceiling.ts', '--bundle', '--platform=node', '--packages=external', '--outfile=dist/bench/sqlite-writer-ceiling.js', '--log-level=warning'], { cwd: ROOT });
+  const output = execFileSync(process.execPath, ['dist/bench/sqlite-writer-ceiling.js', '1,2', String(DURATION)], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const line of output.trim().split('\n')) {
+    const { processes, writesPerSecond, cpuMicrosPerWrite } = JSON.parse(line);
+    record({
+      id: `sqlite-writer-${processes}`,
+      name: `SQLite writer ceiling, no HTTP: invocations created + claimed + completed per second, ${processes} process${processes > 1 ? 'es' : ''}`,
+      rps: writesPerSecond,
+      p50: null,
+      p99: null,
+      errors: 0,
+      cpu: cpuMicrosPerWrite,
+      brokerCpu: null,
+      outside: null,
+      rss: null,
+    });
+  }
 }
 
 /** From a job's recorded finish to the answer of a poll that was already waiting for it. */
@@ -597,6 +636,8 @@ async function main() {
     if (selected('ceiling')) await attempt('ceiling', ceilingScenario);
     if (selected('embedded')) await attempt('embedded', embeddedScenario);
     if (selected('durability')) await attempt('durability', durabilityScenario);
+    if (selected('processes')) await attempt('embedded processes', processesScenario);
+    if (selected('writer')) await attempt('SQLite writer ceiling', writerScenario);
     if (selected('distributed') && !broker) notes.push(`Distributed scenarios skipped: no RabbitMQ at ${AMQP_URL.replace(/\/\/[^@]*@/, '//')}.`);
     if (selected('distributed') && broker) {
       if (brokerProcess === null) notes.push('RabbitMQ runs elsewhere or its process is not visible here: its CPU is not counted.');
@@ -644,8 +685,15 @@ Rows:
 
 - **ceiling**: a bare Koa route in its own process doing the ack connector's transform
   (tools/bench/ceiling.mjs): no store, no sandbox, no auth.
-- **embedded sync**: \`gi up\` (SQLite store in a temporary directory, in-process bus, the QuickJS sandbox
-  with its default worker threads), sync calls.
+- **embedded sync**: \`gi up\` with one process (SQLite store in a temporary directory, in-process bus, the
+  QuickJS sandbox with its default worker threads), sync calls.
+- **embedded sync, --processes N**: \`gi up --processes N\` (N processes sharing the port and the store,
+  EXECUTOR_CONCURRENCY and the sandbox threads split between them), sync calls at c=50; CPU per request
+  counts the primary and every process. On a machine of 2 cores shared with the load generator, 2 processes
+  cannot double the rate: compare the CPU per request.
+- **SQLite writer ceiling**: tools/bench/sqlite-writer-ceiling.ts, no HTTP: each process runs 50 loops of
+  create, claim and complete through the real store (group-committed) on one SQLite file for ${DURATION} s
+  after a 1 s warm-up; req/s is invocations per second, CPU per request the CPU of the writing processes per invocation.
 - **embedded async accept**: 202s per second at c=50; the same process runs the jobs meanwhile, so its CPU
   per request includes running them. **embedded async completions/s**: the jobs accepted in that run,
   completed per second from the first completion to the last, counted by the service's

@@ -17,7 +17,7 @@ const BOUNDARY = 'gi-bench-boundary-x7Qp';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gi-bench-upload-'));
 const child = spawn(process.execPath, [join(ROOT, 'dist/apps/cli/main.js'), 'up'], {
-  env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info',
+  env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info', EMBEDDED_PROCESSES: '1',
     MAX_FILE_SIZE: '64gb', MAX_UPLOAD_SIZE: '64gb', SYNC_TIMEOUT_SECONDS: '3600' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });

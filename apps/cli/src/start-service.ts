@@ -20,8 +20,10 @@ export async function runService(name: ServiceName, argv: string[]): Promise<voi
 async function startService(name: ServiceName, argv: string[]): Promise<void> {
   const launchers = await import('@gi/services');
   switch (name) {
-    case 'up':
-      return launchers.runEmbedded();
+    case 'up': {
+      const { values } = parseArgs({ args: argv, options: { processes: { type: 'string' } }, strict: true });
+      return launchers.runEmbedded({ processes: values.processes === undefined ? undefined : processCount(values.processes) });
+    }
     case 'gateway':
       return launchers.runGateway();
     case 'results':
@@ -34,4 +36,11 @@ async function startService(name: ServiceName, argv: string[]): Promise<void> {
       return launchers.runExecutor(pools);
     }
   }
+}
+
+/** `--processes N`: a whole number from 1 to 256. */
+function processCount(text: string): number {
+  const count = Number(text);
+  if (!Number.isInteger(count) || count < 1 || count > 256) throw new Error(`--processes takes a whole number from 1 to 256, not "${text}".`);
+  return count;
 }

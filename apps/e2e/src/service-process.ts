@@ -58,7 +58,8 @@ export async function startService(options: StartOptions = {}): Promise<ServiceP
   const [file, ...prefix] = [...(options.wrap ?? []), process.execPath];
   const child = spawn(file, [...prefix, CLI, options.command ?? 'up', ...(options.args ?? [])], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', HOST: host, DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'info', ...options.env },
+    // One embedded process unless a test asks for more (`gi up` would take every core of the machine).
+    env: { PATH: process.env.PATH, PORT: '0', HOST: host, DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'info', EMBEDDED_PROCESSES: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

@@ -3,7 +3,7 @@ export { runInvocation } from './run-invocation';
 export { IntegrationVersions } from './integration-versions';
 export type { Executor } from './executor';
 export type { ExecutorDeps } from './run-invocation';
-export { recoverInvocations } from './recover-invocations';
+export { recoverInvocations, takeOverFrom } from './recover-invocations';
 export { sweepFiles } from './sweep-files';
 export { CallbackDispatcher } from './deliver-callbacks';
 export type { CallbackDeps, CallbackSettings } from './deliver-callbacks';

@@ -17,3 +17,16 @@ export async function recoverInvocations(
   for (const ref of queued) await deps.bus.publish(jobMessage(ref));
   return { requeued: requeued.length, republished: queued.length };
 }
+
+/**
+ * Takes over the work of a lease owner known to be dead (an embedded process that ended): its running
+ * invocations go back to the queue and are published at once, without waiting for their leases to end.
+ */
+export async function takeOverFrom(deps: { store: Store; bus: Pick<JobBus, 'publish'>; clock: Clock }, owner: string): Promise<{ released: number; republished: number }> {
+  const released = await deps.store.invocations.releaseLeasesOf(owner);
+  if (released.length === 0) return { released: 0, republished: 0 };
+  // Released as never published: they are taken here (conditionally, like a sweep's), with any other such.
+  const queued = await deps.store.invocations.takeUnpublished(1, deps.clock.now(), 10_000);
+  for (const ref of queued) await deps.bus.publish(jobMessage(ref));
+  return { released: released.length, republished: queued.length };
+}

@@ -17,11 +17,16 @@ export interface SweeperDeps {
 
 export interface SweeperSettings {
   /**
-   * The embedded process is the only executor of its store: it returns everything unfinished to the
-   * queue once, at start. Distributed executors are one of many: every round, each requeues invocations
-   * whose lease expired and republishes queued ones published longer than `republishAfterMs` ago.
+   * Returns everything unfinished to the queue once, at start: only for the first process of an embedded
+   * deployment, before any other takes work (a previous run left it; nothing else can be running it).
    */
-  soleExecutor: boolean;
+  recoverAllAtStart: boolean;
+  /**
+   * One executor of many (distributed, or an embedded deployment of several processes): every round
+   * requeues invocations whose lease expired and republishes queued ones published longer than
+   * `republishAfterMs` ago (a process died with them). A single embedded process has no one to take over from.
+   */
+  recoverInRounds: boolean;
   /** How often a round runs (SWEEP_INTERVAL_SECONDS). */
   intervalMs: number;
   republishAfterMs: number;
@@ -46,7 +51,7 @@ export const EXPIRY_SWEEP_INTERVAL_MS = 10 * 60_000;
  */
 export async function startSweeper(deps: SweeperDeps, settings: SweeperSettings): Promise<() => void> {
   const { store, bus, clock, logger, metrics } = deps;
-  if (settings.soleExecutor) {
+  if (settings.recoverAllAtStart) {
     const recovered = await recoverInvocations({ store, bus, clock }, { leaseBefore: Number.MAX_SAFE_INTEGER, publishedBefore: clock.now() + 1 });
     if (recovered.republished > 0) logger.info(recovered, 'recovered unfinished invocations');
   }
@@ -57,7 +62,7 @@ export async function startSweeper(deps: SweeperDeps, settings: SweeperSettings)
     if (sweeping) return;
     sweeping = true;
     try {
-      if (!settings.soleExecutor) {
+      if (settings.recoverInRounds) {
         const now = clock.now();
         const result = await recoverInvocations({ store, bus, clock }, { leaseBefore: now, publishedBefore: now - settings.republishAfterMs });
         if (result.requeued + result.republished > 0) logger.info(result, 'sweep recovered invocations');

@@ -235,10 +235,14 @@ export function callbackDispatcher(base: ServiceBase): CallbackDispatcher {
  */
 const FILE_SWEEP_MARGIN_MS = 60 * 60_000;
 
-/** The sweeper of a process that runs executors: the only one of its store (embedded), or one of many. */
-export function sweeperSettings(config: ServiceConfig, soleExecutor: boolean, pools: string[]): SweeperSettings {
+/**
+ * The sweeper of a process that runs executors: the only one of its store (a single embedded process
+ * recovers everything at start, then never), or one of many (sweeps in rounds; the first embedded
+ * process of several also recovers what the previous run left).
+ */
+export function sweeperSettings(config: ServiceConfig, recovery: Pick<SweeperSettings, 'recoverAllAtStart' | 'recoverInRounds'>, pools: string[]): SweeperSettings {
   return {
-    soleExecutor,
+    ...recovery,
     intervalMs: config.SWEEP_INTERVAL_SECONDS * 1000,
     republishAfterMs: config.REPUBLISH_AFTER_SECONDS * 1000,
     pools,

@@ -19,7 +19,7 @@ export async function runExecutor(pools: string[]): Promise<void> {
   const callbacks = callbackDispatcher(base);
   const executor = await startExecutor(executorDeps(base, { bus, runtime, callbacks, ownerId }), pools, config.EXECUTOR_CONCURRENCY);
   quarantineOnCrash(base);
-  const stopSweeper = await startSweeper({ store, bus, clock: base.clock, logger, metrics, files: base.files, callbacks }, sweeperSettings(config, false, pools));
+  const stopSweeper = await startSweeper({ store, bus, clock: base.clock, logger, metrics, files: base.files, callbacks }, sweeperSettings(config, { recoverAllAtStart: false, recoverInRounds: true }, pools));
 
   const app = createHttpApp({ logger, metrics, ready: async () => (await store.ping()) && (await bus.ping()), routes: [], accessLog: config.ACCESS_LOG });
   const server = await listen(app, base, { service: 'executor', pools, ownerId, sandbox: runtime.isolation });

@@ -32,8 +32,11 @@ export function serverTimeouts(config: TimeoutSettings): ServerTimeouts {
 /** Time a request may spend between its headers and the start of its body's clock (token, store look-ups). */
 const REQUEST_TIMEOUT_MARGIN_MS = 30_000;
 
-/** Listens on PORT/HOST and logs `listening` with the actual port (PORT=0 picks a free one). */
-export async function listen(app: Koa, base: ServiceBase, fields: Record<string, unknown> = {}): Promise<Server> {
+/**
+ * Listens on PORT/HOST and logs `listening` with the actual port (PORT=0 picks a free one). A process of
+ * an embedded cluster logs another `message`: its primary says `listening` once, for all.
+ */
+export async function listen(app: Koa, base: ServiceBase, fields: Record<string, unknown> = {}, message = 'listening'): Promise<Server> {
   const { config, logger } = base;
   const server = createHttpServer(app, serverTimeouts(config), base.metrics);
   await new Promise<void>((resolve, reject) => {
@@ -42,7 +45,7 @@ export async function listen(app: Koa, base: ServiceBase, fields: Record<string,
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
-  logger.info({ port, version: RELEASE_VERSION, platformVersion: config.PLATFORM_VERSION.join('.'), ...fields }, 'listening');
+  logger.info({ port, version: RELEASE_VERSION, platformVersion: config.PLATFORM_VERSION.join('.'), ...fields }, message);
   return server;
 }
 

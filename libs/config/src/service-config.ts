@@ -63,6 +63,11 @@ const schema = z.object({
   BODY_TIMEOUT_SECONDS: int(1, 3600).default(60),
   UPLOAD_TIMEOUT_SECONDS: int(1, 24 * 3600).default(1800),
   EXECUTOR_CONCURRENCY: int(1, 1024).default(64),
+  /**
+   * Processes of `gi up` sharing its port and its store (`--processes` overrides it); unset: the cores
+   * available. With more than one, EXECUTOR_CONCURRENCY and SANDBOX_WORKERS are split between them.
+   */
+  EMBEDDED_PROCESSES: int(1, 256).optional(),
   /** Sandbox worker threads of a process that runs connectors; unset: as many as the cores, at most 4. */
   SANDBOX_WORKERS: int(1, 64).optional(),
   BOT_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(0),

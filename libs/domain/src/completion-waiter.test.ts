@@ -43,4 +43,19 @@ describe('outcomeOf', () => {
     expect(threw).toMatchObject({ status: 'Failed', error: { code: 'connector_failed' } });
     expect(outcomeOf({ kind: 'failed', reason: 'timeout', message: '', ...base }, 5000)).toMatchObject({ error: { code: 'timeout' } });
   });
+
+  it('tells its watcher of every wait as it starts, and knows which are open', () => {
+    const waiter = new CompletionWaiter();
+    const seen: Array<[string, boolean | undefined]> = [];
+    waiter.watchWaits((id, options) => seen.push([id, options.runsHere]));
+    const poll = waiter.wait('x', 10_000);
+    waiter.wait('y', 10_000, { runsHere: true }).cancel();
+    expect(seen).toEqual([
+      ['x', undefined],
+      ['y', true],
+    ]);
+    expect(waiter.isWaiting('x')).toBe(true);
+    expect(waiter.isWaiting('y')).toBe(false);
+    poll.cancel();
+  });
 });

@@ -293,6 +293,12 @@ export class MongoInvocationStore implements InvocationStore {
     return taken.map((doc) => ({ botId: doc.botId, id: doc._id }));
   }
 
+  async releaseLeasesOf(owner: string): Promise<InvocationRef[]> {
+    const held: Filter<InvocationDocument> = { status: 'Running', leaseOwner: owner };
+    const taken = await this.sweep(held, { leaseUntil: 1 }, { status: 'Queued', leaseOwner: null, leaseUntil: null, publishedAt: 0 }, SWEEP_BATCH);
+    return taken.map((doc) => ({ botId: doc.botId, id: doc._id }));
+  }
+
   async takeUnpublished(before: number, now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>> {
     // Stamping `publishedAt: now` makes a taken invocation stop matching for every sweeper whose
     // `before` is not later than `now`, which is how concurrent sweepers call this.

@@ -99,6 +99,8 @@ export class SqliteInvocationStore implements InvocationStore {
       // A requeued invocation counts as never published, so the next sweep publishes it.
       requeue: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL, published_at = 0
         WHERE ${IN_FLIGHT} AND status = 'Running' AND lease_until < ? RETURNING id, bot_id`),
+      releaseLeasesOf: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL, published_at = 0
+        WHERE ${IN_FLIGHT} AND status = 'Running' AND lease_owner = ? RETURNING id, bot_id`),
       takeUnpublished: db.prepare(`UPDATE invocations SET published_at = @now
         WHERE id IN (SELECT id FROM invocations
           WHERE ${IN_FLIGHT} AND status = 'Queued' AND published_at < @before AND expire_at > @now ORDER BY created_at LIMIT @limit)
@@ -239,6 +241,11 @@ export class SqliteInvocationStore implements InvocationStore {
 
   async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {
     const rows = this.statements.requeue.all(before) as Array<{ id: string; bot_id: string }>;
+    return rows.map((row) => ({ id: row.id, botId: row.bot_id }));
+  }
+
+  async releaseLeasesOf(owner: string): Promise<InvocationRef[]> {
+    const rows = this.statements.releaseLeasesOf.all(owner) as Array<{ id: string; bot_id: string }>;
     return rows.map((row) => ({ id: row.id, botId: row.bot_id }));
   }
 

@@ -197,6 +197,18 @@ export class FakeInvocationStore implements InvocationStore {
     return this.end(ref, { status: 'Cancelled', error }, now);
   }
 
+  async releaseLeasesOf(owner: string): Promise<InvocationRef[]> {
+    const released: InvocationRef[] = [];
+    for (const row of this.rows.values()) {
+      const inv = row.invocation;
+      if (inv.status !== 'Running' || inv.leaseOwner !== owner) continue;
+      Object.assign(inv, { status: 'Queued', leaseOwner: null, leaseUntil: null });
+      row.publishedAt = 0;
+      released.push({ botId: inv.botId, id: inv.id });
+    }
+    return released;
+  }
+
   async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {
     const requeued: InvocationRef[] = [];
     for (const row of this.rows.values()) {

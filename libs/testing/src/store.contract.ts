@@ -316,6 +316,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.takeUnpublished(clock.now() - 30_000, clock.now(), 10)).toEqual([]);
       });
 
+      it('releases the leases of a dead owner at once, and no one else\'s', async () => {
+        const { store, clock } = subject;
+        const dead = newInvocation({ createdAt: clock.now() });
+        const alive = newInvocation({ createdAt: clock.now() });
+        const done = newInvocation({ createdAt: clock.now() });
+        for (const inv of [dead, alive, done]) await store.invocations.create(inv);
+        await store.invocations.claim(dead, 'gone', 60_000, clock.now());
+        await store.invocations.claim(alive, 'alive', 60_000, clock.now());
+        await store.invocations.claim(done, 'gone', 60_000, clock.now());
+        await store.invocations.complete(done, 'gone', { status: 'Completed', responseBody: 1 }, [], clock.now());
+        expect(await store.invocations.releaseLeasesOf('gone')).toEqual([{ botId: 'bot-a', id: dead.id }]);
+        expect(await store.invocations.get(dead)).toMatchObject({ status: 'Queued', leaseOwner: null });
+        expect((await store.invocations.get(alive))?.status).toBe('Running');
+        expect((await store.invocations.get(done))?.status).toBe('Completed');
+        // Counted as never published: the next sweep's publish takes it.
+        expect((await store.invocations.takeUnpublished(1, clock.now(), 10)).map((r) => r.id)).toEqual([dead.id]);
+        expect(await store.invocations.releaseLeasesOf('gone')).toEqual([]);
+      });
+
       it('lists a bot\'s invocations newest first, filtered by status and integration', async () => {
         const { store, clock } = subject;
         const first = newInvocation({ createdAt: clock.now(), integrationId: 'x' });

@@ -25,7 +25,7 @@ export interface AwaitOptions {
  * long polls alike.
  */
 export async function awaitFinished(deps: AwaitDeps, ref: InvocationRef, options: AwaitOptions): Promise<InvocationState | null> {
-  const waiting = deps.waiter.wait(ref.id, options.waitMs);
+  const waiting = deps.waiter.wait(ref.id, options.waitMs, { runsHere: options.fresh });
   options.hangUp?.(waiting.cancel);
   try {
     await options.registered?.();

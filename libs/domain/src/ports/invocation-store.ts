@@ -85,6 +85,12 @@ export interface InvocationStore {
   /** Running invocations whose lease ended before `before` go back to Queued; returns them. */
   requeueExpiredLeases(before: number): Promise<InvocationRef[]>;
   /**
+   * Returns to Queued (as never published) every Running invocation whose lease `owner` holds, whatever
+   * its time: for an owner known to be dead (an embedded process that ended), so its work need not wait
+   * for the lease to end.
+   */
+  releaseLeasesOf(owner: string): Promise<InvocationRef[]>;
+  /**
    * Queued invocations last published before `before`: marks them published at `now` and returns them,
    * so concurrent sweepers never republish the same invocation twice in one round.
    */
