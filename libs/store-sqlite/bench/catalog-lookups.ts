@@ -7,8 +7,12 @@
  *     --outfile=dist/bench/catalog-lookups.js && node dist/bench/catalog-lookups.js [pairs]
  *
  * (Bundled inside the checkout, so node_modules is found.) Prints the CPU per verify + resolve pair,
- * the median of 3 rounds after a warm-up.
+ * the median of 3 rounds after a warm-up. With `--foreign-writes`, another process commits small
+ * writes to the file all along (none to the catalog), as the other processes of `gi up --processes N`
+ * do: each of its commits makes this connection read the pages it needs again.
  */
+import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,10 +24,33 @@ import { createSqliteStore } from '../src/index';
 
 const SECRET = 'catalog-lookups-bench-secret-0123456789';
 
+/** Another process committing one small row at a time into a table of its own, until killed. */
+const WRITER = `
+const Database = require(process.argv[1]);
+const db = new Database(process.argv[2]);
+db.pragma('busy_timeout = 5000');
+db.exec('CREATE TABLE IF NOT EXISTS bench_foreign_writes (n INTEGER)');
+const insert = db.prepare('INSERT INTO bench_foreign_writes (n) VALUES (?)');
+let n = 0;
+const write = () => { insert.run(n++); setImmediate(write); };
+write();
+`;
+
 async function main(): Promise<void> {
-  const pairs = Number(process.argv[2] ?? 100_000);
+  const pairs = Number(process.argv.find((arg) => /^\d+$/.test(arg)) ?? 100_000);
+  const foreignWrites = process.argv.includes('--foreign-writes');
   const dir = mkdtempSync(join(tmpdir(), 'gi-bench-lookups-'));
   const store = createSqliteStore(join(dir, 'store.db'), systemClock);
+  const writer = foreignWrites ? spawn(process.execPath, ['-e', WRITER, require.resolve('better-sqlite3'), join(dir, 'store.db')], { stdio: 'inherit' }) : null;
+  // The other process's commits so far (the rows it wrote), read on a connection of its own.
+  const foreignCommits = () => {
+    const db = new Database(join(dir, 'store.db'), { readonly: true });
+    try {
+      return (db.prepare("SELECT name FROM sqlite_master WHERE name = 'bench_foreign_writes'").get() ? db.prepare('SELECT COUNT(*) FROM bench_foreign_writes').pluck().get() : 0) as number;
+    } finally {
+      db.close();
+    }
+  };
   try {
     const tokens = createTokenService({ secret: SECRET, tokens: store.tokens, clock: systemClock });
     const settings = { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 60, allowedHosts: [], limits: DEFAULT_CONNECTOR_LIMITS, callbackUrl: null };
@@ -45,9 +72,13 @@ async function main(): Promise<void> {
       return (used.user + used.system) / count;
     };
     await round(10_000);
+    const started = performance.now();
+    const commitsBefore = foreignWrites ? foreignCommits() : 0;
     const rounds = [await round(pairs), await round(pairs), await round(pairs)].sort((a, b) => a - b);
-    console.log(`verify + resolveIntegration: ${rounds[1].toFixed(2)} µs CPU per pair (median of 3 rounds of ${pairs}; ${rounds.map((r) => r.toFixed(2)).join(', ')})`);
+    const commitsPerSecond = foreignWrites ? `; another process committing ${Math.round((foreignCommits() - commitsBefore) / ((performance.now() - started) / 1000))} times a second` : '';
+    console.log(`verify + resolveIntegration: ${rounds[1].toFixed(2)} µs CPU per pair (median of 3 rounds of ${pairs}; ${rounds.map((r) => r.toFixed(2)).join(', ')}${commitsPerSecond})`);
   } finally {
+    writer?.kill();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
