@@ -81,6 +81,22 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     expect((await api.postJson(api.webhookUrl('acme', 'Order', 'drafted'), token, { orderId: 7 })).json).toEqual({ answer: 'two', orderId: 7 });
   });
 
+  it("takes a revocation and a deploy made through the control service at the gateway's next call (the gateway caches both)", async () => {
+    const admin = new Api(control.baseUrl);
+    const api = new Api(gateway.baseUrl);
+    const minted = await admin.admin('POST', '/bots/acme/tokens', { label: 'revoked across processes' });
+    expect((await admin.admin('PUT', '/bots/acme/integrations/switch', { entityName: 'Order', code: 'Context.SetResponseEntity({ ResponseBody: 1 });' })).status).toBe(200);
+    const url = api.webhookUrl('acme', 'Order', 'switch');
+    // Twice each, so the gateway has the token and the integration in its cache.
+    for (let i = 0; i < 2; i++) expect((await api.postJson(url, minted.json.token, {})).json).toBe(1);
+
+    expect((await admin.admin('PUT', '/bots/acme/integrations/switch', { entityName: 'Order', code: 'Context.SetResponseEntity({ ResponseBody: 2 });' })).status).toBe(200);
+    expect((await api.postJson(url, minted.json.token, {})).json).toBe(2);
+
+    expect((await admin.admin('DELETE', `/bots/acme/tokens/${minted.json.tokenId}`)).status).toBe(204);
+    expect((await api.postJson(url, minted.json.token, {})).status).toBe(401);
+  });
+
   it('serves the web console from the control service, and only there', async () => {
     const page = await fetch(`${control.baseUrl}/console`);
     expect([page.status, page.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining("frame-ancestors 'none'")]);

@@ -197,4 +197,20 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (bot_id, integration_id)
   ) WITHOUT ROWID;
   `,
+  // The catalog generation: one counter bumped by every write to the tables that token checks and
+  // integration resolution read (a revocation, a deploy, a deletion, from any process on the file).
+  // Each process caches those lookups while the counter it reads first is unchanged (catalog-cache.ts).
+  `
+  CREATE TABLE catalog_generation (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    value INTEGER NOT NULL
+  );
+  INSERT INTO catalog_generation (id, value) VALUES (1, 0);
+  CREATE TRIGGER tokens_insert_bumps_generation AFTER INSERT ON tokens BEGIN UPDATE catalog_generation SET value = value + 1 WHERE id = 1; END;
+  CREATE TRIGGER tokens_update_bumps_generation AFTER UPDATE ON tokens BEGIN UPDATE catalog_generation SET value = value + 1 WHERE id = 1; END;
+  CREATE TRIGGER tokens_delete_bumps_generation AFTER DELETE ON tokens BEGIN UPDATE catalog_generation SET value = value + 1 WHERE id = 1; END;
+  CREATE TRIGGER integrations_insert_bumps_generation AFTER INSERT ON integrations BEGIN UPDATE catalog_generation SET value = value + 1 WHERE id = 1; END;
+  CREATE TRIGGER integrations_update_bumps_generation AFTER UPDATE ON integrations BEGIN UPDATE catalog_generation SET value = value + 1 WHERE id = 1; END;
+  CREATE TRIGGER integrations_delete_bumps_generation AFTER DELETE ON integrations BEGIN UPDATE catalog_generation SET value = value + 1 WHERE id = 1; END;
+  `,
 ];

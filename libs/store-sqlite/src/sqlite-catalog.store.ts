@@ -1,5 +1,6 @@
 import { integrationSettingsOf, WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
 import type { BotQuotas, CatalogStore, EntityDefinition, IntegrationDefinition, IntegrationDraft, IntegrationSettings, IntegrationTarget, Quotas, SigningSecret } from '@gi/domain';
+import { CatalogCache, pairKey } from './catalog-cache';
 import type { SqliteDatabase } from './sqlite-database';
 
 interface IntegrationRow {
@@ -53,8 +54,11 @@ const toEntity = (row: { bot_id: string; name: string; fields: string; updated_a
 
 export class SqliteCatalogStore implements CatalogStore {
   private readonly statements;
+  /** What every webhook call resolves, cached while the catalog generation is unchanged (catalog-cache.ts). */
+  private readonly targets: CatalogCache<IntegrationTarget | null>;
 
   constructor(private readonly db: SqliteDatabase) {
+    this.targets = new CatalogCache(db);
     this.statements = {
       latest: db.prepare('SELECT * FROM integrations WHERE bot_id = ? AND integration_id = ? ORDER BY version DESC LIMIT 1'),
       target: db.prepare(
@@ -162,10 +166,14 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async resolveIntegration(botId: string, integrationId: string): Promise<IntegrationTarget | null> {
-    const row = this.statements.target.get(botId, integrationId) as
-      | Pick<IntegrationRow, 'integration_id' | 'version' | 'entity_name' | 'pool' | 'callback_url'>
-      | undefined;
-    return row ? { integrationId: row.integration_id, version: row.version, entityName: row.entity_name, pool: row.pool, callbackUrl: row.callback_url } : null;
+    return this.targets.lookup(pairKey(botId, integrationId), () => {
+      const row = this.statements.target.get(botId, integrationId) as
+        | Pick<IntegrationRow, 'integration_id' | 'version' | 'entity_name' | 'pool' | 'callback_url'>
+        | undefined;
+      return row
+        ? Object.freeze({ integrationId: row.integration_id, version: row.version, entityName: row.entity_name, pool: row.pool, callbackUrl: row.callback_url })
+        : null;
+    });
   }
 
   async listIntegrations(botId: string): Promise<IntegrationDefinition[]> {

@@ -60,3 +60,30 @@ describe('SQLite store opening a database written before raw bodies and live log
     }
   });
 });
+
+describe('SQLite store opening a database written before the catalog generation', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'gi-store-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('caches the tokens stored then, and sees their revocation by another connection at the next read', async () => {
+    const path = join(dir, 'store.db');
+    const old = new Database(path);
+    const before = MIGRATIONS.findIndex((m) => m.includes('catalog_generation'));
+    old.exec(MIGRATIONS.slice(0, before).join('\n'));
+    old.pragma(`user_version = ${before}`);
+    old.prepare("INSERT INTO tokens (bot_id, token_id, created_at) VALUES ('acme', 't1', 1)").run();
+    old.close();
+
+    const store = createSqliteStore(path, systemClock);
+    const other = new Database(path);
+    try {
+      expect(await store.tokens.get('acme', 't1')).toMatchObject({ revokedAt: null });
+      other.prepare("UPDATE tokens SET revoked_at = 2 WHERE bot_id = 'acme' AND token_id = 't1'").run();
+      expect(await store.tokens.get('acme', 't1')).toMatchObject({ revokedAt: 2 });
+    } finally {
+      other.close();
+      await store.close();
+    }
+  });
+});

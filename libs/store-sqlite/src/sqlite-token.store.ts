@@ -1,4 +1,5 @@
 import type { TokenRecord, TokenStore } from '@gi/domain';
+import { CatalogCache, pairKey } from './catalog-cache';
 import type { SqliteDatabase } from './sqlite-database';
 
 interface TokenRow {
@@ -10,7 +11,7 @@ interface TokenRow {
   revoked_at: number | null;
 }
 
-const toRecord = (row: TokenRow): TokenRecord => ({
+const toRecord = (row: TokenRow): TokenRecord => Object.freeze({
   botId: row.bot_id,
   tokenId: row.token_id,
   label: row.label,
@@ -19,12 +20,18 @@ const toRecord = (row: TokenRow): TokenRecord => ({
   revokedAt: row.revoked_at,
 });
 
-/** The registry of issued tokens (by id only: the token itself is never stored). */
+/**
+ * The registry of issued tokens (by id only: the token itself is never stored). Every webhook call
+ * checks its token here: the records are cached while the catalog generation is unchanged, so a
+ * revocation from any process is seen by the next check (catalog-cache.ts).
+ */
 export class SqliteTokenStore implements TokenStore {
   private readonly getStatement;
+  private readonly cache: CatalogCache<TokenRecord | null>;
 
   constructor(private readonly db: SqliteDatabase) {
     this.getStatement = db.prepare('SELECT * FROM tokens WHERE bot_id = ? AND token_id = ?');
+    this.cache = new CatalogCache(db);
   }
 
   async create(record: TokenRecord): Promise<void> {
@@ -34,8 +41,10 @@ export class SqliteTokenStore implements TokenStore {
   }
 
   async get(botId: string, tokenId: string): Promise<TokenRecord | null> {
-    const row = this.getStatement.get(botId, tokenId) as TokenRow | undefined;
-    return row ? toRecord(row) : null;
+    return this.cache.lookup(pairKey(botId, tokenId), () => {
+      const row = this.getStatement.get(botId, tokenId) as TokenRow | undefined;
+      return row ? toRecord(row) : null;
+    });
   }
 
   async list(botId: string): Promise<TokenRecord[]> {
