@@ -27,6 +27,7 @@ describe('a service on a MongoDB STORE_URL (stand-in server)', () => {
         'signingSecrets',
         'secrets',
         'deletedIntegrations',
+        'integrationDrafts',
         'instances',
         'files.files',
         'files.chunks',
