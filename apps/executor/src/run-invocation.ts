@@ -5,7 +5,7 @@ import type { SecretVault } from '@gi/auth';
 import type { Clock, ConnectorRuntime, FileStore, Invocation, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store } from '@gi/domain';
 import { traceContextOf } from '@gi/observability';
 import type { Logger, Metrics } from '@gi/observability';
-import { announceRecorded, giveUp } from './announce-outcome';
+import { announceRecorded, giveUp, replyDirectly } from './announce-outcome';
 import { connectorFileReader } from './connector-files';
 import { handling } from './invocation-in-hand';
 import { LiveLogWriter } from './live-log-writer';
@@ -164,7 +164,11 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
     // Nothing to record: the store holds the cancellation (whoever cancelled announced it), or another
     // executor holds the lease.
     if (leaseLost) log.warn('run stopped: its lease was lost (the invocation was cancelled or taken over)');
-    else log.info('run stopped: the invocation was cancelled');
+    else {
+      log.info('run stopped: the invocation was cancelled');
+      // The canceller's event reaches the processes watching the invocation, not a sync caller's gateway.
+      await replyDirectly(deps, ref, 'Cancelled', delivery);
+    }
     return 'ack';
   }
   metrics.outcomes.inc({ pool: invocation.pool, status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });

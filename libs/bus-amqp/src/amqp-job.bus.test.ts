@@ -91,6 +91,8 @@ describe('AmqpJobBus against RabbitMQ', () => {
     });
     const events: string[] = [];
     await bus.onCompletion((e) => events.push(e.invocationId));
+    // Watched before the connection is lost: the new queue is bound to its partition again.
+    await bus.watchCompletion('after');
 
     await bus.publish(job('survivor'));
     await waitFor(() => deliveries.length === 1, 5000, 'first delivery');
@@ -142,6 +144,29 @@ describe('AmqpJobBus against RabbitMQ', () => {
       await gateway.close();
       await bystander.close();
     }
+  });
+
+  it('routes a sync wait by partition once the connection its direct reply was expected on is lost', async () => {
+    const { bus: gateway, connectionName } = await openBus({ reconnect: { initialDelayMs: 50 } });
+    const { bus: executor } = await openBus({ prefix: gateway.names.prefix });
+    const heard: string[] = [];
+    await gateway.onCompletion((event) => heard.push(event.invocationId));
+    await gateway.watchCompletion('sync-lost', { directReply: true });
+    const done = await gateway.watchCompletion('sync-done', { directReply: true });
+    done.release();
+    const event = (invocationId: string) => ({ kind: 'completed', version: 1, botId: 'bot-a', invocationId, status: 'Completed' }) as const;
+    await executor.publishCompletion(event('sync-lost'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(heard).toEqual([]);
+
+    await closeConnectionFromBroker(connectionName);
+    await waitFor(() => !gateway.isConnected(), 5000, 'disconnect seen');
+    await waitFor(() => gateway.isConnected(), 10_000, 'reconnect');
+    await executor.publishCompletion(event('sync-done'));
+    await executor.publishCompletion(event('sync-lost'));
+    await waitFor(() => heard.length > 0, 5000, 'event after reconnect');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(heard).toEqual(['sync-lost']);
   });
 
   it('rejects publish at once while disconnected, and publishes again once reconnected', async () => {
