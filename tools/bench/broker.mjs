@@ -47,7 +47,7 @@ export async function watchQueue(url, queue) {
  */
 export async function deleteTopology(url, prefix) {
   const queues = new Set([`${prefix}.jobs.default`, `${prefix}.dead-letters`, ...listed('list_queues', prefix)]);
-  const exchanges = new Set([`${prefix}.jobs`, `${prefix}.dead-letter`, `${prefix}.completions`, `${prefix}.cancellations`, ...listed('list_exchanges', prefix)]);
+  const exchanges = new Set([`${prefix}.jobs`, `${prefix}.dead-letter`, `${prefix}.completions`, `${prefix}.completions.by-partition`, `${prefix}.cancellations`, ...listed('list_exchanges', prefix)]);
   const connection = await amqplib.connect(url);
   try {
     for (const queue of queues) await deleteOne(connection, (channel) => channel.deleteQueue(queue));

@@ -119,7 +119,7 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
       const runs = (await new Api(control.baseUrl).admin('GET', '/bots/acme/invocations?integrationId=busy&limit=500')).json.invocations as Array<{ id: string }>;
       expect(runs.filter((r) => ids.has(r.id))).toHaveLength(1);
 
-      // A sync call on one gateway, its repeat on the other: woken by the completion broadcast.
+      // A sync call on one gateway, its repeat on the other: woken by the completion event of the partition it watches.
       const syncKey = { 'Idempotency-Key': 'dist-sync' };
       const original = gateways[0].postJson(gateways[0].webhookUrl('acme', 'Order', 'busy', 'ms=1200&n=sync'), token, {}, syncKey);
       await new Promise((resolve) => setTimeout(resolve, 300));

@@ -7,13 +7,22 @@ import type { ExecutorDeps } from './run-invocation';
 type AnnounceDeps = Pick<ExecutorDeps, 'bus' | 'logger'>;
 
 /**
- * Announces a finished invocation: to every listener (long polls) and, for a sync call, straight back
- * to the waiting gateway. A lost direct reply costs that caller one store read at the end of its wait.
+ * Announces a finished invocation: to the processes watching it (long polls; the broker drops the event
+ * when none does) and, for a sync call, straight back to the waiting gateway. A lost direct reply costs
+ * that caller one store read at the end of its wait.
  */
 export async function announce(deps: AnnounceDeps, ref: InvocationRef, status: Outcome['status'], delivery?: JobDelivery): Promise<void> {
   const event = completionEvent(ref, status);
-  if (delivery?.replyTo) await deps.bus.reply(delivery.replyTo, event).catch((err) => deps.logger.warn({ err, invocationId: ref.id }, 'direct reply not sent'));
-  await deps.bus.publishCompletion(event);
+  await Promise.all([replyDirectly(deps, ref, status, delivery), deps.bus.publishCompletion(event)]);
+}
+
+/**
+ * Tells a sync caller's gateway alone. Its wait is not routed by partition, so an event another process
+ * published (a cancellation) does not reach it.
+ */
+export async function replyDirectly(deps: AnnounceDeps, ref: InvocationRef, status: Outcome['status'], delivery?: JobDelivery): Promise<void> {
+  if (!delivery?.replyTo) return;
+  await deps.bus.reply(delivery.replyTo, completionEvent(ref, status)).catch((err) => deps.logger.warn({ err, invocationId: ref.id }, 'direct reply not sent'));
 }
 
 /** Announces a recorded outcome; when that fails the job is requeued, and its redelivery announces it again. */

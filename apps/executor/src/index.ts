@@ -1,5 +1,6 @@
 export { startExecutor } from './executor';
 export { runInvocation } from './run-invocation';
+export { RunningInvocations } from './running-invocations';
 export { IntegrationVersions } from './integration-versions';
 export type { Executor } from './executor';
 export type { ExecutorDeps } from './run-invocation';

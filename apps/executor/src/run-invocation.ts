@@ -6,7 +6,7 @@ import type { Clock, ConnectorRuntime, FileStore, Invocation, InvocationError, I
 import { traceContextOf } from '@gi/observability';
 import { connectorFileReader } from '@gi/use-cases';
 import type { Logger, Metrics } from '@gi/observability';
-import { announceRecorded, giveUp } from './announce-outcome';
+import { announceRecorded, giveUp, replyDirectly } from './announce-outcome';
 import { handling } from './invocation-in-hand';
 import { LiveLogWriter } from './live-log-writer';
 import { inRunSpan, noteOutcome } from './run-span';
@@ -175,7 +175,11 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
     // executor holds the lease.
     if (leaseLost === 'expired') log.warn('run stopped: its lease ran out while the store could not be reached to renew it');
     else if (leaseLost) log.warn('run stopped: its lease was lost (the invocation was cancelled or taken over)');
-    else log.info('run stopped: the invocation was cancelled');
+    else {
+      log.info('run stopped: the invocation was cancelled');
+      // The canceller's event reaches the processes watching the invocation, not a sync caller's gateway.
+      await replyDirectly(deps, ref, 'Cancelled', delivery);
+    }
     return 'ack';
   }
   metrics.outcomes.inc({ pool: invocation.pool, status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });

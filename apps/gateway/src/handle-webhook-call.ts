@@ -106,7 +106,8 @@ export async function handleWebhookCall(deps: GatewayDeps, call: WebhookCall, ho
       : await awaitFinished({ waiter: deps.waiter, invocations: deps.store.invocations }, invocation, {
           waitMs,
           hangUp: hooks.hangUp,
-          ...(stored.kind === 'new' ? { fresh: true, registered: () => publishJob(deps, invocation) } : {}),
+          // A new job is published asking for a direct reply: no completion partition is bound for it.
+          ...(stored.kind === 'new' ? { fresh: true, directReply: true, registered: () => publishJob(deps, invocation) } : {}),
         });
   if (state && isTerminal(state.status)) return { ...answer, kind: 'finished', invocation: state, preferenceApplied: waitApplied };
   if (call.prefer.respondAsync) return { ...answer, kind: 'accepted', preferenceApplied: `respond-async, ${waitApplied}` };

@@ -78,9 +78,9 @@ export async function openAmqpBus(base: ServiceBase, role: string, pools: string
   return tracingEnabled() ? tracedJobBus(bus, 'rabbitmq') : bus;
 }
 
-/** A completion waiter fed by the bus's completion events. */
+/** A completion waiter fed by the bus's completion events, routed here for the invocations it waits for. */
 export async function completionWaiter(bus: JobBus): Promise<CompletionWaiter> {
-  const waiter = new CompletionWaiter();
+  const waiter = new CompletionWaiter((invocationId, options) => bus.watchCompletion(invocationId, options));
   await bus.onCompletion((event) => waiter.notify(event));
   return waiter;
 }

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import type { JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
 import { GiError } from '@gi/domain';
 import { connect } from 'amqplib';
-import type { ChannelModel, GetMessage } from 'amqplib';
+import type { Channel, ChannelModel, GetMessage, Message } from 'amqplib';
 import { AmqpJobBus } from './amqp-job.bus';
 import type { AmqpJobBusOptions, BusLogger } from './amqp-bus.options';
 import { deleteTopology } from './amqp-topology';
@@ -91,6 +91,8 @@ describe('AmqpJobBus against RabbitMQ', () => {
     });
     const events: string[] = [];
     await bus.onCompletion((e) => events.push(e.invocationId));
+    // Watched before the connection is lost: the new queue is bound to its partition again.
+    await bus.watchCompletion('after');
 
     await bus.publish(job('survivor'));
     await waitFor(() => deliveries.length === 1, 5000, 'first delivery');
@@ -141,6 +143,77 @@ describe('AmqpJobBus against RabbitMQ', () => {
     } finally {
       await gateway.close();
       await bystander.close();
+    }
+  });
+
+  it('routes a sync wait by partition once the connection its direct reply was expected on is lost', async () => {
+    const { bus: gateway, connectionName } = await openBus({ reconnect: { initialDelayMs: 50 } });
+    const { bus: executor } = await openBus({ prefix: gateway.names.prefix });
+    const heard: string[] = [];
+    await gateway.onCompletion((event) => heard.push(event.invocationId));
+    await gateway.watchCompletion('sync-lost', { directReply: true });
+    const done = await gateway.watchCompletion('sync-done', { directReply: true });
+    done.release();
+    const event = (invocationId: string) => ({ kind: 'completed', version: 1, botId: 'bot-a', invocationId, status: 'Completed' }) as const;
+    await executor.publishCompletion(event('sync-lost'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(heard).toEqual([]);
+
+    await closeConnectionFromBroker(connectionName);
+    await waitFor(() => !gateway.isConnected(), 5000, 'disconnect seen');
+    await waitFor(() => gateway.isConnected(), 10_000, 'reconnect');
+    await executor.publishCompletion(event('sync-done'));
+    await executor.publishCompletion(event('sync-lost'));
+    await waitFor(() => heard.length > 0, 5000, 'event after reconnect');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(heard).toEqual(['sync-lost']);
+  });
+
+  it('acks jobs finished together in one frame, and never a job still running with them', async () => {
+    const { bus } = await openBus();
+    // Every channel's acks (amqplib's Channel class, shared by all), as (delivery tag, multiple): what reaches the broker.
+    const probe = await admin.createChannel();
+    const channelClass = Object.getPrototypeOf(probe) as Channel;
+    await probe.close();
+    const original = channelClass.ack;
+    const acks: Array<[number, boolean]> = [];
+    const ack = jest.spyOn(channelClass, 'ack').mockImplementation(function (this: Channel, message: Message, allUpTo?: boolean) {
+      acks.push([message.fields.deliveryTag, allUpTo === true]);
+      original.call(this, message, allUpTo);
+    });
+    try {
+      let releaseSlow: () => void = () => undefined;
+      const seen = new Map<string, number>();
+      await bus.consume('default', 16, async (j) => {
+        seen.set(j.invocationId, (seen.get(j.invocationId) ?? 0) + 1);
+        // The first job runs on while the others finish: it heads the unsettled deliveries.
+        if (j.invocationId === 'slow') await new Promise<void>((resolve) => (releaseSlow = resolve));
+        return 'ack';
+      });
+      await bus.publish(job('slow'));
+      await waitFor(() => seen.has('slow'), 5000, 'slow job started');
+      await Promise.all(Array.from({ length: 12 }, (_, i) => bus.publish(job(`quick-${i}`))));
+      await waitFor(() => seen.size === 13, 5000, 'quick jobs run');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Behind the running job each quick one is acked alone: a multiple ack would settle the slow job too.
+      expect(acks.every(([, multiple]) => !multiple)).toBe(true);
+      expect(acks.map(([tag]) => tag)).not.toContain(1);
+      const before = acks.length;
+      releaseSlow();
+      await waitFor(() => acks.length > before, 5000, 'slow job acked');
+
+      // Now nothing runs: jobs delivered together and finished together go out as one multiple ack.
+      acks.length = 0;
+      await Promise.all(Array.from({ length: 12 }, (_, i) => bus.publish(job(`batch-${i}`))));
+      await waitFor(() => seen.size === 25, 5000, 'batch run');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(acks.length).toBeLessThan(12);
+      expect(acks.some(([, multiple]) => multiple)).toBe(true);
+      // And nothing came back: every job was acked exactly once, none redelivered.
+      expect([...seen.values()].every((count) => count === 1)).toBe(true);
+      expect(await bus.queueDepth('default')).toBe(0);
+    } finally {
+      ack.mockRestore();
     }
   });
 

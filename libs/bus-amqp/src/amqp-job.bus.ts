@@ -1,5 +1,5 @@
 import { isValidName, unavailable } from '@gi/domain';
-import type { CancelEvent, CompletionEvent, JobBus, JobHandler, JobMessage, Subscription } from '@gi/contracts';
+import type { CancelEvent, CompletionEvent, CompletionWatch, JobBus, JobHandler, JobMessage, Subscription } from '@gi/contracts';
 import { connect } from 'amqplib';
 import type { ChannelModel, RecoveringChannelModel } from 'amqplib';
 import { connectionUrl, resolveBusOptions } from './amqp-bus.options';
@@ -8,20 +8,25 @@ import { AmqpSession, DIRECT_REPLY_TO } from './amqp-session';
 import { busNames, busTopology, declareTopology, poolQueueName } from './amqp-topology';
 import type { BusNames, Topology } from './amqp-topology';
 import { decodeCancel, decodeCompletion, encodeCancel, encodeCompletion, encodeJob } from '@gi/contracts';
-import { FanoutSubscriber } from './fanout-subscriber';
+import { completionPartition, PartitionInterest } from './completion-partitions';
+import { EventSubscriber } from './event-subscriber';
 import type { ConfirmPublisher, PublishRequest } from './confirm-publisher';
 import { JobConsumer } from './job-consumer';
 
 /** After the broker closes a channel on a live connection, wait this long before using it again. */
 const REATTACH_DELAY_MS = 500;
 const PING_TIMEOUT_MS = 2000;
+/** A completion partition nobody waits in stays bound this long, so steady traffic does not rebind it per call. */
+const PARTITION_LINGER_MS = 10_000;
 
 type Phase = 'open' | 'draining' | 'closed';
 
 /**
  * The job bus over RabbitMQ. Jobs go through a direct exchange to one durable quorum queue per pool
- * (delivery limit, dead-letter exchange and queue); completion events and cancellations go through a
- * fanout exchange each, to an exclusive queue per listener. Every publish waits for its own broker confirm, with any
+ * (delivery limit, dead-letter exchange and queue). Completion events go through a direct exchange by
+ * partition of the invocation id, to the listeners of the processes that wait in that partition
+ * (watchCompletion); a sync caller's gateway gets its reply directly instead. Cancellations go through
+ * a fanout, to an exclusive queue per listener. Every publish waits for its own broker confirm, with any
  * number in flight. A lost connection is re-established with backoff, the topology declared again,
  * and consumers and listeners resume; meanwhile publishing fails at once (the store plus the sweeper
  * cover the gap) instead of waiting for the broker to come back.
@@ -41,8 +46,11 @@ export class AmqpJobBus implements JobBus {
   private readonly brokerAddress: string;
   private readonly pools: Set<string>;
   private readonly consumers = new Set<JobConsumer>();
-  private readonly subscribers = new Set<FanoutSubscriber<CompletionEvent>>();
-  private readonly cancelSubscribers = new Set<FanoutSubscriber<CancelEvent>>();
+  private readonly subscribers = new Set<EventSubscriber<CompletionEvent>>();
+  private readonly cancelSubscribers = new Set<EventSubscriber<CancelEvent>>();
+  private readonly interest: PartitionInterest;
+  /** Sessions set up so far: from the second on, direct replies expected on an earlier one are lost. */
+  private sessionsStarted = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private connection: RecoveringChannelModel | null = null;
   private session: AmqpSession | null = null;
@@ -55,6 +63,10 @@ export class AmqpJobBus implements JobBus {
     this.maxDeliveries = options.maxDeliveries;
     this.pools = new Set(options.pools);
     this.brokerAddress = connectionUrl(options).display;
+    this.interest = new PartitionInterest(
+      { bind: (key) => this.bindPartition(key), unbind: (key) => this.unbindPartition(key) },
+      PARTITION_LINGER_MS,
+    );
   }
 
   async publish(job: JobMessage, options: { awaitReply?: boolean } = {}): Promise<void> {
@@ -62,7 +74,15 @@ export class AmqpJobBus implements JobBus {
     if (this.phase !== 'open') throw unavailable('The message bus is shutting down; the job was not published.');
     this.pools.add(job.pool);
     const reply = options.awaitReply ? { replyTo: DIRECT_REPLY_TO, correlationId: job.invocationId } : {};
-    return this.track(this.send({ exchange: this.names.jobs, routingKey: job.pool, content, type: 'job', persistent: true, mandatory: true, ...reply }, job.pool));
+    const sent = this.track(this.send({ exchange: this.names.jobs, routingKey: job.pool, content, type: 'job', persistent: true, mandatory: true, ...reply }, job.pool));
+    if (!options.awaitReply) return sent;
+    try {
+      await sent;
+    } catch (err) {
+      // The sweeper publishes it again, without this reply address: its waits must hear the partition.
+      await this.interest.promoteStandbyOf(job.invocationId);
+      throw err;
+    }
   }
 
   async reply(replyTo: string, event: CompletionEvent): Promise<void> {
@@ -70,6 +90,10 @@ export class AmqpJobBus implements JobBus {
     // Through the default exchange to the waiting publisher's channel; gone publishers simply miss it.
     const content = encodeCompletion(event);
     return this.track(this.send({ exchange: '', routingKey: replyTo, content, type: 'completed', persistent: false, mandatory: false, correlationId: event.invocationId }));
+  }
+
+  async watchCompletion(invocationId: string, options: { directReply?: boolean } = {}): Promise<CompletionWatch> {
+    return this.interest.watch(invocationId, options.directReply === true);
   }
 
   /** A direct reply: handed to this bus's own completion listeners. */
@@ -83,8 +107,9 @@ export class AmqpJobBus implements JobBus {
     const content = encodeCompletion(event);
     // Handlers still finishing while the bus drains may announce their outcome.
     if (this.phase === 'closed') throw unavailable('The message bus is closed; the completion event was not published.');
-    // Hints only, so not persisted; nobody listening is fine, so not mandatory.
-    return this.track(this.send({ exchange: this.names.completions, routingKey: '', content, type: 'completed', persistent: false, mandatory: false }));
+    // Hints only, so not persisted; nobody waiting in the partition is the common case, so not mandatory.
+    const routingKey = completionPartition(event.invocationId);
+    return this.track(this.send({ exchange: this.names.completions, routingKey, content, type: 'completed', persistent: false, mandatory: false }));
   }
 
   async publishCancel(event: CancelEvent): Promise<void> {
@@ -109,8 +134,8 @@ export class AmqpJobBus implements JobBus {
 
   async onCompletion(listener: (event: CompletionEvent) => void): Promise<Subscription> {
     if (this.phase !== 'open') throw new Error('The message bus is closed; cannot listen for completions.');
-    const settings = { exchange: this.names.completions, reattachDelayMs: REATTACH_DELAY_MS, logger: this.options.logger };
-    const subscriber = new FanoutSubscriber(listener, decodeCompletion, settings, (s) => this.subscribers.delete(s));
+    const settings = { exchange: this.names.completions, keys: () => this.interest.keys(), reattachDelayMs: REATTACH_DELAY_MS, logger: this.options.logger };
+    const subscriber = new EventSubscriber(listener, decodeCompletion, settings, (s) => this.subscribers.delete(s));
     this.subscribers.add(subscriber);
     await this.attachNow(subscriber);
     return subscriber;
@@ -118,8 +143,8 @@ export class AmqpJobBus implements JobBus {
 
   async onCancel(listener: (event: CancelEvent) => void): Promise<Subscription> {
     if (this.phase !== 'open') throw new Error('The message bus is closed; cannot listen for cancellations.');
-    const settings = { exchange: this.names.cancellations, reattachDelayMs: REATTACH_DELAY_MS, logger: this.options.logger };
-    const subscriber = new FanoutSubscriber(listener, decodeCancel, settings, (s) => this.cancelSubscribers.delete(s));
+    const settings = { exchange: this.names.cancellations, keys: () => [''], reattachDelayMs: REATTACH_DELAY_MS, logger: this.options.logger };
+    const subscriber = new EventSubscriber(listener, decodeCancel, settings, (s) => this.cancelSubscribers.delete(s));
     this.cancelSubscribers.add(subscriber);
     await this.attachNow(subscriber);
     return subscriber;
@@ -190,6 +215,7 @@ export class AmqpJobBus implements JobBus {
     await Promise.all([...this.consumers].map((consumer) => consumer.close()));
     await Promise.all([...this.subscribers, ...this.cancelSubscribers].map((subscriber) => subscriber.close()));
     this.phase = 'closed';
+    this.interest.clear();
     await Promise.allSettled([...this.inFlight]);
     const session = this.session;
     this.session = null;
@@ -260,6 +286,27 @@ export class AmqpJobBus implements JobBus {
     this.session = session;
     // Consumers and listeners registered while the above ran (attach is idempotent per session).
     await this.attachAll(session);
+    // Direct replies to the previous connection's channel go nowhere now: route those waits by partition.
+    if (++this.sessionsStarted > 1) await this.interest.promoteStandby();
+  }
+
+  /**
+   * Routes a partition to every completion listener. Never rejects: a binding that failed costs the
+   * waits of that partition their wake-up (they read the store when their time is up), not their call.
+   */
+  private async bindPartition(key: string): Promise<void> {
+    const bound = Promise.all([...this.subscribers].map((subscriber) => subscriber.bind(key)));
+    try {
+      await withDeadline(bound, this.options.publishTimeoutMs, 'The message broker did not bind a completion partition in time.');
+    } catch (err) {
+      this.options.logger.warn({ err, partition: key }, 'could not listen to a completion partition; its waits end at their deadline');
+    }
+  }
+
+  private async unbindPartition(key: string): Promise<void> {
+    await Promise.all([...this.subscribers].map((subscriber) => subscriber.unbind(key))).catch((err: unknown) => {
+      this.options.logger.warn({ err, partition: key }, 'could not stop listening to a completion partition');
+    });
   }
 
   /** Listeners first, so events of the jobs that consumers then finish are heard. */
@@ -269,7 +316,7 @@ export class AmqpJobBus implements JobBus {
   }
 
   /** Attaches at once when connected; otherwise the next reconnect does. */
-  private async attachNow(target: JobConsumer | FanoutSubscriber<CompletionEvent> | FanoutSubscriber<CancelEvent>): Promise<void> {
+  private async attachNow(target: JobConsumer | EventSubscriber<CompletionEvent> | EventSubscriber<CancelEvent>): Promise<void> {
     const session = this.session;
     if (!session?.alive) return;
     try {

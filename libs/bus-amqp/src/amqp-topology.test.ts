@@ -1,12 +1,12 @@
 import { busNames, busTopology } from './amqp-topology';
 
 describe('bus topology', () => {
-  it('describes a direct job exchange, a quorum queue per pool that dead-letters, and fanouts for completions and cancellations', () => {
+  it('describes a direct job exchange, a quorum queue per pool that dead-letters, a direct exchange for completions by partition and a fanout for cancellations', () => {
     const topology = busTopology(busNames('gi'), ['default', 'bulk'], 5);
     expect(topology.exchanges).toEqual([
       { name: 'gi.jobs', type: 'direct' },
       { name: 'gi.dead-letter', type: 'fanout' },
-      { name: 'gi.completions', type: 'fanout' },
+      { name: 'gi.completions.by-partition', type: 'direct' },
       { name: 'gi.cancellations', type: 'fanout' },
     ]);
     expect(topology.queues.map((q) => q.name)).toEqual(['gi.dead-letters', 'gi.jobs.default', 'gi.jobs.bulk']);

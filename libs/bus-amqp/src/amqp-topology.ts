@@ -35,7 +35,10 @@ export interface BusNames {
   deadLetter: string;
   /** Where dead-lettered jobs wait for an operator. */
   deadLetterQueue: string;
-  /** Fanout exchange of completion events. */
+  /**
+   * Direct exchange of completion events, routing key = completion partition (completion-partitions.ts).
+   * A new name, not the fanout `<prefix>.completions` of earlier versions: an exchange's type cannot change.
+   */
   completions: string;
   /** Fanout exchange of cancellations, heard by every executor. */
   cancellations: string;
@@ -47,7 +50,7 @@ export function busNames(prefix: string): BusNames {
     jobs: `${prefix}.jobs`,
     deadLetter: `${prefix}.dead-letter`,
     deadLetterQueue: `${prefix}.dead-letters`,
-    completions: `${prefix}.completions`,
+    completions: `${prefix}.completions.by-partition`,
     cancellations: `${prefix}.cancellations`,
   };
 }
@@ -85,7 +88,7 @@ export function busTopology(names: BusNames, pools: Iterable<string>, maxDeliver
     exchanges: [
       { name: names.jobs, type: 'direct' },
       { name: names.deadLetter, type: 'fanout' },
-      { name: names.completions, type: 'fanout' },
+      { name: names.completions, type: 'direct' },
       { name: names.cancellations, type: 'fanout' },
     ],
     queues: [{ name: names.deadLetterQueue, arguments: { 'x-queue-type': 'quorum' } }],

@@ -1,4 +1,4 @@
-import type { CancelEvent, CompletionEvent, JobBus, JobHandler, JobMessage, Subscription } from '@gi/contracts';
+import type { CancelEvent, CompletionEvent, CompletionWatch, JobBus, JobHandler, JobMessage, Subscription } from '@gi/contracts';
 
 interface Delivery {
   job: JobMessage;
@@ -58,6 +58,11 @@ export class LocalJobBus implements JobBus {
 
   async publishCompletion(event: CompletionEvent): Promise<void> {
     for (const listener of this.completionListeners) queueMicrotask(() => listener(event));
+  }
+
+  /** In one process every completion event reaches every listener: nothing to route. */
+  async watchCompletion(_invocationId: string): Promise<CompletionWatch> {
+    return { release: () => undefined };
   }
 
   async onCompletion(listener: (event: CompletionEvent) => void): Promise<Subscription> {

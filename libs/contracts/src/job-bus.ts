@@ -18,7 +18,15 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
-/** The port between processes: jobs to the executors of a pool, completion and cancel events to everyone. */
+/** A registered interest in one invocation's completion event; released when the wait ends. */
+export interface CompletionWatch {
+  release(): void;
+}
+
+/**
+ * The port between processes: jobs to the executors of a pool, completion events to the processes
+ * that wait for them, cancel events to everyone.
+ */
 export interface JobBus {
   /**
    * Resolves once the broker holds the job (publisher confirm); rejects when it cannot. With
@@ -29,7 +37,17 @@ export interface JobBus {
   /** Sends a completion event straight to the publisher waiting at `replyTo` (at most once). */
   reply(replyTo: string, event: CompletionEvent): Promise<void>;
   consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription>;
+  /** Sends a completion event to every process watching its invocation (none is fine). */
   publishCompletion(event: CompletionEvent): Promise<void>;
+  /**
+   * Routes the completion events of `invocationId` to this bus's onCompletion listeners until released;
+   * resolves once they are routed (register it before reading the store, or an event can slip between).
+   * `directReply`: the job was published with `awaitReply` by this bus, so the reply is expected
+   * instead; the bus routes the events here as well only if that reply can no longer come (its job was
+   * not published, or the connection it was expected on was lost).
+   */
+  watchCompletion(invocationId: string, options?: { directReply?: boolean }): Promise<CompletionWatch>;
+  /** Hears the completion events of the invocations watched through this bus, and its direct replies. */
   onCompletion(listener: (event: CompletionEvent) => void): Promise<Subscription>;
   /** Broadcasts a cancellation to every executor (a hint: the store's Cancelled status is the truth). */
   publishCancel(event: CancelEvent): Promise<void>;

@@ -1,14 +1,23 @@
 export interface WaitOptions {
   /** This process just created the invocation and runs it: its completion will most likely be seen here. */
   runsHere?: boolean;
+  /** The job asks for a direct reply to this process: its completion event comes that way (see CompletionRoute). */
+  directReply?: boolean;
 }
 
 export type WaitWatcher = (invocationId: string, options: WaitOptions) => void;
 
 /**
+ * Asks the bus to route one invocation's completion event to this process while it is waited for
+ * (JobBus.watchCompletion); resolves once it does. `directReply`: the event comes as a direct reply
+ * to this process instead, unless that reply is lost.
+ */
+export type CompletionRoute = (invocationId: string, options: { directReply?: boolean }) => Promise<{ release(): void }>;
+
+/**
  * Lets callers wait for an invocation's completion event (the bus's `completed` message): sync replies
  * and long polls are woken by the event, never by re-reading the store in a loop. Register before
- * publishing to avoid missing it.
+ * publishing, and wait for `routed` before reading the store, to avoid missing it.
  */
 export class CompletionWaiter<Event extends { invocationId: string } = { invocationId: string }> {
   private readonly waiting = new Map<string, Set<(event: Event | null) => void>>();
@@ -27,6 +36,9 @@ export class CompletionWaiter<Event extends { invocationId: string } = { invocat
     return this.waiting.has(invocationId);
   }
 
+  /** Without a route every event is heard anyway (one process, or a bus that broadcasts). */
+  constructor(private readonly route?: CompletionRoute) {}
+
   /** Feed every completion event here. */
   notify(event: Event): void {
     const listeners = this.waiting.get(event.invocationId);
@@ -37,14 +49,19 @@ export class CompletionWaiter<Event extends { invocationId: string } = { invocat
 
   /**
    * Starts waiting for `invocationId`; `promise` resolves with the event, or null after `timeoutMs`
-   * or on `cancel()`.
+   * or on `cancel()`; `routed` resolves once the bus routes the event here.
    */
-  wait(invocationId: string, timeoutMs: number, options: WaitOptions = {}): { promise: Promise<Event | null>; cancel: () => void } {
+  wait(invocationId: string, timeoutMs: number, options: WaitOptions = {}): { promise: Promise<Event | null>; routed: Promise<void>; cancel: () => void } {
     let settle!: (event: Event | null) => void;
     const promise = new Promise<Event | null>((resolve) => (settle = resolve));
     const listeners = this.waiting.get(invocationId) ?? new Set();
     this.waiting.set(invocationId, listeners);
+    let ended = false;
+    let release: () => void = () => undefined;
     const done = (event: Event | null) => {
+      if (ended) return;
+      ended = true;
+      release();
       clearTimeout(timer);
       listeners.delete(done);
       if (listeners.size === 0 && this.waiting.get(invocationId) === listeners) this.waiting.delete(invocationId);
@@ -53,7 +70,17 @@ export class CompletionWaiter<Event extends { invocationId: string } = { invocat
     listeners.add(done);
     const timer = setTimeout(() => done(null), Math.max(0, timeoutMs));
     this.watch?.(invocationId, options);
-    return { promise, cancel: () => done(null) };
+    const routed = this.route
+      ? this.route(invocationId, options).then(
+          (watch) => {
+            if (ended) watch.release();
+            else release = () => watch.release();
+          },
+          // Not routed: the wait still ends at its deadline, with a read of the store.
+          () => undefined,
+        )
+      : Promise.resolve();
+    return { promise, routed, cancel: () => done(null) };
   }
 
   /** Ends every wait now (shutdown): each waiter reads the store and answers with what is there. */

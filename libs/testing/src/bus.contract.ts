@@ -103,13 +103,15 @@ export function describeBusContract(name: string, open: () => Promise<BusUnderTe
       expect(counts).toEqual([1, 2, 3]);
     });
 
-    it('fans completion events out to every listener', async () => {
+    it('hands a watched invocation\'s completion event to every listener', async () => {
       const a: CompletionEvent[] = [];
       const b: CompletionEvent[] = [];
       await subject.bus.onCompletion((e) => a.push(e));
       await subject.bus.onCompletion((e) => b.push(e));
+      const watch = await subject.bus.watchCompletion('x');
       const event: CompletionEvent = { kind: 'completed', version: 1, botId: 'bot-a', invocationId: 'x', status: 'Completed' };
       await subject.bus.publishCompletion(event);
+      watch.release();
       await eventually(() => a.length === 1 && b.length === 1);
       expect(a[0]).toEqual(event);
     });
@@ -209,6 +211,7 @@ export function describeBusContract(name: string, open: () => Promise<BusUnderTe
       const subscription = await subject.bus.onCompletion((e) => closed.push(e.invocationId));
       await subject.bus.onCompletion((e) => open.push(e.invocationId));
       await subscription.close();
+      await subject.bus.watchCompletion('after-close');
       await subject.bus.publishCompletion({ kind: 'completed', version: 1, botId: 'bot-a', invocationId: 'after-close', status: 'Failed' });
       await eventually(() => open.length === 1);
       await new Promise((resolve) => setTimeout(resolve, 50));

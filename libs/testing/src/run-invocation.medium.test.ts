@@ -8,7 +8,7 @@ import { DEFAULT_CONNECTOR_LIMITS, unrecordableOutcome } from '@gi/domain';
 import { cancelInvocation } from '@gi/use-cases';
 import type { ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store } from '@gi/domain';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
-import { IntegrationVersions, QUARANTINED, quarantineInHand, recoverInvocations, runInvocation, startExecutor } from '@gi/executor';
+import { IntegrationVersions, QUARANTINED, quarantineInHand, recoverInvocations, RunningInvocations, runInvocation, startExecutor } from '@gi/executor';
 import type { ExecutorDeps } from '@gi/executor';
 import { createMetrics } from '@gi/observability';
 import { createSqliteStore } from '@gi/store-sqlite';
@@ -137,6 +137,21 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     } finally {
       await executor.stop();
     }
+  });
+
+  it("replies Cancelled directly to a sync caller whose run was cancelled (its wait hears no partition)", async () => {
+    const inv = newInvocation({ createdAt: clock.now() });
+    await store.invocations.create(inv);
+    runtime.run = untilAborted(runtime);
+    const replies: Array<{ replyTo: string; event: CompletionEvent }> = [];
+    bus.reply = async (replyTo, event) => void replies.push({ replyTo, event });
+    const running = new RunningInvocations();
+    const run = runInvocation(deps, job(inv.id), { replyTo: 'gateway-reply-address', deliveryCount: 1 }, running);
+    await eventually(() => runtime.runs.length === 1);
+    await store.invocations.cancel(inv, { code: 'cancelled', title: 'Invocation cancelled', detail: 'by a test' }, clock.now());
+    expect(running.cancel(inv)).toBe(true);
+    expect(await run).toBe('ack');
+    expect(replies).toEqual([{ replyTo: 'gateway-reply-address', event: { kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Cancelled' } }]);
   });
 
   it('drops the job of an invocation cancelled while it was queued', async () => {

@@ -15,19 +15,22 @@ export interface AwaitOptions {
   hangUp?: (cancel: () => void) => void;
   /** Skips the read once registered: the invocation was just stored, nothing can have finished it. */
   fresh?: boolean;
+  /** `registered` publishes the job asking for a direct reply to this process: the event comes that way. */
+  directReply?: boolean;
 }
 
 /**
  * Waits until the invocation finishes or `waitMs` passes, then returns its state as the store holds it:
- * finished, or where it stands when the time ran out; null when it is gone (expired). The wait is registered before
- * `registered` runs and before the store is read again, so a completion event cannot slip between the
- * two. The state alone is read: no answer needs the entity or the logs. Used by sync webhook calls and
+ * finished, or where it stands when the time ran out; null when it is gone (expired). The wait is registered (and the
+ * bus routes the invocation's completion event here) before `registered` runs and before the store is
+ * read again, so a completion event cannot slip between the two. The state alone is read: no answer needs the entity or the logs. Used by sync webhook calls and
  * long polls alike.
  */
 export async function awaitFinished(deps: AwaitDeps, ref: InvocationRef, options: AwaitOptions): Promise<InvocationState | null> {
-  const waiting = deps.waiter.wait(ref.id, options.waitMs, { runsHere: options.fresh });
+  const waiting = deps.waiter.wait(ref.id, options.waitMs, { runsHere: options.fresh, directReply: options.directReply });
   options.hangUp?.(waiting.cancel);
   try {
+    await waiting.routed;
     await options.registered?.();
     if (!options.fresh) {
       const current = await deps.invocations.getState(ref);

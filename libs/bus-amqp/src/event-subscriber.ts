@@ -6,25 +6,29 @@ import type { BusLogger } from './amqp-bus.options';
 import type { AmqpSession } from './amqp-session';
 
 export interface SubscriberSettings {
-  /** The fanout exchange listened to; each attach binds a fresh queue named after it. */
+  /** The exchange listened to; each attach binds a fresh queue named after it. */
   exchange: string;
+  /** The routing keys to bind at each attach ('' for a fanout); more are bound and unbound as needed. */
+  keys: () => Iterable<string>;
   /** Wait before listening again after the broker closed the channel on a live connection. */
   reattachDelayMs: number;
   logger: BusLogger;
 }
 
-/** What a fanout carries: an event with the invocation it is about. */
-export interface FanoutEvent {
+/** What an event exchange carries: an event with the invocation it is about. */
+export interface BusEvent {
   kind: string;
   invocationId: string;
 }
 
 /**
- * One listener of a fanout exchange's events (completions, cancellations): an exclusive, auto-deleted
- * queue bound to the exchange, consumed without acks. Events are hints (the store holds the truth), so
- * the few sent while the connection is down are simply missed; a new queue is bound after each reconnect.
+ * One listener of an event exchange (completions by partition, cancellations by fanout): an exclusive,
+ * auto-deleted queue bound to the exchange with the keys asked for, consumed without acks. Events are
+ * hints (the store holds the truth), so the few sent while the connection is down are simply missed; a
+ * new queue is bound after each reconnect.
  */
-export class FanoutSubscriber<T extends FanoutEvent> implements Subscription {
+export class EventSubscriber<T extends BusEvent> implements Subscription {
+  private queue: string | null = null;
   private session: AmqpSession | null = null;
   private attaching: Promise<void> | null = null;
   private channel: Channel | null = null;
@@ -35,7 +39,7 @@ export class FanoutSubscriber<T extends FanoutEvent> implements Subscription {
     private readonly listener: (event: T) => void,
     private readonly decode: (content: Buffer) => Decoded<T>,
     private readonly settings: SubscriberSettings,
-    private readonly onClosed: (subscriber: FanoutSubscriber<T>) => void,
+    private readonly onClosed: (subscriber: EventSubscriber<T>) => void,
   ) {}
 
   /** Resolves once the queue is bound, so events published afterwards reach the listener. */
@@ -76,13 +80,27 @@ export class FanoutSubscriber<T extends FanoutEvent> implements Subscription {
       // Exclusive queues belong to their connection, so each attach takes a fresh name.
       const queue = `${this.settings.exchange}.${randomBytes(8).toString('hex')}`;
       await channel.assertQueue(queue, { exclusive: true, autoDelete: true, durable: false });
-      await channel.bindQueue(queue, this.settings.exchange, '');
+      for (const key of this.settings.keys()) await channel.bindQueue(queue, this.settings.exchange, key);
+      this.queue = queue;
       this.channel = channel;
       await channel.consume(queue, (message) => this.onMessage(channel, message), { noAck: true });
     } catch (err) {
       await channel.close().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** Routes `key` to this listener too; resolves once bound (at once while detached: the next attach binds it). */
+  async bind(key: string): Promise<void> {
+    await this.attaching?.catch(() => undefined);
+    const { channel, queue } = this;
+    if (channel && queue) await channel.bindQueue(queue, this.settings.exchange, key);
+  }
+
+  async unbind(key: string): Promise<void> {
+    await this.attaching?.catch(() => undefined);
+    const { channel, queue } = this;
+    if (channel && queue) await channel.unbindQueue(queue, this.settings.exchange, key);
   }
 
   /** A lost connection is the reconnect's business; this covers a channel the broker closed alone. */
