@@ -103,8 +103,8 @@ function closeWindow(window) {
   return { seconds, runners, others, byKind, broker, own, outside };
 }
 
-/** The command a service process runs (`gi gateway` -> gateway). */
-const processKind = (service) => service.name.split(' ').pop();
+/** The command a service process runs (`gi gateway` -> gateway); an embedded cluster's processes are all `up`. */
+const processKind = (service) => service.kind ?? service.name.split(' ').pop();
 
 /** CPU per request of each process kind, in whole microseconds. */
 const perRequestByKind = (byKind, requests) => Object.fromEntries(Object.entries(byKind).map(([kind, micros]) => [kind, perRequest(micros, requests)]));
@@ -345,7 +345,7 @@ async function embeddedScenario() {
 
 /** Embedded sync calls again with SQLITE_SYNCHRONOUS=full: every commit waits for the WAL's fsync (docs/operations.md). */
 async function durabilityScenario() {
-  const service = await startService('up', [], { DATA_DIR: newDataDir(), SQLITE_SYNCHRONOUS: 'full' });
+  const service = await startService('up', [], { DATA_DIR: newDataDir(), EMBEDDED_PROCESSES: '1', SQLITE_SYNCHRONOUS: 'full' });
   const token = await setUp(service.url);
   for (const connections of [1, 50]) {
     const name = `embedded sync, SQLITE_SYNCHRONOUS=full, c=${connections}`;
@@ -379,7 +379,7 @@ async function embeddedAsync(service, token) {
 async function processesScenario() {
   for (const processes of [1, 2]) {
     const primary = await startService('up', ['--processes', String(processes)], { DATA_DIR: newDataDir() });
-    const services = [primary, ...childPids(primary.pid).map((pid) => ({ pid, name: `embedded process ${pid}` }))];
+    const services = [primary, ...childPids(primary.pid).map((pid) => ({ pid, name: `embedded process ${pid}`, kind: 'up' }))];
     if (services.length !== (processes === 1 ? 1 : processes + 1)) throw new Error(`gi up --processes ${processes} runs ${services.length} processes`);
     const token = await setUp(primary.url);
     await measureHttp(`embedded-processes-${processes}`, `embedded sync, --processes ${processes}, c=50`, webhook(primary.url, 'ack'), { connections: 50, token, services });
