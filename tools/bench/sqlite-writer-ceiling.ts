@@ -7,13 +7,13 @@
 //   node dist/bench/sqlite-writer-ceiling.js 1,2 [seconds]
 // A "write" is one invocation through all three statements. CPU counts every thread of the processes.
 import { fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '@gi/domain';
-import type { NewInvocation, Outcome } from '@gi/domain';
+import type { Outcome } from '@gi/domain';
 import { createSqliteStore } from '@gi/store-sqlite';
+import { sampleInvocation } from '../../libs/store-sqlite/bench/sample-invocation';
 
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 50);
 const WARM_UP_MS = 1000;
@@ -25,25 +25,6 @@ interface ChildReport {
   seconds: number;
 }
 
-function invocation(now: number): NewInvocation {
-  return {
-    id: randomUUID(),
-    botId: 'bench',
-    tokenId: null,
-    entityName: 'Order',
-    integrationId: 'ack',
-    integrationVersion: 1,
-    pool: 'default',
-    mode: 'sync',
-    endpoint: 'GenericIntegration',
-    responseContentType: 'application/json',
-    entity: { RequestParams: '', RequestHeaders: 'Content-Type=application/json', RequestBody: { orderId: 42, customer: { id: 7, name: 'Ada' }, lines: [{ sku: 'A-1', qty: 2 }] }, ResponseBody: null },
-    rawBody: '{"orderId":42,"customer":{"id":7,"name":"Ada"},"lines":[{"sku":"A-1","qty":2}]}',
-    createdAt: now,
-    expireAt: now + 3600_000,
-    callbackUrl: null,
-  };
-}
 
 /** One process: CONCURRENCY loops of create, claim, complete until `until`. */
 async function writer(path: string, seconds: number): Promise<ChildReport> {
@@ -52,7 +33,7 @@ async function writer(path: string, seconds: number): Promise<ChildReport> {
   let writes = 0;
   let measuring = false;
   const one = async () => {
-    const created = invocation(Date.now());
+    const created = sampleInvocation(Date.now());
     await store.invocations.create(created);
     const claimed = await store.invocations.claim(created, owner, 30_000, Date.now());
     if (!claimed) throw new Error('claim refused');

@@ -8,36 +8,16 @@
  *
  * Prints the wall time per life of each step and the database file's size per invocation.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NewInvocation, Store } from '@gi/domain';
+import type { Store } from '@gi/domain';
 import { systemClock } from '@gi/domain';
 import { createSqliteStore } from '../src/index';
+import { sampleInvocation } from './sample-invocation';
 
-const BODY = '{"orderId":42,"customer":{"id":7,"name":"Ada"},"lines":[{"sku":"A-1","qty":2}]}';
 const CONCURRENT = 50;
 
-function invocation(now: number): NewInvocation {
-  return {
-    id: randomUUID(),
-    botId: 'acme',
-    tokenId: 't1',
-    entityName: 'Order',
-    integrationId: 'ack',
-    integrationVersion: 1,
-    pool: 'default',
-    mode: 'sync',
-    endpoint: 'GenericIntegration',
-    responseContentType: 'application/json',
-    entity: { RequestParams: 'source=crm', RequestHeaders: 'Host=localhost%3A8080&Content-Type=application%2Fjson&Content-Length=79', RequestBody: JSON.parse(BODY), ResponseBody: null },
-    rawBody: BODY,
-    createdAt: now,
-    expireAt: now + 72 * 3600_000,
-    callbackUrl: null,
-  };
-}
 
 /** Runs `step` for every invocation, CONCURRENT at a time; the wall time per invocation (µs). */
 async function timed<T>(items: T[], step: (item: T) => Promise<unknown>): Promise<number> {
@@ -50,7 +30,7 @@ async function round(lives: number): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), 'gi-bench-store-'));
   const store: Store = createSqliteStore(join(dir, 'store.db'), systemClock);
   try {
-    const invocations = Array.from({ length: lives }, () => invocation(Date.now()));
+    const invocations = Array.from({ length: lives }, () => sampleInvocation(Date.now()));
     const create = await timed(invocations, (inv) => store.invocations.create(inv));
     const claim = await timed(invocations, (inv) => store.invocations.claim(inv, 'w1', 30_000, Date.now()));
     const logs = [{ at: Date.now(), level: 'info' as const, message: 'order 42' }];

@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import type { NewInvocation } from '@gi/domain';
+
+const BODY = '{"orderId":42,"customer":{"id":7,"name":"Ada"},"lines":[{"sku":"A-1","qty":2}]}';
+
+/** A typical small JSON webhook call as the gateway stores it: what the store benchmarks write. */
+export function sampleInvocation(now: number): NewInvocation {
+  return {
+    id: randomUUID(),
+    botId: 'acme',
+    tokenId: 't1',
+    entityName: 'Order',
+    integrationId: 'ack',
+    integrationVersion: 1,
+    pool: 'default',
+    mode: 'sync',
+    endpoint: 'GenericIntegration',
+    responseContentType: 'application/json',
+    entity: { RequestParams: 'source=crm', RequestHeaders: 'Host=localhost%3A8080&Content-Type=application%2Fjson&Content-Length=79', RequestBody: JSON.parse(BODY), ResponseBody: null },
+    rawBody: BODY,
+    createdAt: now,
+    expireAt: now + 72 * 3600_000,
+    callbackUrl: null,
+  };
+}
