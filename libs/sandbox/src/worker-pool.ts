@@ -58,7 +58,7 @@ interface Slot {
  * one to the next without a round trip through the pool. Only runs of connectors known to be quick
  * queue so, and only behind runs of such connectors.
  */
-const QUEUED_QUICK_RUNS = 8;
+const QUEUED_QUICK_RUNS = 16;
 /** A connector whose runs lately took less than this (on average) is quick. */
 const QUICK_RUN_MS = 2;
 /** Connectors whose run times are remembered. */
