@@ -34,6 +34,11 @@ export interface RunInput {
    * worker then posts the results it held back for the runs before this one.
    */
   onLong?: () => void;
+  /**
+   * Called when the run waits on host work (its thread is free meanwhile); not while it only waits
+   * for its sandbox to be made, as it computes on its thread right after.
+   */
+  onWaitsOnHost?: () => void;
 }
 
 /** How long a run goes on before `RunInput.onLong` is called. */

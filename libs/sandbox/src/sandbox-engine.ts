@@ -66,6 +66,7 @@ export class SandboxEngine {
     } catch (error) {
       return fault(error);
     }
+    input.onWaitsOnHost?.();
     return run.finish().then((result) => {
       this.pool.giveBack(sandbox, input);
       return result;

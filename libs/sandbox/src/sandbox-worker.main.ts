@@ -71,15 +71,21 @@ async function main(): Promise<void> {
       : undefined;
     const onLogs = streamsLogs ? (lines: LogLine[]) => send({ kind: 'logs', id, lines }) : undefined;
     const onLong = held.length > 0 ? postHeld : undefined;
-    const run = { ...input, readFile, cancel, onLogs, onLong, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
+    // The run waits on the host: this thread is free for other runs meanwhile. Told at once when that
+    // comes later than this turn (the run's sandbox had to be made first).
+    let inThisTurn = true;
+    const onWaitsOnHost = () => {
+      held.push({ kind: 'waiting', id });
+      if (!inThisTurn) postHeld();
+    };
+    const run = { ...input, readFile, cancel, onLogs, onLong, onWaitsOnHost, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
     const outcome = engine.start(run);
+    inThisTurn = false;
     if (!(outcome instanceof Promise)) {
       cancellations.delete(id);
       held.push({ kind: 'result', id, result: outcome });
       return;
     }
-    // The run waits on the host: this thread is free for other runs meanwhile.
-    held.push({ kind: 'waiting', id });
     void outcome.then((result) => {
       cancellations.delete(id);
       held.push({ kind: 'result', id, result });
