@@ -71,9 +71,23 @@ export function toCreated(row: CreatedRow): NewInvocation {
  * out (see InvocationStore.claim).
  */
 export function toClaimed(created: NewInvocation, attempt: number, lease: { owner: string; leaseUntil: number; now: number }): Invocation {
-  const { callbackUrl, ...stored } = created;
+  // Field by field: an object rest (`{ callbackUrl, ...stored }`) copies through a slow runtime path, once per run.
+  const { callbackUrl } = created;
   return {
-    ...stored,
+    id: created.id,
+    botId: created.botId,
+    tokenId: created.tokenId,
+    entityName: created.entityName,
+    integrationId: created.integrationId,
+    integrationVersion: created.integrationVersion,
+    pool: created.pool,
+    mode: created.mode,
+    endpoint: created.endpoint,
+    responseContentType: created.responseContentType,
+    entity: created.entity,
+    rawBody: created.rawBody,
+    createdAt: created.createdAt,
+    expireAt: created.expireAt,
     status: 'Running',
     attempt,
     leaseOwner: lease.owner,
