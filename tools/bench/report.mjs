@@ -32,12 +32,14 @@ export function targets(rows, outsideNotice) {
   const sync = byId.get('embedded-sync-c50');
   const ceiling = byId.get('ceiling-c=50');
   const wake = byId.get('poll-wake');
+  const one1 = byId.get('embedded-sync-sequential');
   const accept = byId.get('distributed-accept');
   const [one, two] = [byId.get('distributed-drain-1'), byId.get('distributed-drain-2')];
   const check = (target, measuredRows, measured, ok) => ({ target, measuredRows, ...(measuredRows.every(Boolean) ? { measured: measured(), result: ok() ? 'met' : 'not met' } : {}) });
   const list = [
     { target: "Embedded sync, c=50: >= 40% of the ceiling's req/s", measuredRows: [sync, ceiling], ...shareVerdict(sync, ceiling, 0.4) },
     { target: 'Embedded sync, c=50: p99 <= 25 ms', measuredRows: [sync], ...tailVerdict(sync, 50, 25) },
+    check('Embedded sync, one caller: p50 <= 0.6 ms', [one1], () => `${one1.p50} ms`, () => one1.p50 <= 0.6),
     check('Poll wake latency: p99 <= 20 ms', [wake], () => `${wake.p99} ms`, () => wake.p99 <= 20),
     check('Distributed async accept (publisher confirms): >= 3,000 req/s', [accept], () => `${accept.rps} req/s`, () => accept.rps >= 3000),
     { target: '2 executors >= 1.7x one on completion throughput (broker not the limit)', measuredRows: [one, two], ...scalingVerdict(one, two) },

@@ -13,6 +13,7 @@ import { brokerPid, brokerVersion, deleteTopology, watchQueue } from './broker.m
 import { CORES, describeMachine } from './machine.mjs';
 import { canPin, childPids, cpuMicros, cpuReading, machineBusyMicros, ownCpuMicros, rssMb, startNode, stop, stopAll } from './processes.mjs';
 import { markdown, table, targets } from './report.mjs';
+import { sequentialLatency } from './sequential.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/apps/cli/main.js');
@@ -29,6 +30,8 @@ const ACK = readFileSync(join(ROOT, 'examples/connectors/ack.js'), 'utf8');
 const SLEEPY = `const end = Date.now() + 20; while (Date.now() < end) {}\n${ACK}`;
 const EXECUTOR_CONCURRENCY = 16;
 const POLL_SAMPLES = 100;
+/** Calls of the one-caller latency row, timed to the microsecond. */
+const SEQUENTIAL_CALLS = 3000;
 /** How often the outcome counters are read while a backlog drains; the drain's timing is this coarse. */
 const SAMPLE_MS = 100;
 /** A distributed drain's window opens this long after every executor has completed a job. */
@@ -162,6 +165,29 @@ function record(row) {
 async function measureHttp(id, name, url, { connections, token, services, broker }) {
   const run = await loadRun(url, { connections, token }, services, broker);
   return httpRow(id, name, `c=${connections}`, run, services);
+}
+
+/** One caller's sync calls in sequence, timed to the microsecond (autocannon keeps whole milliseconds). */
+async function measureSequential(service, token) {
+  const window = openWindow({ runners: [service] });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+  const run = await sequentialLatency(webhook(service.url, 'ack'), { headers, body: BODY, calls: SEQUENTIAL_CALLS });
+  const usage = closeWindow(window);
+  const ms = (value) => Number(value.toFixed(2));
+  return record({
+    id: 'embedded-sync-sequential',
+    name: `embedded sync, ack connector, one caller timed to the µs (${SEQUENTIAL_CALLS} calls in sequence)`,
+    against: 'c=1',
+    rps: Math.round(run.calls / run.seconds),
+    p50: ms(run.p50),
+    p99: ms(run.p99),
+    errors: 0,
+    cpu: perRequest(sum(usage.runners), run.calls),
+    brokerCpu: NaN,
+    loadCpu: perRequest(usage.own, run.calls),
+    outside: usage.outside,
+    rss: totalRss([service]),
+  });
 }
 
 /** Recorded outcomes of a service, from its Prometheus counter: all of them, and the failed ones. */
@@ -339,6 +365,7 @@ async function embeddedScenario() {
   for (const connections of [1, 50]) {
     await measureHttp(`embedded-sync-c${connections}`, `embedded sync, ack connector, c=${connections}`, webhook(service.url, 'ack'), { connections, token, services });
   }
+  await measureSequential(service, token);
   await embeddedAsync(service, token);
   await pollWake(service, token);
 }
@@ -687,6 +714,9 @@ Rows:
   (tools/bench/ceiling.mjs): no store, no sandbox, no auth.
 - **embedded sync**: \`gi up\` with one process (SQLite store in a temporary directory, in-process bus, the
   QuickJS sandbox with its default worker threads), sync calls.
+- **one caller timed to the µs**: the same sync calls, one at a time over one keep-alive connection from a
+  plain Node client (tools/bench/sequential.mjs) after 500 not counted: p50 and p99 to the hundredth of a
+  millisecond, which autocannon's whole milliseconds cannot give.
 - **embedded sync, --processes N**: \`gi up --processes N\` (N processes sharing the port and the store,
   EXECUTOR_CONCURRENCY and the sandbox threads split between them), sync calls at c=50; CPU per request
   counts the primary and every process. On a machine of 2 cores shared with the load generator, 2 processes
