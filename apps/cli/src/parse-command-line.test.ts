@@ -37,6 +37,11 @@ describe('parseCommandLine', () => {
     expect(parse(['executor', '--pools', 'default,bulk'])).toEqual({ kind: 'service', name: 'executor', args: ['--pools', 'default,bulk'] });
   });
 
+  it("shows a service's help for --help or -h after its name, instead of starting it", () => {
+    expect(parse(['up', '--help'])).toMatchObject({ kind: 'help', topic: ['up'], requested: true });
+    expect(parse(['executor', '--pools', 'bulk', '-h'])).toMatchObject({ kind: 'help', topic: ['executor'], requested: true });
+  });
+
   it('answers help in all its spellings', () => {
     expect(parse([])).toMatchObject({ kind: 'help', topic: [], requested: false });
     expect(parse(['--help'])).toMatchObject({ kind: 'help', topic: [], requested: true });

@@ -62,6 +62,8 @@ const matches = (spec: CommandSpec, words: string[]) => spec.path.every((word, i
  */
 export function parseCommandLine(argv: string[], commands: readonly CommandSpec[]): ParsedCommandLine {
   const service = SERVICE_NAMES.find((name) => name === argv[0]);
+  // `gi up --help` asks for help, not for a service started with an option it does not know.
+  if (service && argv.slice(1).some((arg) => arg === '--help' || arg === '-h')) return { kind: 'help', topic: [service], requested: true, globals: globalsOf({}) };
   if (service) return { kind: 'service', name: service, args: argv.slice(1) };
 
   const first = parse(argv, unionOptions(commands), 'gi help', '');
