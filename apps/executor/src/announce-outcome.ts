@@ -1,37 +1,53 @@
 import { completionEvent } from '@gi/contracts';
-import type { JobDecision, JobDelivery } from '@gi/contracts';
-import type { InvocationRef, Outcome } from '@gi/domain';
+import type { CompletionEvent, FinishedFacts, JobDecision, JobDelivery } from '@gi/contracts';
+import type { Invocation, InvocationRef, Outcome } from '@gi/domain';
 import type { Logger } from '@gi/observability';
 import type { ExecutorDeps } from './run-invocation';
 
 type AnnounceDeps = Pick<ExecutorDeps, 'bus' | 'logger'>;
 
 /**
+ * What was recorded for a finished invocation, for its completion event: whoever waits for it answers
+ * from the event instead of reading the store again.
+ */
+export const finishedFacts = (
+  invocation: Pick<Invocation, 'integrationId' | 'attempt' | 'startedAt' | 'responseContentType'>,
+  outcome: Outcome,
+  finishedAt: number,
+): FinishedFacts => ({
+  integrationId: invocation.integrationId,
+  attempt: invocation.attempt,
+  startedAt: invocation.startedAt,
+  finishedAt,
+  responseContentType: invocation.responseContentType,
+  outcome,
+});
+
+/**
  * Announces a finished invocation: to the processes watching it (long polls; the broker drops the event
  * when none does) and, for a sync call, straight back to the waiting gateway. A lost direct reply costs
  * that caller one store read at the end of its wait.
  */
-export async function announce(deps: AnnounceDeps, ref: InvocationRef, status: Outcome['status'], delivery?: JobDelivery): Promise<void> {
-  const event = completionEvent(ref, status);
-  await Promise.all([replyDirectly(deps, ref, status, delivery), deps.bus.publishCompletion(event)]);
+export async function announce(deps: AnnounceDeps, event: CompletionEvent, delivery?: JobDelivery): Promise<void> {
+  await Promise.all([replyDirectly(deps, event, delivery), deps.bus.publishCompletion(event)]);
 }
 
 /**
  * Tells a sync caller's gateway alone. Its wait is not routed by partition, so an event another process
  * published (a cancellation) does not reach it.
  */
-export async function replyDirectly(deps: AnnounceDeps, ref: InvocationRef, status: Outcome['status'], delivery?: JobDelivery): Promise<void> {
+export async function replyDirectly(deps: AnnounceDeps, event: CompletionEvent, delivery?: JobDelivery): Promise<void> {
   if (!delivery?.replyTo) return;
-  await deps.bus.reply(delivery.replyTo, completionEvent(ref, status)).catch((err) => deps.logger.warn({ err, invocationId: ref.id }, 'direct reply not sent'));
+  await deps.bus.reply(delivery.replyTo, event).catch((err) => deps.logger.warn({ err, invocationId: event.invocationId }, 'direct reply not sent'));
 }
 
 /** Announces a recorded outcome; when that fails the job is requeued, and its redelivery announces it again. */
-export async function announceRecorded(deps: AnnounceDeps, ref: InvocationRef, status: Outcome['status'], log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
+export async function announceRecorded(deps: AnnounceDeps, event: CompletionEvent, log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
   try {
-    await announce(deps, ref, status, delivery);
+    await announce(deps, event, delivery);
     return 'ack';
   } catch (err) {
-    log.warn({ err, status }, 'outcome recorded, but its announcement failed; the job is requeued to announce it again');
+    log.warn({ err, status: event.status }, 'outcome recorded, but its announcement failed; the job is requeued to announce it again');
     return 'requeue';
   }
 }
@@ -46,6 +62,6 @@ export async function giveUp(deps: Pick<ExecutorDeps, 'bus' | 'logger' | 'store'
   const recorded = await deps.store.invocations.giveUp(ref, { code: 'connector_failed', title: 'Gave up', detail }, deps.clock.now());
   if (!recorded) return false;
   deps.callbacks?.kick();
-  await announce(deps, ref, 'Failed', delivery);
+  await announce(deps, completionEvent(ref, 'Failed'), delivery);
   return true;
 }

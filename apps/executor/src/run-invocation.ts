@@ -1,4 +1,5 @@
 import { isTerminal, outcomeOf, runLimitsOf, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
+import { completionEvent } from '@gi/contracts';
 import type { JobBus, JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
 import { SecretUnreadable } from '@gi/auth';
 import type { SecretVault } from '@gi/auth';
@@ -6,7 +7,7 @@ import type { Clock, ConnectorRuntime, FileStore, Invocation, InvocationError, I
 import { traceContextOf } from '@gi/observability';
 import { connectorFileReader } from '@gi/use-cases';
 import type { Logger, Metrics } from '@gi/observability';
-import { announceRecorded, giveUp, replyDirectly } from './announce-outcome';
+import { announceRecorded, finishedFacts, giveUp, replyDirectly } from './announce-outcome';
 import { handling } from './invocation-in-hand';
 import { LiveLogWriter } from './live-log-writer';
 import { inRunSpan, noteOutcome } from './run-span';
@@ -69,7 +70,10 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: Run, del
   const invocation = await store.invocations.claim(ref, ownerId, leaseMs, clock.now());
   if (!invocation) {
     const current = await store.invocations.get(ref);
-    if (current && isTerminal(current.status)) return announceRecorded(deps, ref, current.status, logger.child({ invocationId: ref.id, botId: ref.botId }), delivery);
+    if (current?.outcome && isTerminal(current.status) && current.finishedAt !== null) {
+      const event = completionEvent(ref, current.status, finishedFacts(current, current.outcome, current.finishedAt));
+      return announceRecorded(deps, event, logger.child({ invocationId: ref.id, botId: ref.botId }), delivery);
+    }
     // Unknown or expired: nothing to do. Leased by another executor: it finishes it, or the sweeper requeues it.
     return 'ack';
   }
@@ -81,7 +85,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
   const { store, clock, logger, ownerId, leaseMs } = deps;
   const log = logger.child({ invocationId: ref.id, botId: ref.botId, integrationId: invocation.integrationId, pool: invocation.pool, attempt: invocation.attempt });
   const finishWith = async (outcome: Outcome, logs: LogLine[]) => {
-    const decision = await finish(deps, ref, outcome, logs, log, delivery);
+    const decision = await finish(deps, invocation, outcome, logs, log, delivery);
     if (invocation.callback) deps.callbacks?.kick();
     return decision;
   };
@@ -178,7 +182,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
     else {
       log.info('run stopped: the invocation was cancelled');
       // The canceller's event reaches the processes watching the invocation, not a sync caller's gateway.
-      await replyDirectly(deps, ref, 'Cancelled', delivery);
+      await replyDirectly(deps, completionEvent(ref, 'Cancelled'), delivery);
     }
     return 'ack';
   }
@@ -194,17 +198,19 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
  * the outcome is recorded the job is done; an announcement that fails (the broker restarting) is
  * made again by the job's redelivery, which finds the invocation finished and only announces it.
  */
-async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, logs: LogLine[], log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
+async function finish(deps: ExecutorDeps, invocation: Invocation, outcome: Outcome, logs: LogLine[], log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
   let recorded = outcome;
   let completed: boolean;
+  let finishedAt = deps.clock.now();
   try {
-    completed = await deps.store.invocations.complete(ref, deps.ownerId, outcome, logs, deps.clock.now());
+    completed = await deps.store.invocations.complete(invocation, deps.ownerId, outcome, logs, finishedAt);
   } catch (err) {
     // Anything else (the store unavailable) fails the job, which is requeued.
     if (!(err instanceof UnrecordableOutcome)) throw err;
     log.error({ err }, 'the outcome could not be recorded; the invocation is recorded as Failed instead');
     recorded = unrecordableOutcome;
-    completed = await deps.store.invocations.complete(ref, deps.ownerId, recorded, logs, deps.clock.now());
+    finishedAt = deps.clock.now();
+    completed = await deps.store.invocations.complete(invocation, deps.ownerId, recorded, logs, finishedAt);
   }
   if (!completed) {
     log.warn('lease lost before completion; the outcome of this attempt was discarded');
@@ -213,7 +219,7 @@ async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, 
   // Successes are counted in metrics; one log line each would cost more than the run at high volume.
   if (recorded.status === 'Completed') log.debug({ status: recorded.status }, 'invocation finished');
   else log.info({ status: recorded.status, code: recorded.error.code, title: recorded.error.title }, 'invocation finished');
-  return announceRecorded(deps, ref, recorded.status, log, delivery);
+  return announceRecorded(deps, completionEvent(invocation, recorded.status, finishedFacts(invocation, recorded, finishedAt)), log, delivery);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { TokenService } from '@gi/auth';
-import type { JobBus } from '@gi/contracts';
+import type { CompletionEvent, JobBus } from '@gi/contracts';
 import type { Clock, CompletionWaiter, PlatformVersion, Store } from '@gi/domain';
 import type { BodyTimeouts } from '@gi/http';
 import type { Logger } from '@gi/observability';
@@ -25,7 +25,7 @@ export interface GatewayDeps {
   bus: JobBus;
   tokens: TokenService;
   /** Fed with the bus's completion events by the composition root. */
-  waiter: CompletionWaiter;
+  waiter: CompletionWaiter<CompletionEvent>;
   clock: Clock;
   logger: Logger;
   settings: GatewaySettings;

@@ -1,5 +1,5 @@
 import type { TokenService } from '@gi/auth';
-import type { JobBus } from '@gi/contracts';
+import type { CompletionEvent, JobBus } from '@gi/contracts';
 import type { Clock, CompletionWaiter, PlatformVersion, Store } from '@gi/domain';
 
 export interface ResultsSettings {
@@ -12,7 +12,7 @@ export interface ResultsDeps {
   store: Store;
   tokens: TokenService;
   /** Fed with the bus's completion events by the composition root. */
-  waiter: CompletionWaiter;
+  waiter: CompletionWaiter<CompletionEvent>;
   /** Where a caller's cancellation is announced. */
   bus: Pick<JobBus, 'publishCancel' | 'publishCompletion'>;
   clock: Clock;

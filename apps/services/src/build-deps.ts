@@ -3,7 +3,7 @@ import type { TokenService } from '@gi/auth';
 import { AmqpJobBus } from '@gi/bus-amqp';
 import { loadOrCreateSecret } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
-import type { JobBus } from '@gi/contracts';
+import type { CompletionEvent, JobBus } from '@gi/contracts';
 import type { ControlDeps } from '@gi/control';
 import { CompletionWaiter, parseSecretKey } from '@gi/domain';
 import type { ConnectorRuntime, QuotaDefaults } from '@gi/domain';
@@ -79,8 +79,8 @@ export async function openAmqpBus(base: ServiceBase, role: string, pools: string
 }
 
 /** A completion waiter fed by the bus's completion events, routed here for the invocations it waits for. */
-export async function completionWaiter(bus: JobBus): Promise<CompletionWaiter> {
-  const waiter = new CompletionWaiter((invocationId, options) => bus.watchCompletion(invocationId, options));
+export async function completionWaiter(bus: JobBus): Promise<CompletionWaiter<CompletionEvent>> {
+  const waiter = new CompletionWaiter<CompletionEvent>((invocationId, options) => bus.watchCompletion(invocationId, options));
   await bus.onCompletion((event) => waiter.notify(event));
   return waiter;
 }
@@ -131,7 +131,7 @@ export function uploadLimits(config: ServiceConfig): UploadLimits {
   };
 }
 
-export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter, quotas: QuotaGate): GatewayDeps {
+export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter<CompletionEvent>, quotas: QuotaGate): GatewayDeps {
   const { config } = base;
   return {
     store: base.store,
@@ -156,7 +156,7 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
   };
 }
 
-export function resultsDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter): ResultsDeps {
+export function resultsDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter<CompletionEvent>): ResultsDeps {
   const { config } = base;
   return {
     store: base.store,

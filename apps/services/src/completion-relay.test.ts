@@ -1,3 +1,4 @@
+import type { CompletionEvent } from '@gi/contracts';
 import { EventEmitter } from 'node:events';
 import { completionEvent } from '@gi/contracts';
 import { LocalJobBus } from '@gi/bus-local';
@@ -23,7 +24,7 @@ function cluster(size: number) {
       on: (event, listener) => emitter.on(event, listener),
       off: (event, listener) => emitter.off(event, listener),
     };
-    return { bus: new LocalJobBus(), waiter: new CompletionWaiter(), channel };
+    return { bus: new LocalJobBus(), waiter: new CompletionWaiter<CompletionEvent>(), channel };
   });
   return {
     processes,
@@ -100,7 +101,7 @@ describe('CompletionRelay', () => {
     const sent: RelayNotice[] = [];
     const emitter = new EventEmitter();
     const channel: RelayChannel = { send: (m, cb) => (sent.push(m), cb(null)), on: (e, l) => emitter.on(e, l), off: (e, l) => emitter.off(e, l) };
-    const relay = new CompletionRelay(new CompletionWaiter(), channel, () => now);
+    const relay = new CompletionRelay(new CompletionWaiter<CompletionEvent>(), channel, () => now);
     relay.completedHere(done('old'));
     now = RECENT_MS + 1;
     relay.completedHere(done('new'));

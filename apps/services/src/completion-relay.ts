@@ -1,3 +1,4 @@
+import { completionEvent } from '@gi/contracts';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
 import type { CompletionWaiter, WaitOptions } from '@gi/domain';
 
@@ -60,7 +61,7 @@ export class CompletionRelay {
   };
 
   constructor(
-    private readonly waiter: Pick<CompletionWaiter, 'notify' | 'isWaiting'>,
+    private readonly waiter: Pick<CompletionWaiter<CompletionEvent>, 'notify' | 'isWaiting'>,
     private readonly channel: RelayChannel,
     private readonly now: () => number = Date.now,
   ) {
@@ -68,7 +69,7 @@ export class CompletionRelay {
   }
 
   /** Starts relaying for the waiter and the bus of this process; resolves with the function that stops it. */
-  static async start(bus: Pick<JobBus, 'onCompletion'>, waiter: CompletionWaiter, channel: RelayChannel): Promise<() => Promise<void>> {
+  static async start(bus: Pick<JobBus, 'onCompletion'>, waiter: CompletionWaiter<CompletionEvent>, channel: RelayChannel): Promise<() => Promise<void>> {
     const relay = new CompletionRelay(waiter, channel);
     const subscription = await bus.onCompletion((event) => relay.completedHere(event));
     waiter.watchWaits((invocationId, options) => relay.waiting(invocationId, options));
@@ -91,7 +92,10 @@ export class CompletionRelay {
   }
 
   /** An invocation this process ran has finished (its outcome is committed). */
-  completedHere(event: CompletionEvent): void {
+  completedHere(announced: CompletionEvent): void {
+    // Kept and relayed without what was recorded (a ResponseBody held for seconds, sent between
+    // processes): a waiter in another process reads the store, as it would without the relay.
+    const event = completionEvent({ id: announced.invocationId, botId: announced.botId }, announced.status);
     const id = event.invocationId;
     const now = this.now();
     this.recent.set(id, { event, at: now });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { TokenService } from '@gi/auth';
 import { ALL_POOLS, LocalJobBus } from '@gi/bus-local';
 import { loadOrCreateSecret, parseServiceConfig, processEnvironment } from '@gi/config';
-import type { JobBus } from '@gi/contracts';
+import type { CompletionEvent, JobBus } from '@gi/contracts';
 import { loadConsoleAssets } from '@gi/control';
 import type { ConsoleAssets } from '@gi/control';
 import type { CompletionWaiter, ConnectorRuntime } from '@gi/domain';
@@ -103,7 +103,7 @@ export interface EmbeddedParts {
   base: ServiceBase;
   bus: JobBus;
   tokens: TokenService;
-  waiter: CompletionWaiter;
+  waiter: CompletionWaiter<CompletionEvent>;
   runtime: Pick<ConnectorRuntime, 'compile' | 'run'>;
   adminToken: string;
   consoleAssets: ConsoleAssets;

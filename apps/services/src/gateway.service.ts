@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { TokenService } from '@gi/auth';
 import type { CompletionWaiter } from '@gi/domain';
-import type { JobBus } from '@gi/contracts';
+import type { CompletionEvent, JobBus } from '@gi/contracts';
 import { GatewayPresence, gatewayRouter } from '@gi/gateway';
 import type { QuotaGate } from '@gi/gateway';
 import { createHttpApp } from '@gi/http';
@@ -40,7 +40,7 @@ export interface PublicApiParts {
   base: ServiceBase;
   bus: JobBus;
   tokens: TokenService;
-  waiter: CompletionWaiter;
+  waiter: CompletionWaiter<CompletionEvent>;
 }
 
 /** What the gateway serves: the webhook endpoints, and the polls. */

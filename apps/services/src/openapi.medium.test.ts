@@ -1,3 +1,4 @@
+import type { CompletionEvent } from '@gi/contracts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,7 +83,7 @@ describe('docs/openapi.yaml', () => {
     runtime = await createQuickJsRuntime({ workers: 0 });
     const base = { config, logger: createLogger('silent', 'openapi'), metrics: createMetrics(), clock: systemClock, store, files: new DiskFileStore(join(dir, 'files')) };
     const tokens = createTokenService({ secret: 'openapi-test-secret-0123456789abcdef', tokens: store.tokens, clock: systemClock });
-    const parts = { base, bus, tokens, waiter: new CompletionWaiter(), runtime, adminToken: 'openapi-test-admin-token-0123', consoleAssets: loadConsoleAssets() };
+    const parts = { base, bus, tokens, waiter: new CompletionWaiter<CompletionEvent>(), runtime, adminToken: 'openapi-test-admin-token-0123', consoleAssets: loadConsoleAssets() };
     routes = appRoutes(createHttpApp({ logger: base.logger, metrics: base.metrics, ready: async () => true, routes: embeddedRoutes(parts) }));
   });
   afterAll(async () => {

@@ -67,7 +67,7 @@ export function stopListening(server: Server, graceMs = 70_000): Promise<void> {
 }
 
 /** Shutdown of a service with waiting requests: no new connections, every wait ends with what the store holds. */
-export async function drain(server: Server, waiter: CompletionWaiter): Promise<void> {
+export async function drain(server: Server, waiter: Pick<CompletionWaiter, 'releaseAll' | 'size'>): Promise<void> {
   const stopped = stopListening(server);
   waiter.releaseAll();
   await stopped;

@@ -1,3 +1,4 @@
+import type { CompletionEvent } from '@gi/contracts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -51,7 +52,7 @@ export class ServicesFixture {
   readonly tokens: TokenService;
   private readonly dir: string;
   private readonly bus = new LocalJobBus();
-  private readonly waiter = new CompletionWaiter();
+  private readonly waiter = new CompletionWaiter<CompletionEvent>();
   private runtime?: QuickJsConnectorRuntime;
   private readonly composed = new Map<ServiceName, ComposedService>();
 

@@ -1,3 +1,4 @@
+import type { CompletionEvent } from '@gi/contracts';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -43,7 +44,7 @@ describe('store limits over HTTP', () => {
       invocationTtlMs: 60_000,
       idempotencyKeyTtlMs: 60_000,
     };
-    const { url, server } = await serve(gatewayRouter({ store, bus, tokens, waiter: new CompletionWaiter(), clock: systemClock, logger, settings }));
+    const { url, server } = await serve(gatewayRouter({ store, bus, tokens, waiter: new CompletionWaiter<CompletionEvent>(), clock: systemClock, logger, settings }));
     try {
       // 3 MiB of text is within MAX_BODY_SIZE, but each quote is stored as \" in the entity's JSON: 6 MiB.
       const reply = await fetch(`${url}/api/Platform/acme/Order/ack/GenericIntegration?asyncResponse=true`, {

@@ -1,4 +1,7 @@
-import { decodeCancel, decodeCompletion, decodeJob, encodeCancel, encodeJob } from './bus-message.codec';
+import fc from 'fast-check';
+import { decodeCancel, decodeCompletion, decodeJob, encodeCancel, encodeCompletion, encodeJob, MAX_COMPLETION_EVENT_BYTES } from './bus-message.codec';
+import { completionEvent, finishedStateOf } from './bus-messages';
+import type { FinishedFacts } from './bus-messages';
 
 const job = { kind: 'job', version: 1, botId: 'bot-a', invocationId: 'inv-1', pool: 'default' } as const;
 const decodeJson = (value: unknown) => decodeJob(Buffer.from(JSON.stringify(value)));
@@ -72,5 +75,64 @@ describe('bus message codec', () => {
 
   it('refuses to encode an invalid job', () => {
     expect(() => encodeJob({ ...job, botId: '' })).toThrow('Invalid job message: botId is missing or invalid.');
+  });
+
+  describe('what a completion event carries of the finished invocation', () => {
+    const ref = { id: 'inv-1', botId: 'bot-a' };
+    const facts: FinishedFacts = {
+      integrationId: 'ack',
+      attempt: 1,
+      startedAt: 1_000,
+      finishedAt: 1_012,
+      responseContentType: 'application/json',
+      outcome: { status: 'Completed', responseBody: { ok: true } },
+    };
+
+    it('round-trips the facts, and a waiter reads the state from them', () => {
+      const decoded = decodeCompletion(encodeCompletion(completionEvent(ref, 'Completed', facts)));
+      if (!decoded.ok) throw new Error(decoded.reason);
+      expect(finishedStateOf(decoded.value)).toEqual({ id: 'inv-1', botId: 'bot-a', status: 'Completed', progress: null, ...facts });
+    });
+
+    it('says nothing without facts, or with facts of another status than the event', () => {
+      expect(finishedStateOf(completionEvent(ref, 'Cancelled'))).toBeNull();
+      expect(finishedStateOf(completionEvent(ref, 'Failed', facts))).toBeNull();
+    });
+
+    it('leaves the facts out of an event they would make larger than the limit, keeping the event', () => {
+      const large = { ...facts, outcome: { status: 'Completed' as const, responseBody: 'x'.repeat(MAX_COMPLETION_EVENT_BYTES) } };
+      const encoded = encodeCompletion(completionEvent(ref, 'Completed', large));
+      expect(encoded.length).toBeLessThan(MAX_COMPLETION_EVENT_BYTES);
+      expect(decodeCompletion(encoded)).toEqual({ ok: true, value: { kind: 'completed', version: 1, botId: 'bot-a', invocationId: 'inv-1', status: 'Completed' } });
+    });
+
+    it.each([
+      ['an unknown error code', { ...facts, outcome: { status: 'Failed', error: { code: 'whatever', title: 't', detail: 'd' } } }],
+      ['a negative attempt', { ...facts, attempt: -1 }],
+      ['a missing finish time', { ...facts, finishedAt: undefined }],
+      ['a string', 'Completed'],
+    ])('drops facts with %s, not the event (its waiters read the store)', (_name, finished) => {
+      const event = { kind: 'completed', version: 1, botId: 'bot-a', invocationId: 'inv-1', status: 'Completed', finished };
+      const decoded = decodeCompletion(Buffer.from(JSON.stringify(event)));
+      expect(decoded.ok).toBe(true);
+      if (decoded.ok) expect(finishedStateOf(decoded.value)).toBeNull();
+    });
+
+    it('carries any JSON ResponseBody and error exactly (property)', () => {
+      const outcome = fc.oneof(
+        fc.record({ status: fc.constant('Completed' as const), responseBody: fc.jsonValue() }),
+        fc.record({
+          status: fc.constantFrom('Failed' as const, 'Cancelled' as const),
+          error: fc.record({ code: fc.constantFrom('connector_error' as const, 'timeout' as const, 'cancelled' as const), title: fc.string(), detail: fc.string() }),
+        }),
+      );
+      fc.assert(
+        fc.property(outcome, fc.nat(), fc.option(fc.nat(), { nil: null }), fc.nat(), (recorded, attempt, startedAt, finishedAt) => {
+          const finished: FinishedFacts = { ...facts, attempt, startedAt, finishedAt, outcome: recorded };
+          const decoded = decodeCompletion(encodeCompletion(completionEvent(ref, recorded.status, finished)));
+          expect(decoded.ok && finishedStateOf(decoded.value)).toEqual(JSON.parse(JSON.stringify({ id: 'inv-1', botId: 'bot-a', status: recorded.status, progress: null, ...finished })));
+        }),
+      );
+    });
   });
 });

@@ -46,5 +46,15 @@ export const decodeJob = (content: Buffer): Decoded<JobMessage> => decodeBusMess
 export const decodeCompletion = (content: Buffer): Decoded<CompletionEvent> => decodeBusMessage('completed', content);
 export const decodeCancel = (content: Buffer): Decoded<CancelEvent> => decodeBusMessage('cancel', content);
 export const encodeJob = (job: JobMessage): Buffer => encodeBusMessage(job);
-export const encodeCompletion = (event: CompletionEvent): Buffer => encodeBusMessage(event);
+/**
+ * Past this size a completion event goes without what was recorded (`finished`): a large ResponseBody is
+ * read from the store by the one waiter that needs it rather than carried by the broker.
+ */
+export const MAX_COMPLETION_EVENT_BYTES = 32 * 1024;
+
+export function encodeCompletion(event: CompletionEvent): Buffer {
+  const encoded = encodeBusMessage(event);
+  if (encoded.length <= MAX_COMPLETION_EVENT_BYTES || !event.finished) return encoded;
+  return encodeBusMessage({ kind: event.kind, version: event.version, botId: event.botId, invocationId: event.invocationId, status: event.status });
+}
 export const encodeCancel = (event: CancelEvent): Buffer => encodeBusMessage(event);

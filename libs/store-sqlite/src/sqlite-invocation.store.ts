@@ -22,7 +22,6 @@ import type { GroupCommit } from './group-commit';
 import { CREATED_COLUMNS, STATE_COLUMNS, SUMMARY_COLUMNS, toClaimed, toCreated, toInvocation, toRecord, toState, toSummary } from './invocation-rows';
 import type { CreatedRow, InvocationRow, KeyRow, LogBatchRow, StateRow } from './invocation-rows';
 import { RecentlyCreated } from './recently-created';
-import { RECENTLY_FINISHED_MAX_OUTCOME, RecentlyFinished } from './recently-finished';
 import type { SqliteDatabase } from './sqlite-database';
 
 /**
@@ -57,8 +56,6 @@ export class SqliteInvocationStore implements InvocationStore {
   private readonly createWithKeyTransaction;
   /** The invocations created here lately, when this process claims them too; null when it never does. */
   private readonly createdHere: RecentlyCreated | null;
-  /** The sync invocations completed here lately, for their waiting callers in this process; null when none waits here. */
-  private readonly finishedHere: RecentlyFinished | null;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -68,7 +65,6 @@ export class SqliteInvocationStore implements InvocationStore {
     claimsWhatItCreates = true,
   ) {
     this.createdHere = claimsWhatItCreates ? new RecentlyCreated() : null;
-    this.finishedHere = claimsWhatItCreates ? new RecentlyFinished() : null;
     this.statements = {
       insert: db.prepare(`INSERT INTO invocations
         (id, bot_id, token_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type,
@@ -95,8 +91,7 @@ export class SqliteInvocationStore implements InvocationStore {
         WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner AND attempt = @attempt`),
       complete: db.prepare(`UPDATE invocations
         SET status = @status, outcome = @outcome, logs = @logs, finished_at = @now, lease_owner = NULL, lease_until = NULL, ${CALLBACK_FALLS_DUE}
-        WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner
-        RETURNING ${STATE_COLUMNS}, mode, expire_at`),
+        WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
       // Gives up on or cancels an unfinished invocation, whatever its lease.
       end: db.prepare(`UPDATE invocations
         SET status = @status, outcome = @outcome, finished_at = @now, lease_owner = NULL, lease_until = NULL, ${CALLBACK_FALLS_DUE}
@@ -183,8 +178,6 @@ export class SqliteInvocationStore implements InvocationStore {
   }
 
   async getState(ref: InvocationRef): Promise<InvocationState | null> {
-    const finished = this.finishedHere?.take(ref, this.clock.now());
-    if (finished) return finished;
     const row = this.statements.getState.get(ref.id, ref.botId, this.clock.now()) as StateRow | undefined;
     return row ? toState(row) : null;
   }
@@ -220,13 +213,7 @@ export class SqliteInvocationStore implements InvocationStore {
 
   async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean> {
     const params = { ...ref, owner, now, status: outcome.status, outcome: recordedOutcomeJson(outcome, logs), logs: JSON.stringify(logs) };
-    const row = await this.writes.write(() => this.statements.complete.get(params) as (StateRow & { mode: string; expire_at: number }) | undefined);
-    if (!row) return false;
-    // Committed: a sync caller waiting in this process reads the state next.
-    if (this.finishedHere && row.mode === 'sync' && params.outcome.length <= RECENTLY_FINISHED_MAX_OUTCOME) {
-      this.finishedHere.remember(toState(row), row.expire_at);
-    }
-    return true;
+    return (await this.writes.write(() => this.statements.complete.run(params))).changes === 1;
   }
 
   async giveUp(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {

@@ -7,6 +7,7 @@ import { LocalJobBus } from '@gi/bus-local';
 import { DEFAULT_CONNECTOR_LIMITS, unrecordableOutcome } from '@gi/domain';
 import { cancelInvocation } from '@gi/use-cases';
 import type { ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store } from '@gi/domain';
+import { finishedStateOf } from '@gi/contracts';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
 import { IntegrationVersions, QUARANTINED, quarantineInHand, recoverInvocations, RunningInvocations, runInvocation, startExecutor } from '@gi/executor';
 import type { ExecutorDeps } from '@gi/executor';
@@ -74,7 +75,9 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     expect(runtime.runs[0].limits).toEqual({ memoryBytes: 16 * 1024 * 1024, cpuMs: 2000, responseBodyBytes: 10 * 1024 * 1024, logBytes: 64 * 1024, pendingCalls: 8 });
     expect((await store.invocations.get(inv))?.outcome).toEqual({ status: 'Completed', responseBody: { ok: true } });
     await flush();
-    expect(events).toEqual([{ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Completed' }]);
+    expect(events).toEqual([expect.objectContaining({ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Completed' })]);
+    // What it announces is what it recorded: a waiter answers from the event as it would from the store.
+    expect(finishedStateOf(events[0])).toEqual(await store.invocations.getState(inv));
   });
 
   it("hands the connector the raw body, writes the lines it hands over while it runs, and records the rest after them, once each", async () => {
@@ -297,7 +300,8 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     expect(await runInvocation(deps, job(inv.id))).toBe('ack');
     expect(await store.invocations.get(inv)).toMatchObject({ status: 'Failed', outcome: unrecordableOutcome });
     await flush();
-    expect(events).toEqual([{ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Failed' }]);
+    expect(events).toEqual([expect.objectContaining({ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Failed' })]);
+    expect(finishedStateOf(events[0])).toEqual(await store.invocations.getState(inv));
   });
 
   describe('when the announcement of a recorded outcome fails (the broker restarting)', () => {
@@ -329,7 +333,9 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
       expect(await runInvocation(flaky, job(inv.id))).toBe('requeue');
       expect(await runInvocation(flaky, job(inv.id))).toBe('ack');
       await flush();
-      expect(events).toEqual([{ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Completed' }]);
+      expect(events).toEqual([expect.objectContaining({ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Completed' })]);
+      // The redelivery announces what the store holds.
+      expect(finishedStateOf(events[0])).toEqual(await store.invocations.getState(inv));
       expect(runtime.runs).toHaveLength(1);
       expect(lines.filter((l) => l.level >= 50)).toEqual([]);
       expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(Array(2).fill('outcome recorded, but its announcement failed; the job is requeued to announce it again'));

@@ -1,3 +1,4 @@
+import type { CompletionEvent } from '@gi/contracts';
 import { createTokenService } from '@gi/auth';
 import type { TokenService } from '@gi/auth';
 import { LocalJobBus } from '@gi/bus-local';
@@ -19,7 +20,7 @@ const TOKEN_SECRET = 'small-services-token-secret-0123456789abcdef';
 export class SmallServices {
   readonly store;
   readonly bus = new LocalJobBus();
-  readonly waiter = new CompletionWaiter();
+  readonly waiter = new CompletionWaiter<CompletionEvent>();
   readonly tokens: TokenService;
   readonly logger: Logger = createLogger('silent', 'small');
   readonly metrics = createMetrics();

@@ -1,9 +1,11 @@
+import { finishedStateOf } from '@gi/contracts';
+import type { CompletionEvent } from '@gi/contracts';
 import { isTerminal } from '@gi/domain';
 import type { CompletionWaiter, InvocationRef, InvocationState, InvocationStore } from '@gi/domain';
 
 export interface AwaitDeps {
   /** Fed with the bus's completion events. */
-  waiter: CompletionWaiter;
+  waiter: CompletionWaiter<CompletionEvent>;
   invocations: Pick<InvocationStore, 'getState'>;
 }
 
@@ -20,8 +22,9 @@ export interface AwaitOptions {
 }
 
 /**
- * Waits until the invocation finishes or `waitMs` passes, then returns its state as the store holds it:
- * finished, or where it stands when the time ran out; null when it is gone (expired). The wait is registered (and the
+ * Waits until the invocation finishes or `waitMs` passes, then returns its state as the store holds it
+ * (as the completion event of the executor that recorded it says, when it says): finished, or where it
+ * stands when the time ran out; null when it is gone (expired). The wait is registered (and the
  * bus routes the invocation's completion event here) before `registered` runs and before the store is
  * read again, so a completion event cannot slip between the two. The state alone is read: no answer needs the entity or the logs. Used by sync webhook calls and
  * long polls alike.
@@ -36,7 +39,10 @@ export async function awaitFinished(deps: AwaitDeps, ref: InvocationRef, options
       const current = await deps.invocations.getState(ref);
       if (current && isTerminal(current.status)) return current;
     }
-    await waiting.promise;
+    // The event of the executor that recorded the outcome says what it recorded: no read needed.
+    const event = await waiting.promise;
+    const announced = event && finishedStateOf(event);
+    if (announced) return announced;
   } finally {
     waiting.cancel();
   }
