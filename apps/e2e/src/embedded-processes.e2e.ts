@@ -66,6 +66,36 @@ describe('gi up --processes 2', () => {
     expect(accepted).toBeLessThanOrEqual(11);
   });
 
+  it('answers /metrics for every process, whichever one a scrape reaches', async () => {
+    const scrape = async () => {
+      const reply = await freshRequest(`${service.baseUrl}/metrics`);
+      expect(reply.status).toBe(200);
+      return String(reply.json.text);
+    };
+    /** The sum of a metric's series (its labels aside). */
+    const total = (text: string, name: string) =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    const before = await Promise.all(Array.from({ length: 4 }, scrape));
+    const outcomesBefore = before.map((text) => total(text, 'gi_invocation_outcomes_total'));
+    // Connections in turn: each process's own counter would differ from the other's.
+    expect(new Set(outcomesBefore).size).toBe(1);
+    const calls = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        freshRequest(api.webhookUrl('acme', 'Order', 'busy', 'ms=1'), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' }),
+      ),
+    );
+    expect(calls.map((reply) => reply.status)).toEqual(Array(6).fill(200));
+    for (const text of await Promise.all(Array.from({ length: 4 }, scrape))) {
+      expect(total(text, 'gi_invocation_outcomes_total')).toBe(outcomesBefore[0] + 6);
+      // One release, and the count every process sees: not summed over the processes.
+      expect(text).toMatch(/^gi_build_info\{version="[^"]+"\} 1$/m);
+      expect(total(text, 'gi_gateway_peers')).toBe(2);
+    }
+  });
+
   it('stops every process gracefully on SIGTERM', async () => {
     const pids = logLines(service.output, 'process listening').map((line) => line.pid as number);
     const running = await asyncCall(1000);

@@ -4,11 +4,13 @@ import type { Server } from 'node:http';
 import { loadOrCreateSecret, mongoUrlOf, parseServiceConfig, processEnvironment, RELEASE_VERSION, sqlitePathOf } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import { systemClock } from '@gi/domain';
-import { createLogger } from '@gi/observability';
+import { createLogger, lendMetricsToPrimary } from '@gi/observability';
 import type { JobBus } from '@gi/contracts';
 import { takeOverFrom } from '@gi/executor';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { announceGenerated } from './announce-secret';
+import { answerMetricsRequests, metricsFromPrimary } from './cluster-metrics';
+import type { MetricsChannel } from './cluster-metrics';
 import { isRelayNotice, relayNotices } from './completion-relay';
 import type { EmbeddedRole } from './embedded.service';
 import { processShare } from './embedded-shares';
@@ -50,7 +52,10 @@ const isListeningNotice = (message: unknown): message is ListeningNotice => type
  * channel would hold the process up).
  */
 export function joinCluster(base: ServiceProcessBase, { bus, ownerId, server, fields }: { bus: Pick<JobBus, 'publish'>; ownerId: string; server: Server; fields: Record<string, unknown> }): void {
-  const { store, clock, logger } = base;
+  const { store, clock, logger, metrics } = base;
+  // A scrape reaches whichever process gets the connection: each answers for all of them.
+  lendMetricsToPrimary(metrics.registry);
+  metrics.exposition = metricsFromPrimary(process as MetricsChannel);
   process.on('message', (message) => {
     if (!isTakeOverNotice(message)) return;
     takeOverFrom({ store, bus, clock }, message.owner).then(
@@ -72,7 +77,7 @@ export function embeddedWorkerRole(env: NodeJS.ProcessEnv): EmbeddedRole {
  * prepares what must be made once (the schema, the generated secrets), then starts `processes` embedded
  * processes that share the port (connections handed out in turn) and the store. The first recovers what
  * a previous run left before the others start, so none of them can be running it. The primary relays
- * completion notices between them, replaces a process that dies and has a live one take over the jobs
+ * completion notices between them, gathers the metrics of all for the one a scrape reached, replaces a process that dies and has a live one take over the jobs
  * it was running (its queued ones are swept back later), logs one `listening`, and on SIGTERM/SIGINT
  * stops them all gracefully.
  */
@@ -86,6 +91,7 @@ export async function runEmbeddedCluster(processes: number): Promise<void> {
   // Connections are handed to the processes in turn: left to the kernel, a few processes take most.
   cluster.schedulingPolicy = cluster.SCHED_RR;
   const slots = new Map<number, Worker>();
+  const answerMetrics = answerMetricsRequests();
   /** The lease owner of each listening process, and the owners of ended ones no live process took over yet. */
   const owners = new Map<Worker, string>();
   const orphans: string[] = [];
@@ -109,6 +115,7 @@ export async function runEmbeddedCluster(processes: number): Promise<void> {
       let listened = false;
       worker.on('message', (message: unknown) => {
         if (isRelayNotice(message)) relayNotices(worker.id, message, slots.values());
+        else if (answerMetrics(worker, message)) return;
         else if (isListeningNotice(message) && !listened) {
           listened = true;
           if (typeof message.fields.ownerId === 'string') owners.set(worker, message.fields.ownerId);

@@ -15,6 +15,6 @@ export function operationsRouter(metrics: Metrics, ready: () => Promise<boolean>
     })
     .get('/metrics', publicAccess, async (ctx) => {
       ctx.type = metrics.registry.contentType;
-      ctx.body = await metrics.registry.metrics();
+      ctx.body = await metrics.exposition();
     });
 }

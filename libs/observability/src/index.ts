@@ -2,6 +2,7 @@
 export * from './logger';
 export * from './log-throttle';
 export * from './integration-labels';
+export * from './cluster-metrics';
 export * from './metrics';
 export * from './tracing';
 export * from './trace-spans';

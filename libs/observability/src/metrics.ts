@@ -27,6 +27,11 @@ export interface MetricSources {
 /** The Prometheus metrics of one process (docs/operations.md, "Metrics"). Services add their own to `registry`. */
 export interface Metrics {
   registry: Registry;
+  /**
+   * What `/metrics` answers: this process's registry, or in a process of an embedded cluster the
+   * metrics of every process, gathered by the primary.
+   */
+  exposition: () => Promise<string>;
   sources: MetricSources;
   /** Opt-in per-integration labels (docs/decisions.md): the bot and integration of a run, or `_other`. */
   integrationLabels: IntegrationLabels;
@@ -64,7 +69,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registers = [registry];
   const sources: MetricSources = {};
 
-  new Gauge({ name: 'gi_build_info', help: 'Always 1; the release as a label.', labelNames: ['version'], registers }).set({ version: options.version ?? 'dev' }, 1);
+  new Gauge({ name: 'gi_build_info', help: 'Always 1; the release as a label.', labelNames: ['version'], registers, aggregator: 'first' }).set({ version: options.version ?? 'dev' }, 1);
 
   // Pools seen once stay at 0 when empty, so a graph shows the fall to nothing rather than a gap.
   const seenPools = new Set<string>();
@@ -110,6 +115,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
   return {
     registry,
+    exposition: () => registry.metrics(),
     sources,
     integrationLabels: new IntegrationLabels(options.integrationLabels ?? { enabled: false, limit: 0 }),
     httpDuration: new Histogram({
@@ -172,7 +178,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       buckets: STORE_BUCKETS,
       registers,
     }),
-    gatewayPeers: new Gauge({ name: 'gi_gateway_peers', help: 'Gateways sharing the quotas, this one included, as last seen.', registers }),
+    // Every process of a cluster sees the same count: gathered, the highest is shown, not the sum.
+    gatewayPeers: new Gauge({ name: 'gi_gateway_peers', help: 'Gateways sharing the quotas, this one included, as last seen.', registers, aggregator: 'max' }),
     callbackDeliveries: new Counter({
       name: 'gi_callback_attempts_total',
       help: 'Callback attempts by result: delivered, retry (to be tried again), given-up.',
