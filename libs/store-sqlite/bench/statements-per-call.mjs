@@ -26,7 +26,8 @@ const WARM_UP = 200;
 const dataDir = mkdtempSync(join(tmpdir(), 'gi-statements-'));
 const countsFile = join(dataDir, 'counts.json');
 const child = spawn(process.execPath, ['-r', join(HERE, 'count-statements.cjs'), CLI, 'up'], {
-  env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATA_DIR: join(dataDir, 'data'), ADMIN_TOKEN, ACCESS_LOG: 'off', COUNT_STATEMENTS_FILE: countsFile },
+  // One process: the statements are counted in the process that serves the calls.
+  env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATA_DIR: join(dataDir, 'data'), ADMIN_TOKEN, ACCESS_LOG: 'off', EMBEDDED_PROCESSES: '1', COUNT_STATEMENTS_FILE: countsFile },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 process.on('exit', () => child.kill('SIGKILL'));
