@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import { badRequest, GiError } from '@gi/domain';
 import { adminAccess, publicAccess } from './access';
 import type { Access } from './access';
@@ -96,7 +97,7 @@ describe('Routes', () => {
   });
 
   describe('dispatch', () => {
-    const echo = (name: string) => (ctx: { params: Record<string, string>; body: unknown; method: string }) => {
+    const echo = (name: string) => (ctx: Context) => {
       ctx.body = { route: name, method: ctx.method, params: ctx.params };
     };
 
