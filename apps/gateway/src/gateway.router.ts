@@ -30,7 +30,7 @@ export function gatewayRouter(deps: GatewayDeps): Routes {
     }
     assertName('entityName', entityName);
     assertName('integrationId', integrationId);
-    const idempotencyKey = parseIdempotencyKey(headerValues(ctx.req.rawHeaders, 'idempotency-key'));
+    const idempotencyKey = parseIdempotencyKey(headerValues(ctx.req, 'idempotency-key'));
     // Without async mode (below 9.10) there is nothing to poll: respond-async is not honoured.
     const prefer = parsePrefer(ctx.get('prefer') || undefined);
     if (!supportsAsync(settings.platformVersion)) prefer.respondAsync = false;
@@ -71,9 +71,12 @@ function textBodyReader(ctx: Context, settings: GatewayDeps['settings']): BodyRe
   return () => readExactTextBody(ctx, { maxBytes: settings.maxBodyBytes, ...settings.bodyTimeouts });
 }
 
-/** Every value of a request header, one per header line (Node would join them with commas). */
-function headerValues(rawHeaders: readonly string[], name: string): string[] {
+/** Every value of a request header (`name` in lower case), one per header line (Node would join them with commas). */
+function headerValues(req: Context['req'], name: string): string[] {
   const values: string[] = [];
+  // Node keeps every header it received (maxHeadersCount 0): one it does not hold was not sent.
+  if (req.headers[name] === undefined) return values;
+  const { rawHeaders } = req;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) values.push(rawHeaders[i + 1]);
   return values;
 }
