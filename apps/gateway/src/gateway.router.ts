@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { assertName, assertTextMediaType, CALLBACK_HEADER, GiError, notFound, parseIdempotencyKey, supportsAsync, supportsFileTransfer, webhookApiRoot } from '@gi/domain';
 import type { Endpoint } from '@gi/domain';
-import { botAccess, readExactTextBody, Routes } from '@gi/http';
+import { botAccess, readExactTextBody, Routes, setReplyHeader } from '@gi/http';
 import { fileTransferReader } from './file-transfer';
 import type { GatewayDeps } from './gateway.deps';
 import { handleWebhookCall } from './handle-webhook-call';
@@ -52,7 +52,7 @@ export function gatewayRouter(deps: GatewayDeps): Routes {
         callbackHeader,
         prepareBody: () => (endpoint === 'GenericIntegrationFileTransfer' ? fileTransferReader(ctx, deps, botId) : textBodyReader(ctx, settings)),
       },
-      { stored: (invocationId) => ctx.set('X-Invocation-Id', invocationId), hangUp: (stop) => ctx.res.once('close', stop) },
+      { stored: (invocationId) => setReplyHeader(ctx, 'X-Invocation-Id', invocationId), hangUp: (stop) => ctx.res.once('close', stop) },
     );
     renderAnswer(ctx, answer);
   };
