@@ -122,6 +122,12 @@ describe('Routes', () => {
       expect(JSON.parse((await call('/p/a%zz')).body).params).toEqual({ name: 'a%zz' });
     });
 
+    it('matches under a prefix that names a parameter', async () => {
+      const { call } = serve(new Routes({ prefix: '/t/:name' }).get('/x', publicAccess, echo('x')));
+      expect(JSON.parse((await call('/t/acme/x')).body)).toEqual({ route: 'x', method: 'GET', params: { name: 'acme' } });
+      expect((await call('/t/acme/y')).status).toBe(404);
+    });
+
     it('passes a path no route of a table takes to the next table, and answers 404 when none does', async () => {
       const first = new Routes({ prefix: '/a' }).get('/x', publicAccess, echo('a'));
       const second = new Routes().get('/a/y', publicAccess, echo('second-a')).get('/b/x', publicAccess, echo('b'));

@@ -31,6 +31,9 @@ interface Route {
 
 type MatchedContext = Context & { _matchedRoute?: string | RegExp };
 
+/** What makes a prefix a pattern (parameters, wildcards, groups, escapes) rather than literal text. */
+const PATTERN_SYNTAX = /[:*{}()[\]+?!\\]/;
+
 /**
  * A set of routes, each registered with the access that decides who may call it: there is no way to add
  * a route without one, and no prefix-wide check that a path spelled another way could miss. Matching is
@@ -47,7 +50,8 @@ export class Routes {
 
   constructor(options: RoutesOptions = {}) {
     this.router = new Router({ prefix: options.prefix, sensitive: true, strict: true });
-    this.prefix = options.prefix ?? '';
+    // Matching is case-sensitive: a path not starting with a literal prefix matches none of the routes.
+    this.prefix = options.prefix && !PATTERN_SYNTAX.test(options.prefix) ? options.prefix : '';
     this.paramChecks = Object.entries(options.params ?? {});
   }
 
