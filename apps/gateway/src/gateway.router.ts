@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { assertName, assertTextMediaType, CALLBACK_HEADER, GiError, notFound, parseIdempotencyKey, supportsAsync, supportsFileTransfer, webhookApiRoot } from '@gi/domain';
 import type { Endpoint } from '@gi/domain';
-import { botAccess, readExactTextBody, Routes } from '@gi/http';
+import { botAccess, readExactTextBody, Routes, setReplyHeader } from '@gi/http';
 import { fileTransferReader } from './file-transfer';
 import type { GatewayDeps } from './gateway.deps';
 import { handleWebhookCall } from './handle-webhook-call';
@@ -30,7 +30,7 @@ export function gatewayRouter(deps: GatewayDeps): Routes {
     }
     assertName('entityName', entityName);
     assertName('integrationId', integrationId);
-    const idempotencyKey = parseIdempotencyKey(headerValues(ctx.req.rawHeaders, 'idempotency-key'));
+    const idempotencyKey = parseIdempotencyKey(headerValues(ctx.req, 'idempotency-key'));
     // Without async mode (below 9.10) there is nothing to poll: respond-async is not honoured.
     const prefer = parsePrefer(ctx.get('prefer') || undefined);
     if (!supportsAsync(settings.platformVersion)) prefer.respondAsync = false;
@@ -52,7 +52,7 @@ export function gatewayRouter(deps: GatewayDeps): Routes {
         callbackHeader,
         prepareBody: () => (endpoint === 'GenericIntegrationFileTransfer' ? fileTransferReader(ctx, deps, botId) : textBodyReader(ctx, settings)),
       },
-      { stored: (invocationId) => ctx.set('X-Invocation-Id', invocationId), hangUp: (stop) => ctx.res.once('close', stop) },
+      { stored: (invocationId) => setReplyHeader(ctx, 'X-Invocation-Id', invocationId), hangUp: (stop) => ctx.res.once('close', stop) },
     );
     renderAnswer(ctx, answer);
   };
@@ -71,9 +71,12 @@ function textBodyReader(ctx: Context, settings: GatewayDeps['settings']): BodyRe
   return () => readExactTextBody(ctx, { maxBytes: settings.maxBodyBytes, ...settings.bodyTimeouts });
 }
 
-/** Every value of a request header, one per header line (Node would join them with commas). */
-function headerValues(rawHeaders: readonly string[], name: string): string[] {
+/** Every value of a request header (`name` in lower case), one per header line (Node would join them with commas). */
+function headerValues(req: Context['req'], name: string): string[] {
   const values: string[] = [];
+  // Node keeps every header it received (maxHeadersCount 0): one it does not hold was not sent.
+  if (req.headers[name] === undefined) return values;
+  const { rawHeaders } = req;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) values.push(rawHeaders[i + 1]);
   return values;
 }

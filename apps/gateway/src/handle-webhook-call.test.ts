@@ -37,7 +37,7 @@ async function gateway(settings: Partial<GatewayDeps['settings']> = {}, runs?: (
     },
   };
   const call = world.serve([gatewayRouter(deps)]);
-  const post = (headers: Record<string, string> = {}, query = '') =>
+  const post = (headers: Record<string, string | string[]> = {}, query = '') =>
     call({ method: 'POST', path: `${PATH}${query}`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body: BODY });
   return { world, jobs, post };
 }
@@ -111,6 +111,17 @@ describe('a webhook call (handleWebhookCall through the gateway router)', () => 
     const after = await g.post({ 'idempotency-key': '"k-1"' }, '?asyncResponse=true');
     expect(after.status).toBe(200);
     expect(after.headers['x-invocation-id']).toBe(invocationId);
+    expect(g.jobs).toHaveLength(1);
+  });
+
+  it('reads the Idempotency-Key header whatever the case of its name, and refuses it sent on two lines', async () => {
+    const g = await gateway();
+    world = g.world;
+    const first = await g.post({ 'IDEMPOTENCY-KEY': '"k-2"' }, '?asyncResponse=true');
+    const repeat = await g.post({ 'Idempotency-Key': '"k-2"' }, '?asyncResponse=true');
+    expect([first.status, repeat.status]).toEqual([202, 409]);
+    const twice = await g.post({ 'Idempotency-Key': ['"k-3"', '"k-3"'] }, '?asyncResponse=true');
+    expect([twice.status, JSON.parse(twice.body).detail]).toEqual([400, 'The Idempotency-Key header may be sent only once.']);
     expect(g.jobs).toHaveLength(1);
   });
 

@@ -14,8 +14,10 @@ const MAX_WAIT_SECONDS = 24 * 3600;
  * and malformed values are ignored, as RFC 7240 asks; of a preference given twice the first counts.
  */
 export function parsePrefer(header: string | undefined): Preferences {
+  // Most calls send none.
+  if (!header) return { respondAsync: false };
   const seen = new Map<string, string>();
-  for (const preference of splitPreferences(header ?? '')) {
+  for (const preference of splitPreferences(header)) {
     const [nameValue] = preference.split(';');
     const eq = nameValue.indexOf('=');
     const name = (eq === -1 ? nameValue : nameValue.slice(0, eq)).trim().toLowerCase();

@@ -6,6 +6,7 @@ import type { Logger, Metrics } from '@gi/observability';
 import { httpTracing } from './http-tracing';
 import { operationsRouter } from './operations.router';
 import { problemDetails } from './problem-details';
+import { setReplyHeader } from './reply-header';
 import { observeRequests } from './request-observer';
 import type { AccessLogLevel } from './request-observer';
 import type { Routes } from './routes';
@@ -28,7 +29,7 @@ export interface HttpAppOptions {
  * stored by a cache on the way unless its route says otherwise (the console's static files).
  */
 async function replyHygiene(ctx: Context, next: Next): Promise<void> {
-  ctx.set('Cache-Control', 'no-store');
+  setReplyHeader(ctx, 'Cache-Control', 'no-store');
   try {
     await next();
   } finally {

@@ -4,6 +4,7 @@ export * from './body-deadline';
 export * from './stop-reading';
 export * from './http-tracing';
 export * from './request-id';
+export * from './reply-header';
 export * from './request-observer';
 export * from './access';
 export * from './routes';

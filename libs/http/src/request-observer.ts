@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { LogThrottle } from '@gi/observability';
 import type { Logger, Metrics } from '@gi/observability';
+import { setReplyHeader } from './reply-header';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
 
 /** At which level each request's access line is written, or not at all (ACCESS_LOG). */
@@ -53,7 +54,7 @@ export function observeRequests({ logger, metrics, accessLog }: RequestObserverO
     const requestId = requestIdOf(ctx.headers['x-request-id']);
     const facts = ctx.state as RequestFacts;
     facts.requestId = requestId;
-    ctx.set(REQUEST_ID_HEADER, requestId);
+    setReplyHeader(ctx, REQUEST_ID_HEADER, requestId);
     try {
       await next();
     } finally {

@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import { badRequest, GiError } from '@gi/domain';
 import { adminAccess, publicAccess } from './access';
 import type { Access } from './access';
@@ -93,5 +94,49 @@ describe('Routes', () => {
     expect((await call('/cached')).headers['cache-control']).toBe('no-cache');
     expect((await call('/acme/failing')).headers['cache-control']).toBe('no-store');
     expect((await call('/nowhere')).headers['cache-control']).toBe('no-store');
+  });
+
+  describe('dispatch', () => {
+    const echo = (name: string) => (ctx: Context) => {
+      ctx.body = { route: name, method: ctx.method, params: ctx.params };
+    };
+
+    it('runs the first route registered whose path and method match; a GET route answers HEAD', async () => {
+      const routes = new Routes({ prefix: '/p' })
+        .get('/fixed', publicAccess, echo('fixed'))
+        .get('/:name', publicAccess, echo('named'))
+        .post('/:name', publicAccess, echo('post'))
+        .otherMethods('/:name', publicAccess, echo('other'));
+      const { call } = serve(routes);
+      expect(JSON.parse((await call('/p/fixed')).body)).toEqual({ route: 'fixed', method: 'GET', params: {} });
+      expect(JSON.parse((await call('/p/x')).body)).toEqual({ route: 'named', method: 'GET', params: { name: 'x' } });
+      expect(JSON.parse((await call('/p/x', { method: 'POST' })).body)).toEqual({ route: 'post', method: 'POST', params: { name: 'x' } });
+      expect(JSON.parse((await call('/p/fixed', { method: 'PUT' })).body)).toEqual({ route: 'other', method: 'PUT', params: { name: 'fixed' } });
+      const head = await call('/p/x', { method: 'HEAD' });
+      expect([head.status, head.body]).toEqual([200, '']);
+    });
+
+    it('decodes path parameters as @koa/router does: escapes decoded, a malformed escape kept as sent', async () => {
+      const { call } = serve(new Routes().get('/p/:name', publicAccess, echo('named')));
+      expect(JSON.parse((await call('/p/a%20b')).body).params).toEqual({ name: 'a b' });
+      expect(JSON.parse((await call('/p/a%zz')).body).params).toEqual({ name: 'a%zz' });
+    });
+
+    it('matches under a prefix that names a parameter', async () => {
+      const { call } = serve(new Routes({ prefix: '/t/:name' }).get('/x', publicAccess, echo('x')));
+      expect(JSON.parse((await call('/t/acme/x')).body)).toEqual({ route: 'x', method: 'GET', params: { name: 'acme' } });
+      expect((await call('/t/acme/y')).status).toBe(404);
+    });
+
+    it('passes a path no route of a table takes to the next table, and answers 404 when none does', async () => {
+      const first = new Routes({ prefix: '/a' }).get('/x', publicAccess, echo('a'));
+      const second = new Routes().get('/a/y', publicAccess, echo('second-a')).get('/b/x', publicAccess, echo('b'));
+      const { call } = serve(first, second);
+      expect(JSON.parse((await call('/a/x')).body).route).toBe('a');
+      expect(JSON.parse((await call('/a/y')).body).route).toBe('second-a');
+      expect(JSON.parse((await call('/b/x')).body).route).toBe('b');
+      expect((await call('/a/x', { method: 'POST' })).status).toBe(404);
+      expect((await call('/c')).status).toBe(404);
+    });
   });
 });

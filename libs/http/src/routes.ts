@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Layer } from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
 import type { Access, Caller } from './access';
 
 export type RouteHandler<Grant> = (ctx: Context, grant: Grant) => unknown;
@@ -22,6 +23,17 @@ export interface RoutesOptions {
 const TABLE = Symbol('routes');
 type RoutesMiddleware = Middleware & { [TABLE]?: Routes };
 
+/** A registered route: the router's layer (pattern, methods, parameter names) and what runs when it matches. */
+interface Route {
+  layer: Layer;
+  run: (ctx: Context) => Promise<unknown>;
+}
+
+type MatchedContext = Context & { _matchedRoute?: string | RegExp };
+
+/** What makes a prefix a pattern (parameters, wildcards, groups, escapes) rather than literal text. */
+const PATTERN_SYNTAX = /[:*{}()[\]+?!\\]/;
+
 /**
  * A set of routes, each registered with the access that decides who may call it: there is no way to add
  * a route without one, and no prefix-wide check that a path spelled another way could miss. Matching is
@@ -32,11 +44,15 @@ type RoutesMiddleware = Middleware & { [TABLE]?: Routes };
 export class Routes {
   private readonly router: Router;
   private readonly entries: RouteEntry[] = [];
-  private readonly params: Record<string, (value: string) => void>;
+  private readonly routes: Route[] = [];
+  private readonly prefix: string;
+  private readonly paramChecks: Array<[string, (value: string) => void]>;
 
   constructor(options: RoutesOptions = {}) {
     this.router = new Router({ prefix: options.prefix, sensitive: true, strict: true });
-    this.params = options.params ?? {};
+    // Matching is case-sensitive: a path not starting with a literal prefix matches none of the routes.
+    this.prefix = options.prefix && !PATTERN_SYNTAX.test(options.prefix) ? options.prefix : '';
+    this.paramChecks = Object.entries(options.params ?? {});
   }
 
   get<Grant>(path: string, access: Access<Grant>, handler: RouteHandler<Grant>): this {
@@ -65,21 +81,44 @@ export class Routes {
     return this.entries;
   }
 
+  /**
+   * Tries the routes in the order registered and runs the first whose pattern (the router's, compiled
+   * as above) and method match; otherwise passes the request on to the next table. A request tries the
+   * tables in order until one takes it, so a path outside this table's prefix is passed on at once.
+   */
   middleware(): Middleware {
-    const middleware: RoutesMiddleware = this.router.routes() as Middleware;
+    const { prefix, routes } = this;
+    const middleware: RoutesMiddleware = (ctx: Context, next: Next) => {
+      const path = ctx.path;
+      if (!path.startsWith(prefix)) return next();
+      const method = ctx.method;
+      for (const route of routes) {
+        const { layer } = route;
+        if (!layer.methods.includes(method)) continue;
+        const match = layer.regexp.exec(path);
+        if (match === null) continue;
+        // Parameters as the router decodes them (a malformed escape stays as sent).
+        ctx.params = layer.params(path, match.slice(1), ctx.params);
+        (ctx as MatchedContext)._matchedRoute = layer.path;
+        return route.run(ctx);
+      }
+      return next();
+    };
     middleware[TABLE] = this;
     return middleware;
   }
 
   private add<Grant>(method: 'get' | 'post' | 'put' | 'delete' | 'all', path: string, access: Access<Grant>, handler: RouteHandler<Grant>): this {
     if (access.caller === 'bot' && !path.includes(':botId')) throw new Error(`Route ${path} is for a bot but names none (:botId).`);
-    this.router[method](path, async (ctx: Context) => {
+    const run = async (ctx: Context) => {
       const grant = await access.grant(ctx);
       const values = ctx.params as Record<string, string>;
-      for (const [name, check] of Object.entries(this.params)) if (values[name] !== undefined) check(values[name]);
+      for (const [name, check] of this.paramChecks) if (values[name] !== undefined) check(values[name]);
       return handler(ctx, grant);
-    });
+    };
+    this.router[method](path, run);
     const layer = this.router.stack[this.router.stack.length - 1];
+    this.routes.push({ layer, run });
     this.entries.push({ method: method === 'all' ? '*' : method.toUpperCase(), path: String(layer.path), caller: access.caller });
     return this;
   }
