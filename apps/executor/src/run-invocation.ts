@@ -2,7 +2,7 @@ import { isTerminal, outcomeOf, runLimitsOf, UnrecordableOutcome, unrecordableOu
 import type { JobBus, JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
 import { SecretUnreadable } from '@gi/auth';
 import type { SecretVault } from '@gi/auth';
-import type { Clock, ConnectorRuntime, FileStore, Invocation, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store } from '@gi/domain';
+import type { Cancellation, Clock, ConnectorRuntime, FileStore, Invocation, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store } from '@gi/domain';
 import { traceContextOf } from '@gi/observability';
 import { connectorFileReader } from '@gi/use-cases';
 import type { Logger, Metrics } from '@gi/observability';
@@ -58,13 +58,11 @@ export async function runInvocation(
   try {
     return await claimAndRun(deps, ref, run, delivery);
   } finally {
-    run.done();
+    running.done(ref, run);
   }
 }
 
-type Run = { signal: AbortSignal; stop: () => void };
-
-async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: Run, delivery?: JobDelivery): Promise<JobDecision> {
+async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: Cancellation, delivery?: JobDelivery): Promise<JobDecision> {
   const { store, clock, logger, ownerId, leaseMs } = deps;
   const invocation = await store.invocations.claim(ref, ownerId, leaseMs, clock.now());
   if (!invocation) {
@@ -77,7 +75,7 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: Run, del
 }
 
 /** Runs a claimed invocation's connector, records the outcome and announces it. */
-async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Invocation, run: Run, delivery?: JobDelivery): Promise<JobDecision> {
+async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Invocation, run: Cancellation, delivery?: JobDelivery): Promise<JobDecision> {
   const { store, clock, logger, ownerId, leaseMs } = deps;
   const log = logger.child({ invocationId: ref.id, botId: ref.botId, integrationId: invocation.integrationId, pool: invocation.pool, attempt: invocation.attempt });
   const finishWith = async (outcome: Outcome, logs: LogLine[]) => {
@@ -101,9 +99,9 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
   let logs: LogLine[] = [];
   let leaseLost: 'taken' | 'expired' | undefined;
   const loseLease = (why: 'taken' | 'expired') => {
-    if (run.signal.aborted) return;
+    if (run.requested) return;
     leaseLost = why;
-    run.stop();
+    run.request();
   };
   // Until when the lease is known to be held: from the time each renewal that succeeded was asked.
   let heldUntil = invocation.leaseUntil ?? clock.now() + leaseMs;
@@ -156,7 +154,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
         onProgress: (progress) => void store.invocations.setProgress(ref, ownerId, progress).catch(() => undefined),
         onLogs,
         readFile: connectorFileReader(deps.files, ref, invocation.entity.RequestFiles, log),
-        signal: run.signal,
+        cancel: run,
         trace: traceContextOf(),
       });
       outcome = outcomeOf(result, timeoutMs);

@@ -2,7 +2,6 @@ import type { CompileResult, ConnectorRunRequest, ConnectorRunResult, ConnectorR
 import { availableParallelism } from 'node:os';
 import { ConnectorCompiler } from './compile-connector';
 import { SandboxEngine } from './sandbox-engine';
-import { cancellationOf } from './run-cancellation';
 import { decodeResult } from './run-verdict';
 import type { RunInput } from './run-input';
 import { resolveEnvironment, resolveRunLimits } from './sandbox-environment';
@@ -105,7 +104,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       compile: (code: string): CompileResult => (ensureOpen(), compiler.compile(code)),
       run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => {
         const input = check(request, env);
-        return 'kind' in input ? input : finished(request, decodeResult(await pool.run(input, request.signal), request.entity));
+        return 'kind' in input ? input : finished(request, decodeResult(await pool.run(input, request.cancel), request.entity));
       },
       async close() {
         if (closed) return;
@@ -127,7 +126,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       if ('kind' in input) return input;
       running++;
       try {
-        const result = await engine.run({ ...input, cancel: request.signal ? cancellationOf(request.signal) : undefined });
+        const result = await engine.run({ ...input, cancel: request.cancel });
         return finished(request, decodeResult(result, request.entity));
       } finally {
         running--;

@@ -2,7 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { Worker } from 'node:worker_threads';
 import type { RunInput } from './run-connector';
 import { Outbox } from './outbox';
-import { CancelCells } from './run-cancellation';
+import { CancelCells, type RunCancellation } from './run-cancellation';
 import { cancelledVerdict, timeoutVerdict, withRunFacts, type SandboxResult } from './run-verdict';
 import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, WORKER_YOUNG_GENERATION_MB, type SandboxEnvironment } from './sandbox-options';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
@@ -27,11 +27,11 @@ interface PendingRun {
   started: number;
   resolve: (result: SandboxResult) => void;
   timer?: NodeJS.Timeout;
-  /** Whether the run can be cancelled (it came with a signal). */
+  /** Whether the run can be cancelled (it came with a cancellation). */
   cancellable: boolean;
   /** Its cell of the worker's cancellation flags, once it runs there. */
   cancelCell?: number;
-  /** Removes the abort listener of the run's signal. */
+  /** Removes the run's listener of its cancellation. */
   forget?: () => void;
   /** Its worker said it waits on the host: it no longer holds the thread. */
   waiting: boolean;
@@ -87,18 +87,14 @@ export class WorkerPool {
     for (let i = 0; i < options.size; i++) this.spawn();
   }
 
-  /** Runs a connector; aborting `signal` stops it, queued or running, with a `cancelled` result. */
-  run(input: RunInput, signal?: AbortSignal): Promise<SandboxResult> {
+  /** Runs a connector; requesting `cancel` stops it, queued or running, with a `cancelled` result. */
+  run(input: RunInput, cancel?: RunCancellation): Promise<SandboxResult> {
     if (this.closed) return Promise.reject(new Error('The connector runtime is closed.'));
     return new Promise((resolve) => {
-      const run: PendingRun = { id: this.nextId++, input, started: performance.now(), resolve, cancellable: signal !== undefined, waiting: false, quick: false };
+      const run: PendingRun = { id: this.nextId++, input, started: performance.now(), resolve, cancellable: cancel !== undefined, waiting: false, quick: false };
       if (this.broken) return resolve(this.failure(run, this.broken));
-      if (signal?.aborted) return resolve(withRunFacts(cancelledVerdict, this.facts(run, cancelledVerdict.message)));
-      if (signal) {
-        const onAbort = () => this.cancel(run);
-        signal.addEventListener('abort', onAbort, { once: true });
-        run.forget = () => signal.removeEventListener('abort', onAbort);
-      }
+      if (cancel?.requested) return resolve(withRunFacts(cancelledVerdict, this.facts(run, cancelledVerdict.message)));
+      if (cancel) run.forget = cancel.onRequest(() => this.cancel(run));
       this.queue.push(run);
       this.dispatch();
     });
