@@ -1,7 +1,6 @@
 import { completionEvent } from '@gi/contracts';
 import type { JobDecision, JobDelivery } from '@gi/contracts';
 import type { InvocationRef, Outcome } from '@gi/domain';
-import type { Logger } from '@gi/observability';
 import type { ExecutorDeps } from './run-invocation';
 
 type AnnounceDeps = Pick<ExecutorDeps, 'bus' | 'logger'>;
@@ -26,7 +25,7 @@ export async function replyDirectly(deps: AnnounceDeps, ref: InvocationRef, stat
 }
 
 /** Announces a recorded outcome; when that fails the job is requeued, and its redelivery announces it again. */
-export async function announceRecorded(deps: AnnounceDeps, ref: InvocationRef, status: Outcome['status'], log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
+export async function announceRecorded(deps: AnnounceDeps, ref: InvocationRef, status: Outcome['status'], log: { warn(fields: object, message: string): void }, delivery?: JobDelivery): Promise<JobDecision> {
   try {
     await announce(deps, ref, status, delivery);
     return 'ack';

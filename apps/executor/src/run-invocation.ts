@@ -9,6 +9,7 @@ import type { Logger, Metrics } from '@gi/observability';
 import { announceRecorded, giveUp, replyDirectly } from './announce-outcome';
 import { handling } from './invocation-in-hand';
 import { LiveLogWriter } from './live-log-writer';
+import { RunLog } from './run-log';
 import { inRunSpan, noteOutcome } from './run-span';
 import { RunningInvocations } from './running-invocations';
 import type { IntegrationVersions } from './integration-versions';
@@ -76,13 +77,8 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: Cancella
 
 /** Runs a claimed invocation's connector, records the outcome and announces it. */
 async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Invocation, run: Cancellation, delivery?: JobDelivery): Promise<JobDecision> {
-  const { store, clock, logger, ownerId, leaseMs } = deps;
-  const log = logger.child({ invocationId: ref.id, botId: ref.botId, integrationId: invocation.integrationId, pool: invocation.pool, attempt: invocation.attempt });
-  const finishWith = async (outcome: Outcome, logs: LogLine[]) => {
-    const decision = await finish(deps, ref, outcome, logs, log, delivery);
-    if (invocation.callback) deps.callbacks?.kick();
-    return decision;
-  };
+  const { store, clock, ownerId, leaseMs } = deps;
+  const log = new RunLog(deps.logger, invocation);
   if (invocation.attempt > deps.maxAttempts) {
     const detail = `The job was started ${deps.maxAttempts} times and never finished (its executor stopped each time); it is not retried again.`;
     try {
@@ -128,11 +124,11 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
     live.log.offer(lines);
   };
   const { metrics } = deps;
-  const inFlight = metrics.jobsInFlight.labels(invocation.pool);
-  inFlight.inc();
+  const { pool } = invocation;
+  metrics.jobsInFlight.inc({ pool });
   // The wait of the first run only: a later attempt's time since acceptance includes the runs cut short.
-  if (invocation.attempt === 1) metrics.queueWait.observe({ pool: invocation.pool }, Math.max(0, clock.now() - invocation.createdAt) / 1000);
-  const endTimer = metrics.jobDuration.startTimer({ pool: invocation.pool });
+  if (invocation.attempt === 1) metrics.queueWait.observe({ pool }, Math.max(0, clock.now() - invocation.createdAt) / 1000);
+  const started = performance.now();
   try {
     const secrets = integration && (await runSecrets(deps, ref.botId, integration.integrationId, log));
     if (!integration || !secrets) {
@@ -162,11 +158,11 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
     }
   } finally {
     clearInterval(heartbeat);
-    inFlight.dec();
+    metrics.jobsInFlight.dec({ pool });
     // What was not written while the run went on is recorded with its outcome, after what was.
     if (live.log) logs = [...(await live.log.close()), ...logs];
   }
-  endTimer({ status: outcome.status });
+  metrics.jobDuration.observe({ pool, status: outcome.status }, (performance.now() - started) / 1000);
   noteOutcome(outcome);
   if (outcome.status === 'Cancelled') {
     // Nothing to record: the store holds the cancellation (whoever cancelled announced it), or another
@@ -180,10 +176,13 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
     }
     return 'ack';
   }
-  metrics.outcomes.inc({ pool: invocation.pool, status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });
-  metrics.integrationOutcomes.inc({ ...metrics.integrationLabels.of(ref.botId, invocation.integrationId), status: outcome.status });
+  metrics.outcomes.inc({ pool, status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });
+  const { bot, integration: integrationLabel } = metrics.integrationLabels.of(ref.botId, invocation.integrationId);
+  metrics.integrationOutcomes.inc({ bot, integration: integrationLabel, status: outcome.status });
 
-  return finishWith(outcome, logs);
+  const decision = await finish(deps, ref, outcome, logs, log, delivery);
+  if (invocation.callback) deps.callbacks?.kick();
+  return decision;
 }
 
 /**
@@ -192,7 +191,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
  * the outcome is recorded the job is done; an announcement that fails (the broker restarting) is
  * made again by the job's redelivery, which finds the invocation finished and only announces it.
  */
-async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, logs: LogLine[], log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
+async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, logs: LogLine[], log: RunLog, delivery?: JobDelivery): Promise<JobDecision> {
   let recorded = outcome;
   let completed: boolean;
   try {
@@ -219,7 +218,7 @@ async function finish(deps: ExecutorDeps, ref: InvocationRef, outcome: Outcome, 
  * that is not theirs): the run would otherwise go on without them. The store failing is thrown (the job
  * is requeued).
  */
-async function runSecrets(deps: ExecutorDeps, botId: string, integrationId: string, log: Logger): Promise<{ values: RunSecrets } | { error: InvocationError }> {
+async function runSecrets(deps: ExecutorDeps, botId: string, integrationId: string, log: RunLog): Promise<{ values: RunSecrets } | { error: InvocationError }> {
   if (!deps.secrets) return { values: {} };
   try {
     return { values: await deps.secrets.forRun(botId, integrationId) };
