@@ -1,4 +1,4 @@
-import { isTerminal, outcomeOf, runLimitsOf, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
+import { Deadlines, isTerminal, outcomeOf, runLimitsOf, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
 import type { JobBus, JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
 import { SecretUnreadable } from '@gi/auth';
 import type { SecretVault } from '@gi/auth';
@@ -75,6 +75,9 @@ async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: Cancella
   return handling(ref, invocation.attempt, () => inRunSpan(invocation, () => runClaimed(deps, ref, invocation, run, delivery)));
 }
 
+/** The next heartbeat of each run going on in this process, on one timer for them all. */
+const leaseRenewals = new Deadlines<() => void>((heartbeat) => heartbeat());
+
 /** Runs a claimed invocation's connector, records the outcome and announces it. */
 async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Invocation, run: Cancellation, delivery?: JobDelivery): Promise<JobDecision> {
   const { store, clock, ownerId, leaseMs } = deps;
@@ -101,7 +104,9 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
   };
   // Until when the lease is known to be held: from the time each renewal that succeeded was asked.
   let heldUntil = invocation.leaseUntil ?? clock.now() + leaseMs;
-  const heartbeat = setInterval(() => {
+  const renewEvery = Math.max(1000, leaseMs / 3);
+  const heartbeat = () => {
+    leaseRenewals.add(heartbeat, performance.now() + renewEvery);
     const asked = clock.now();
     // The store out of reach (a partition) for the whole lease: another executor may run it now.
     if (asked >= heldUntil) return loseLease('expired');
@@ -112,7 +117,8 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
       },
       (err) => log.warn({ err, heldUntil: new Date(heldUntil).toISOString() }, 'lease renewal failed; the run stops if the lease runs out unrenewed'),
     );
-  }, Math.max(1000, leaseMs / 3));
+  };
+  leaseRenewals.add(heartbeat, performance.now() + renewEvery);
   // Made for the first lines the run hands over while it goes on: a run that ends sooner writes none.
   const live: { log?: LiveLogWriter } = {};
   const onLogs = (lines: LogLine[]) => {
@@ -157,7 +163,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
       logs = result.logs;
     }
   } finally {
-    clearInterval(heartbeat);
+    leaseRenewals.delete(heartbeat);
     metrics.jobsInFlight.dec({ pool });
     // What was not written while the run went on is recorded with its outcome, after what was.
     if (live.log) logs = [...(await live.log.close()), ...logs];
