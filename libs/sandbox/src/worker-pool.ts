@@ -6,7 +6,7 @@ import { Deadlines } from '@gi/domain';
 import { CancelCells, type RunCancellation } from './run-cancellation';
 import { cancelledVerdict, timeoutVerdict, withRunFacts, type SandboxResult } from './run-verdict';
 import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, WORKER_YOUNG_GENERATION_MB, type SandboxEnvironment } from './sandbox-options';
-import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
+import { workerRunInput, type FromWorker, type SandboxWorkerData, type ToWorker } from './sandbox-worker.protocol';
 import type { WorkerScript } from './worker-script';
 
 export interface WorkerPoolOptions {
@@ -238,9 +238,9 @@ export class WorkerPool {
     if (!run.quick) slot.computingSlow++;
     slot.memoryBytes += run.input.limits.memoryBytes;
     if (slot.runs.size === 1) slot.worker.ref();
-    const { onProgress: _onProgress, onLogs, readFile, cancel: _cancel, ...input } = run.input;
+    const { input } = run;
     if (run.cancellable) run.cancelCell = slot.cancelCells.take() ?? undefined;
-    const message: ToWorker = { kind: 'run', id: run.id, input, readsFiles: readFile !== undefined, streamsLogs: onLogs !== undefined, cancelCell: run.cancelCell };
+    const message: ToWorker = { kind: 'run', id: run.id, input: workerRunInput(input), readsFiles: input.readFile !== undefined, streamsLogs: input.onLogs !== undefined, cancelCell: run.cancelCell };
     this.overdue.add(run, performance.now() + run.input.timeoutMs + this.options.killGraceMs);
     slot.outbox.send(message);
   }
