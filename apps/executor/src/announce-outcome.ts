@@ -1,5 +1,5 @@
 import { completionEvent } from '@gi/contracts';
-import type { JobDecision, JobDelivery } from '@gi/contracts';
+import type { CompletionEvent, JobDecision, JobDelivery } from '@gi/contracts';
 import type { InvocationRef, Outcome } from '@gi/domain';
 import type { ExecutorDeps } from './run-invocation';
 
@@ -12,7 +12,9 @@ type AnnounceDeps = Pick<ExecutorDeps, 'bus' | 'logger'>;
  */
 export async function announce(deps: AnnounceDeps, ref: InvocationRef, status: Outcome['status'], delivery?: JobDelivery): Promise<void> {
   const event = completionEvent(ref, status);
-  await Promise.all([replyDirectly(deps, ref, status, delivery), deps.bus.publishCompletion(event)]);
+  // Most jobs have no sync caller to reply to: they publish alone, without a promise to join.
+  if (!delivery?.replyTo) return deps.bus.publishCompletion(event);
+  await Promise.all([reply(deps, delivery.replyTo, event), deps.bus.publishCompletion(event)]);
 }
 
 /**
@@ -20,9 +22,11 @@ export async function announce(deps: AnnounceDeps, ref: InvocationRef, status: O
  * published (a cancellation) does not reach it.
  */
 export async function replyDirectly(deps: AnnounceDeps, ref: InvocationRef, status: Outcome['status'], delivery?: JobDelivery): Promise<void> {
-  if (!delivery?.replyTo) return;
-  await deps.bus.reply(delivery.replyTo, completionEvent(ref, status)).catch((err) => deps.logger.warn({ err, invocationId: ref.id }, 'direct reply not sent'));
+  if (delivery?.replyTo) await reply(deps, delivery.replyTo, completionEvent(ref, status));
 }
+
+const reply = (deps: AnnounceDeps, replyTo: string, event: CompletionEvent): Promise<void> =>
+  deps.bus.reply(replyTo, event).catch((err) => deps.logger.warn({ err, invocationId: event.invocationId }, 'direct reply not sent'));
 
 /** Announces a recorded outcome; when that fails the job is requeued, and its redelivery announces it again. */
 export async function announceRecorded(deps: AnnounceDeps, ref: InvocationRef, status: Outcome['status'], log: { warn(fields: object, message: string): void }, delivery?: JobDelivery): Promise<JobDecision> {

@@ -57,22 +57,18 @@ export async function runInvocation(
   // Registered before the claim: a cancellation heard while the run is being set up still stops it.
   const run = running.start(ref);
   try {
-    return await claimAndRun(deps, ref, run, delivery);
+    const { store, clock, logger, ownerId, leaseMs } = deps;
+    const invocation = await store.invocations.claim(ref, ownerId, leaseMs, clock.now());
+    if (!invocation) {
+      const current = await store.invocations.get(ref);
+      if (current && isTerminal(current.status)) return await announceRecorded(deps, ref, current.status, logger.child({ invocationId: ref.id, botId: ref.botId }), delivery);
+      // Unknown or expired: nothing to do. Leased by another executor: it finishes it, or the sweeper requeues it.
+      return 'ack';
+    }
+    return await handling(ref, invocation.attempt, () => inRunSpan(invocation, () => runClaimed(deps, ref, invocation, run, delivery)));
   } finally {
     running.done(ref, run);
   }
-}
-
-async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: Cancellation, delivery?: JobDelivery): Promise<JobDecision> {
-  const { store, clock, logger, ownerId, leaseMs } = deps;
-  const invocation = await store.invocations.claim(ref, ownerId, leaseMs, clock.now());
-  if (!invocation) {
-    const current = await store.invocations.get(ref);
-    if (current && isTerminal(current.status)) return announceRecorded(deps, ref, current.status, logger.child({ invocationId: ref.id, botId: ref.botId }), delivery);
-    // Unknown or expired: nothing to do. Leased by another executor: it finishes it, or the sweeper requeues it.
-    return 'ack';
-  }
-  return handling(ref, invocation.attempt, () => inRunSpan(invocation, () => runClaimed(deps, ref, invocation, run, delivery)));
 }
 
 /** The next heartbeat of each run going on in this process, on one timer for them all. */
