@@ -114,7 +114,6 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
       (err) => log.warn({ err, heldUntil: new Date(heldUntil).toISOString() }, 'lease renewal failed; the run stops if the lease runs out unrenewed'),
     );
   };
-  leaseRenewals.add(heartbeat, performance.now() + renewEvery);
   // Made for the first lines the run hands over while it goes on: a run that ends sooner writes none.
   const live: { log?: LiveLogWriter } = {};
   const onLogs = (lines: LogLine[]) => {
@@ -131,6 +130,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
   // The wait of the first run only: a later attempt's time since acceptance includes the runs cut short.
   if (invocation.attempt === 1) metrics.queueWait.observe({ pool }, Math.max(0, clock.now() - invocation.createdAt) / 1000);
   const started = performance.now();
+  leaseRenewals.add(heartbeat, started + renewEvery);
   try {
     const secrets = integration && (await runSecrets(deps, ref.botId, integration.integrationId, log));
     if (!integration || !secrets) {
