@@ -1,7 +1,6 @@
 import { completionEvent } from '@gi/contracts';
 import type { CompletionEvent, FinishedFacts, JobDecision, JobDelivery } from '@gi/contracts';
 import type { Invocation, InvocationRef, Outcome } from '@gi/domain';
-import type { Logger } from '@gi/observability';
 import type { ExecutorDeps } from './run-invocation';
 
 type AnnounceDeps = Pick<ExecutorDeps, 'bus' | 'logger'>;
@@ -29,7 +28,9 @@ export const finishedFacts = (
  * that caller one store read at the end of its wait.
  */
 export async function announce(deps: AnnounceDeps, event: CompletionEvent, delivery?: JobDelivery): Promise<void> {
-  await Promise.all([replyDirectly(deps, event, delivery), deps.bus.publishCompletion(event)]);
+  // Most jobs have no sync caller to reply to: they publish alone, without a promise to join.
+  if (!delivery?.replyTo) return deps.bus.publishCompletion(event);
+  await Promise.all([reply(deps, delivery.replyTo, event), deps.bus.publishCompletion(event)]);
 }
 
 /**
@@ -37,12 +38,14 @@ export async function announce(deps: AnnounceDeps, event: CompletionEvent, deliv
  * published (a cancellation) does not reach it.
  */
 export async function replyDirectly(deps: AnnounceDeps, event: CompletionEvent, delivery?: JobDelivery): Promise<void> {
-  if (!delivery?.replyTo) return;
-  await deps.bus.reply(delivery.replyTo, event).catch((err) => deps.logger.warn({ err, invocationId: event.invocationId }, 'direct reply not sent'));
+  if (delivery?.replyTo) await reply(deps, delivery.replyTo, event);
 }
 
+const reply = (deps: AnnounceDeps, replyTo: string, event: CompletionEvent): Promise<void> =>
+  deps.bus.reply(replyTo, event).catch((err) => deps.logger.warn({ err, invocationId: event.invocationId }, 'direct reply not sent'));
+
 /** Announces a recorded outcome; when that fails the job is requeued, and its redelivery announces it again. */
-export async function announceRecorded(deps: AnnounceDeps, event: CompletionEvent, log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
+export async function announceRecorded(deps: AnnounceDeps, event: CompletionEvent, log: { warn(fields: object, message: string): void }, delivery?: JobDelivery): Promise<JobDecision> {
   try {
     await announce(deps, event, delivery);
     return 'ack';

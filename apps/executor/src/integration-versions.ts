@@ -16,7 +16,8 @@ export class IntegrationVersions {
   ) {}
 
   async get(botId: string, integrationId: string, version: number): Promise<IntegrationDefinition | null> {
-    const key = JSON.stringify([botId, integrationId, version]);
+    // Names hold neither '/' nor '@' (domain names.ts): the key is unambiguous.
+    const key = `${botId}/${integrationId}@${version}`;
     const known = this.kept.get(key);
     if (known) {
       this.kept.delete(key);

@@ -1,15 +1,16 @@
-import { isTerminal, outcomeOf, runLimitsOf, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
+import { Deadlines, isTerminal, outcomeOf, runLimitsOf, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
 import { completionEvent } from '@gi/contracts';
 import type { JobBus, JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
 import { SecretUnreadable } from '@gi/auth';
 import type { SecretVault } from '@gi/auth';
-import type { Clock, ConnectorRuntime, FileStore, Invocation, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store } from '@gi/domain';
+import type { Cancellation, Clock, ConnectorRuntime, FileStore, Invocation, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store } from '@gi/domain';
 import { traceContextOf } from '@gi/observability';
 import { connectorFileReader } from '@gi/use-cases';
 import type { Logger, Metrics } from '@gi/observability';
 import { announceRecorded, finishedFacts, giveUp, replyDirectly } from './announce-outcome';
 import { handling } from './invocation-in-hand';
 import { LiveLogWriter } from './live-log-writer';
+import { RunLog } from './run-log';
 import { inRunSpan, noteOutcome } from './run-span';
 import { RunningInvocations } from './running-invocations';
 import type { IntegrationVersions } from './integration-versions';
@@ -57,38 +58,30 @@ export async function runInvocation(
   // Registered before the claim: a cancellation heard while the run is being set up still stops it.
   const run = running.start(ref);
   try {
-    return await claimAndRun(deps, ref, run, delivery);
-  } finally {
-    run.done();
-  }
-}
-
-type Run = { signal: AbortSignal; stop: () => void };
-
-async function claimAndRun(deps: ExecutorDeps, ref: InvocationRef, run: Run, delivery?: JobDelivery): Promise<JobDecision> {
-  const { store, clock, logger, ownerId, leaseMs } = deps;
-  const invocation = await store.invocations.claim(ref, ownerId, leaseMs, clock.now());
-  if (!invocation) {
-    const current = await store.invocations.get(ref);
-    if (current?.outcome && isTerminal(current.status) && current.finishedAt !== null) {
-      const event = completionEvent(ref, current.status, finishedFacts(current, current.outcome, current.finishedAt));
-      return announceRecorded(deps, event, logger.child({ invocationId: ref.id, botId: ref.botId }), delivery);
+    const { store, clock, logger, ownerId, leaseMs } = deps;
+    const invocation = await store.invocations.claim(ref, ownerId, leaseMs, clock.now());
+    if (!invocation) {
+      const current = await store.invocations.get(ref);
+      if (current?.outcome && isTerminal(current.status) && current.finishedAt !== null) {
+        const event = completionEvent(ref, current.status, finishedFacts(current, current.outcome, current.finishedAt));
+        return await announceRecorded(deps, event, logger.child({ invocationId: ref.id, botId: ref.botId }), delivery);
+      }
+      // Unknown or expired: nothing to do. Leased by another executor: it finishes it, or the sweeper requeues it.
+      return 'ack';
     }
-    // Unknown or expired: nothing to do. Leased by another executor: it finishes it, or the sweeper requeues it.
-    return 'ack';
+    return await handling(ref, invocation.attempt, () => inRunSpan(invocation, () => runClaimed(deps, ref, invocation, run, delivery)));
+  } finally {
+    running.done(ref, run);
   }
-  return handling(ref, invocation.attempt, () => inRunSpan(invocation, () => runClaimed(deps, ref, invocation, run, delivery)));
 }
+
+/** The next heartbeat of each run going on in this process, on one timer for them all. */
+const leaseRenewals = new Deadlines<() => void>((heartbeat) => heartbeat());
 
 /** Runs a claimed invocation's connector, records the outcome and announces it. */
-async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Invocation, run: Run, delivery?: JobDelivery): Promise<JobDecision> {
-  const { store, clock, logger, ownerId, leaseMs } = deps;
-  const log = logger.child({ invocationId: ref.id, botId: ref.botId, integrationId: invocation.integrationId, pool: invocation.pool, attempt: invocation.attempt });
-  const finishWith = async (outcome: Outcome, logs: LogLine[]) => {
-    const decision = await finish(deps, invocation, outcome, logs, log, delivery);
-    if (invocation.callback) deps.callbacks?.kick();
-    return decision;
-  };
+async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Invocation, run: Cancellation, delivery?: JobDelivery): Promise<JobDecision> {
+  const { store, clock, ownerId, leaseMs } = deps;
+  const log = new RunLog(deps.logger, invocation);
   if (invocation.attempt > deps.maxAttempts) {
     const detail = `The job was started ${deps.maxAttempts} times and never finished (its executor stopped each time); it is not retried again.`;
     try {
@@ -105,13 +98,15 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
   let logs: LogLine[] = [];
   let leaseLost: 'taken' | 'expired' | undefined;
   const loseLease = (why: 'taken' | 'expired') => {
-    if (run.signal.aborted) return;
+    if (run.requested) return;
     leaseLost = why;
-    run.stop();
+    run.request();
   };
   // Until when the lease is known to be held: from the time each renewal that succeeded was asked.
   let heldUntil = invocation.leaseUntil ?? clock.now() + leaseMs;
-  const heartbeat = setInterval(() => {
+  const renewEvery = Math.max(1000, leaseMs / 3);
+  const heartbeat = () => {
+    leaseRenewals.add(heartbeat, performance.now() + renewEvery);
     const asked = clock.now();
     // The store out of reach (a partition) for the whole lease: another executor may run it now.
     if (asked >= heldUntil) return loseLease('expired');
@@ -122,7 +117,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
       },
       (err) => log.warn({ err, heldUntil: new Date(heldUntil).toISOString() }, 'lease renewal failed; the run stops if the lease runs out unrenewed'),
     );
-  }, Math.max(1000, leaseMs / 3));
+  };
   // Made for the first lines the run hands over while it goes on: a run that ends sooner writes none.
   const live: { log?: LiveLogWriter } = {};
   const onLogs = (lines: LogLine[]) => {
@@ -134,11 +129,12 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
     live.log.offer(lines);
   };
   const { metrics } = deps;
-  const inFlight = metrics.jobsInFlight.labels(invocation.pool);
-  inFlight.inc();
+  const { pool } = invocation;
+  metrics.jobsInFlight.inc({ pool });
   // The wait of the first run only: a later attempt's time since acceptance includes the runs cut short.
-  if (invocation.attempt === 1) metrics.queueWait.observe({ pool: invocation.pool }, Math.max(0, clock.now() - invocation.createdAt) / 1000);
-  const endTimer = metrics.jobDuration.startTimer({ pool: invocation.pool });
+  if (invocation.attempt === 1) metrics.queueWait.observe({ pool }, Math.max(0, clock.now() - invocation.createdAt) / 1000);
+  const started = performance.now();
+  leaseRenewals.add(heartbeat, started + renewEvery);
   try {
     const secrets = integration && (await runSecrets(deps, ref.botId, integration.integrationId, log));
     if (!integration || !secrets) {
@@ -160,19 +156,19 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
         onProgress: (progress) => void store.invocations.setProgress(ref, ownerId, progress).catch(() => undefined),
         onLogs,
         readFile: connectorFileReader(deps.files, ref, invocation.entity.RequestFiles, log),
-        signal: run.signal,
+        cancel: run,
         trace: traceContextOf(),
       });
       outcome = outcomeOf(result, timeoutMs);
       logs = result.logs;
     }
   } finally {
-    clearInterval(heartbeat);
-    inFlight.dec();
+    leaseRenewals.delete(heartbeat);
+    metrics.jobsInFlight.dec({ pool });
     // What was not written while the run went on is recorded with its outcome, after what was.
     if (live.log) logs = [...(await live.log.close()), ...logs];
   }
-  endTimer({ status: outcome.status });
+  metrics.jobDuration.observe({ pool, status: outcome.status }, (performance.now() - started) / 1000);
   noteOutcome(outcome);
   if (outcome.status === 'Cancelled') {
     // Nothing to record: the store holds the cancellation (whoever cancelled announced it), or another
@@ -186,10 +182,13 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
     }
     return 'ack';
   }
-  metrics.outcomes.inc({ pool: invocation.pool, status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });
-  metrics.integrationOutcomes.inc({ ...metrics.integrationLabels.of(ref.botId, invocation.integrationId), status: outcome.status });
+  metrics.outcomes.inc({ pool, status: outcome.status, code: outcome.status === 'Failed' ? outcome.error.code : 'ok' });
+  const { bot, integration: integrationLabel } = metrics.integrationLabels.of(ref.botId, invocation.integrationId);
+  metrics.integrationOutcomes.inc({ bot, integration: integrationLabel, status: outcome.status });
 
-  return finishWith(outcome, logs);
+  const decision = await finish(deps, invocation, outcome, logs, log, delivery);
+  if (invocation.callback) deps.callbacks?.kick();
+  return decision;
 }
 
 /**
@@ -198,7 +197,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
  * the outcome is recorded the job is done; an announcement that fails (the broker restarting) is
  * made again by the job's redelivery, which finds the invocation finished and only announces it.
  */
-async function finish(deps: ExecutorDeps, invocation: Invocation, outcome: Outcome, logs: LogLine[], log: Logger, delivery?: JobDelivery): Promise<JobDecision> {
+async function finish(deps: ExecutorDeps, invocation: Invocation, outcome: Outcome, logs: LogLine[], log: RunLog, delivery?: JobDelivery): Promise<JobDecision> {
   let recorded = outcome;
   let completed: boolean;
   let finishedAt = deps.clock.now();
@@ -227,7 +226,7 @@ async function finish(deps: ExecutorDeps, invocation: Invocation, outcome: Outco
  * that is not theirs): the run would otherwise go on without them. The store failing is thrown (the job
  * is requeued).
  */
-async function runSecrets(deps: ExecutorDeps, botId: string, integrationId: string, log: Logger): Promise<{ values: RunSecrets } | { error: InvocationError }> {
+async function runSecrets(deps: ExecutorDeps, botId: string, integrationId: string, log: RunLog): Promise<{ values: RunSecrets } | { error: InvocationError }> {
   if (!deps.secrets) return { values: {} };
   try {
     return { values: await deps.secrets.forRun(botId, integrationId) };

@@ -36,6 +36,8 @@ const RESEAL_PAGE = 200;
 export const RUN_SECRETS_REUSE_MS = 1000;
 /** Integrations whose secrets are kept for reuse at once; past it, the list starts again. */
 const RECENT_LIMIT = 10_000;
+/** The secrets of every run of an integration that has none: one frozen object, not one per run. */
+const NO_SECRETS: RunSecrets = Object.freeze({});
 
 /**
  * Connector secrets in clear at the edges only: values are sealed before they reach the store and
@@ -91,7 +93,7 @@ export class SecretVault {
   /** The run's secrets in clear: the bot's, the integration's over them. Throws SecretUnreadable (or when no key is configured) with a message that names no value. */
   async forRun(botId: string, integrationId: string): Promise<RunSecrets> {
     const stored = await this.storedForRun(botId, integrationId);
-    if (stored.length === 0) return Object.freeze({});
+    if (stored.length === 0) return NO_SECRETS;
     if (!this.cipher) throw new SecretUnreadable(`The integration has ${stored.length} secret(s), but no SECRETS_KEY is configured to decrypt them.`);
     const cipher = this.cipher;
     const open = (scope: 'bot' | 'integration') =>

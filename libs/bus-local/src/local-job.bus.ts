@@ -134,22 +134,26 @@ export class LocalJobBus implements JobBus {
   }
 
   private deliver(consumer: Consumer, delivery: Delivery): void {
-    const run = (async () => {
-      let decision: Awaited<ReturnType<JobHandler>>;
-      try {
-        decision = await consumer.handler(delivery.job, { deliveryCount: delivery.deliveryCount });
-      } catch {
-        decision = 'requeue';
-      }
-      if (decision === 'dead-letter') this.deadLetters.push(delivery.job);
-      // A requeued job waits a moment so a failing store is not hammered in a tight loop.
-      const again = { job: delivery.job, deliveryCount: delivery.deliveryCount + 1 };
-      if (decision === 'requeue' && !this.closed) setTimeout(() => !this.closed && this.enqueue(again), 100).unref();
-    })();
-    consumer.running.add(run);
-    void run.finally(() => {
+    const run: Promise<void> = this.handle(consumer, delivery).then(() => {
       consumer.running.delete(run);
       if (!this.closed) this.dispatch();
     });
+    consumer.running.add(run);
+  }
+
+  /** Hands the job to its consumer and acts on the decision; never rejects. */
+  private async handle(consumer: Consumer, delivery: Delivery): Promise<void> {
+    let decision: Awaited<ReturnType<JobHandler>>;
+    try {
+      decision = await consumer.handler(delivery.job, { deliveryCount: delivery.deliveryCount });
+    } catch {
+      decision = 'requeue';
+    }
+    if (decision === 'dead-letter') this.deadLetters.push(delivery.job);
+    // A requeued job waits a moment so a failing store is not hammered in a tight loop.
+    if (decision === 'requeue' && !this.closed) {
+      const again = { job: delivery.job, deliveryCount: delivery.deliveryCount + 1 };
+      setTimeout(() => !this.closed && this.enqueue(again), 100).unref();
+    }
   }
 }

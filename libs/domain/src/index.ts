@@ -14,6 +14,7 @@ export * from './reply';
 export * from './idempotency';
 export * from './quotas';
 export * from './token-buckets';
+export * from './deadlines';
 export * from './callbacks';
 export * from './allowed-hosts';
 export * from './json-depth';

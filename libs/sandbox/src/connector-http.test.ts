@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { Cancellation } from '@gi/domain';
 import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
 
 /** A local downstream API; `hits` counts every request that reached it. */
@@ -74,11 +75,11 @@ describe('Context.Http.Request', () => {
     }`;
 
   it('stops a run waiting on a slow response when it is cancelled', async () => {
-    const controller = new AbortController();
+    const cancel = new Cancellation();
     const started = Date.now();
-    setTimeout(() => controller.abort(), 200);
+    setTimeout(() => cancel.request(), 200);
     const code = `await Context.Http.Request({ url: '${local.base}/slow' }); Context.SetResponseEntity({ ResponseBody: 'late' });`;
-    const result = await trusting.run({ cacheKey: 'http', code, entity: null, timeoutMs: 60_000, allowedHosts: ['127.0.0.1'], signal: controller.signal });
+    const result = await trusting.run({ cacheKey: 'http', code, entity: null, timeoutMs: 60_000, allowedHosts: ['127.0.0.1'], cancel });
     expect(result).toMatchObject({ kind: 'failed', reason: 'cancelled' });
     expect(Date.now() - started).toBeLessThan(1500);
   });

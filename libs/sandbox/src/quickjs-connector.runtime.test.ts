@@ -1,4 +1,4 @@
-import type { ConnectorRunRequest, Progress, WebhookEntity } from '@gi/domain';
+import { Cancellation, type ConnectorRunRequest, type Progress, type WebhookEntity } from '@gi/domain';
 import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
 
 const entity = (body: unknown = { orderId: 42 }): WebhookEntity => ({
@@ -195,9 +195,9 @@ describe.each([
     });
 
     it('does not start a run that is cancelled already', async () => {
-      const controller = new AbortController();
-      controller.abort();
-      const result = await run('Context.Log("ran"); Context.SetResponseEntity({ ResponseBody: 1 });', { signal: controller.signal });
+      const cancel = new Cancellation();
+      cancel.request();
+      const result = await run('Context.Log("ran"); Context.SetResponseEntity({ ResponseBody: 1 });', { cancel });
       expect(result).toMatchObject({ kind: 'failed', reason: 'cancelled' });
       expect(result.logs.map((l) => l.message)).not.toContain('ran');
     });

@@ -2,7 +2,6 @@ import type { CompileResult, ConnectorRunRequest, ConnectorRunResult, ConnectorR
 import { availableParallelism } from 'node:os';
 import { ConnectorCompiler } from './compile-connector';
 import { SandboxEngine } from './sandbox-engine';
-import { cancellationOf } from './run-cancellation';
 import { decodeResult } from './run-verdict';
 import type { RunInput } from './run-input';
 import { resolveEnvironment, resolveRunLimits } from './sandbox-environment';
@@ -63,7 +62,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
     if (closed) throw new Error('The connector runtime is closed.');
   };
   /** The run's input; a failed result instead when its entity cannot be handed to the sandbox. */
-  const check = (request: ConnectorRunRequest, env: SandboxEnvironment): RunInput | ConnectorRunResult => {
+  const check = (request: ConnectorRunRequest, env: SandboxEnvironment, redaction: SecretRedaction): RunInput | ConnectorRunResult => {
     ensureOpen();
     if (!(request.timeoutMs > 0)) throw new RangeError(`A connector run needs a positive timeoutMs, not ${request.timeoutMs}.`);
     const { cacheKey, code, timeoutMs, allowedHosts, blockedHttp, readFile, trace } = request;
@@ -71,8 +70,6 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
     if (entityJson === undefined) return unusableEntity();
     const rawBody = request.rawBody ?? null;
     const secrets = request.secrets ?? {};
-    const { onProgress, onLogs } = request;
-    const redaction = new SecretRedaction(secrets);
     return {
       cacheKey,
       code,
@@ -82,16 +79,13 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       timeoutMs,
       limits: resolveRunLimits(env.defaults, request.limits),
       allowedHosts,
-      ...(blockedHttp !== undefined && { blockedHttp }),
-      onProgress: onProgress && ((progress) => onProgress(redaction.progress(progress))),
-      onLogs: onLogs && ((lines) => onLogs(redaction.lines(lines))),
+      blockedHttp,
+      onProgress: redaction.progressTo(request.onProgress),
+      onLogs: redaction.linesTo(request.onLogs),
       readFile,
       trace,
     };
   };
-  /** The run's result as it leaves the runtime: with its secrets redacted. */
-  const finished = (request: ConnectorRunRequest, result: ConnectorRunResult): ConnectorRunResult => new SecretRedaction(request.secrets).result(result);
-
   // Deploys are checked on the calling thread, on an engine instance of the compiler's own.
   const inProcess = resolveEnvironment(options, false);
   const compiler = await ConnectorCompiler.create(inProcess);
@@ -104,8 +98,9 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       load: () => pool.load(),
       compile: (code: string): CompileResult => (ensureOpen(), compiler.compile(code)),
       run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => {
-        const input = check(request, env);
-        return 'kind' in input ? input : finished(request, decodeResult(await pool.run(input, request.signal), request.entity));
+        const redaction = new SecretRedaction(request.secrets);
+        const input = check(request, env, redaction);
+        return 'kind' in input ? input : redaction.result(decodeResult(await pool.run(input, request.cancel), request.entity));
       },
       async close() {
         if (closed) return;
@@ -123,12 +118,13 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
     load: () => ({ threads: 0, busyThreads: 0, running, queued: 0 }),
     compile: (code: string): CompileResult => (ensureOpen(), compiler.compile(code)),
     run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => {
-      const input = check(request, inProcess);
+      const redaction = new SecretRedaction(request.secrets);
+      const input = check(request, inProcess, redaction);
       if ('kind' in input) return input;
       running++;
       try {
-        const result = await engine.run({ ...input, cancel: request.signal ? cancellationOf(request.signal) : undefined });
-        return finished(request, decodeResult(result, request.entity));
+        const result = await engine.run({ ...input, cancel: request.cancel });
+        return redaction.result(decodeResult(result, request.entity));
       } finally {
         running--;
       }

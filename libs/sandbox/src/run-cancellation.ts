@@ -1,26 +1,6 @@
-/**
- * How a run learns that it must stop (its invocation was cancelled). The engine's interrupt handler
- * reads `requested` between operations, so a connector spinning in a loop stops at once; `onRequest`
- * wakes a run that waits on host work (an HTTP call).
- */
-export interface RunCancellation {
-  readonly requested: boolean;
-  /** Calls `listener` once cancellation is requested; returns a function that removes it. */
-  onRequest(listener: () => void): () => void;
-}
+import type { RunCancellation } from '@gi/domain';
 
-/** A cancellation driven by an AbortSignal of the same thread. */
-export function cancellationOf(signal: AbortSignal): RunCancellation {
-  return {
-    get requested() {
-      return signal.aborted;
-    },
-    onRequest(listener) {
-      signal.addEventListener('abort', listener, { once: true });
-      return () => signal.removeEventListener('abort', listener);
-    },
-  };
-}
+export type { RunCancellation };
 
 /**
  * Cancellation flags a pool shares with one worker: one 32-bit cell per run the worker may hold at

@@ -32,9 +32,9 @@ export const failedResult = (verdict: Failure, facts: RunFacts): ConnectorRunRes
  */
 export function decodeResult(result: SandboxResult, entity: unknown): ConnectorRunResult {
   if (result.kind !== 'ok') return result;
-  const { responseJson, ...facts } = result;
+  const { responseJson } = result;
   const body = responseJson === null ? responseBodyOf(entity) : (sjson.parse(responseJson, undefined, SAFE_JSON) as { body?: unknown }).body;
-  return { ...facts, responseBody: body };
+  return { kind: 'ok', responseBody: body, logs: result.logs, durationMs: result.durationMs };
 }
 
 const SAFE_JSON = { protoAction: 'remove', constructorAction: 'remove' } as const;

@@ -1,4 +1,4 @@
-import { secretRedactor } from '@gi/domain';
+import { keepText, secretRedactor } from '@gi/domain';
 import type { ConnectorRunResult, LogLine, Progress, RunSecrets } from '@gi/domain';
 
 /**
@@ -6,19 +6,38 @@ import type { ConnectorRunResult, LogLine, Progress, RunSecrets } from '@gi/doma
  * log lines (streamed and in the result), the RaiseError title and message, a failure's message and
  * progress messages. Applied on the host side, as the run's words leave the runtime, whether it ran on
  * a worker thread or in process. The ResponseBody is the connector's answer and is left as written.
+ * A run without secrets to redact (most runs) has what it hands back passed on as it is, uncopied.
  */
 export class SecretRedaction {
   private readonly redact: (text: string) => string;
+  private readonly redacts: boolean;
 
   constructor(secrets: RunSecrets | undefined) {
     this.redact = secretRedactor(secrets);
+    this.redacts = this.redact !== keepText;
   }
 
-  lines = (lines: LogLine[]): LogLine[] => lines.map((line) => ({ ...line, message: this.redact(line.message) }));
+  lines(lines: LogLine[]): LogLine[] {
+    return this.redacts ? lines.map((line) => ({ ...line, message: this.redact(line.message) })) : lines;
+  }
 
-  progress = (progress: Progress): Progress => (progress.message === undefined ? progress : { ...progress, message: this.redact(progress.message) });
+  progress(progress: Progress): Progress {
+    return !this.redacts || progress.message === undefined ? progress : { ...progress, message: this.redact(progress.message) };
+  }
 
+  /** `listener` given progress redacted: itself when there is nothing to redact. */
+  progressTo(listener: ((progress: Progress) => void) | undefined): ((progress: Progress) => void) | undefined {
+    return listener && this.redacts ? (progress) => listener(this.progress(progress)) : listener;
+  }
+
+  /** `listener` given log lines redacted: itself when there is nothing to redact. */
+  linesTo(listener: ((lines: LogLine[]) => void) | undefined): ((lines: LogLine[]) => void) | undefined {
+    return listener && this.redacts ? (lines) => listener(this.lines(lines)) : listener;
+  }
+
+  /** The run's result as it leaves the runtime. */
   result(result: ConnectorRunResult): ConnectorRunResult {
+    if (!this.redacts) return result;
     const logs = this.lines(result.logs);
     switch (result.kind) {
       case 'ok':

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Cancellation } from '@gi/domain';
 import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
 import { DEFAULT_RUN_LIMITS, resolveEnvironment } from './sandbox-environment';
 import { MiB, WORKER_MEMORY_BUDGET_BYTES } from './sandbox-options';
@@ -33,15 +34,15 @@ describe('worker thread pool', () => {
   it('cancels a queued run before it starts and a running one at once, leaving the worker healthy', async () => {
     const runtime = await createQuickJsRuntime({ workers: 1 });
     try {
-      const spinning = new AbortController();
-      const queued = new AbortController();
+      const spinning = new Cancellation();
+      const queued = new Cancellation();
       // The second run waits on the worker's thread behind the spinning one and is cancelled before it gets to run.
-      const first = runtime.run({ ...run, cacheKey: 'spin', code: 'while (true) {}', timeoutMs: 60_000, signal: spinning.signal });
-      const second = runtime.run({ ...run, cacheKey: 'log', code: 'Context.Log("ran"); while (true) {}', timeoutMs: 60_000, signal: queued.signal });
-      queued.abort();
+      const first = runtime.run({ ...run, cacheKey: 'spin', code: 'while (true) {}', timeoutMs: 60_000, cancel: spinning });
+      const second = runtime.run({ ...run, cacheKey: 'log', code: 'Context.Log("ran"); while (true) {}', timeoutMs: 60_000, cancel: queued });
+      queued.request();
       await new Promise((resolve) => setTimeout(resolve, 100));
       const started = Date.now();
-      spinning.abort();
+      spinning.request();
       expect(await first).toMatchObject({ kind: 'failed', reason: 'cancelled' });
       expect(Date.now() - started).toBeLessThan(2000);
       const cancelledEarly = await second;

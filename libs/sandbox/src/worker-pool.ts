@@ -2,10 +2,11 @@ import { AsyncResource } from 'node:async_hooks';
 import { Worker } from 'node:worker_threads';
 import type { RunInput } from './run-connector';
 import { Outbox } from './outbox';
-import { CancelCells } from './run-cancellation';
+import { Deadlines } from '@gi/domain';
+import { CancelCells, type RunCancellation } from './run-cancellation';
 import { cancelledVerdict, timeoutVerdict, withRunFacts, type SandboxResult } from './run-verdict';
 import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, WORKER_YOUNG_GENERATION_MB, type SandboxEnvironment } from './sandbox-options';
-import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
+import { workerRunInput, type FromWorker, type SandboxWorkerData, type ToWorker } from './sandbox-worker.protocol';
 import type { WorkerScript } from './worker-script';
 
 export interface WorkerPoolOptions {
@@ -26,12 +27,13 @@ interface PendingRun {
   input: RunInput;
   started: number;
   resolve: (result: SandboxResult) => void;
-  timer?: NodeJS.Timeout;
-  /** Whether the run can be cancelled (it came with a signal). */
+  /** Its worker, once it was handed to one. */
+  slot?: Slot;
+  /** Whether the run can be cancelled (it came with a cancellation). */
   cancellable: boolean;
   /** Its cell of the worker's cancellation flags, once it runs there. */
   cancelCell?: number;
-  /** Removes the abort listener of the run's signal. */
+  /** Removes the run's listener of its cancellation. */
   forget?: () => void;
   /** Its worker said it waits on the host: it no longer holds the thread. */
   waiting: boolean;
@@ -73,6 +75,8 @@ export class WorkerPool {
   private readonly queue: PendingRun[] = [];
   /** How long each connector's runs took lately (a moving average, ms), by cache key. */
   private readonly runTimes = new Map<string, number>();
+  /** Runs handed to workers, by when their worker is terminated if they have not ended (limit and grace). */
+  private readonly overdue = new Deadlines<PendingRun>((run) => void this.kill(run));
   private nextId = 1;
   private closed = false;
   private startupFailures = 0;
@@ -87,18 +91,14 @@ export class WorkerPool {
     for (let i = 0; i < options.size; i++) this.spawn();
   }
 
-  /** Runs a connector; aborting `signal` stops it, queued or running, with a `cancelled` result. */
-  run(input: RunInput, signal?: AbortSignal): Promise<SandboxResult> {
+  /** Runs a connector; requesting `cancel` stops it, queued or running, with a `cancelled` result. */
+  run(input: RunInput, cancel?: RunCancellation): Promise<SandboxResult> {
     if (this.closed) return Promise.reject(new Error('The connector runtime is closed.'));
     return new Promise((resolve) => {
-      const run: PendingRun = { id: this.nextId++, input, started: performance.now(), resolve, cancellable: signal !== undefined, waiting: false, quick: false };
+      const run: PendingRun = { id: this.nextId++, input, started: performance.now(), resolve, cancellable: cancel !== undefined, waiting: false, quick: false };
       if (this.broken) return resolve(this.failure(run, this.broken));
-      if (signal?.aborted) return resolve(withRunFacts(cancelledVerdict, this.facts(run, cancelledVerdict.message)));
-      if (signal) {
-        const onAbort = () => this.cancel(run);
-        signal.addEventListener('abort', onAbort, { once: true });
-        run.forget = () => signal.removeEventListener('abort', onAbort);
-      }
+      if (cancel?.requested) return resolve(withRunFacts(cancelledVerdict, this.facts(run, cancelledVerdict.message)));
+      if (cancel) run.forget = cancel.onRequest(() => this.cancel(run));
       this.queue.push(run);
       this.dispatch();
     });
@@ -120,6 +120,7 @@ export class WorkerPool {
     this.closed = true;
     for (const run of this.queue.splice(0)) this.settleQueued(run, this.failure(run, 'The connector runtime was closed before the run started.'));
     await Promise.all([...this.slots].map((slot) => this.retire(slot, 'The connector runtime was closed during the run.')));
+    this.overdue.clear();
   }
 
   private spawn(): void {
@@ -232,14 +233,15 @@ export class WorkerPool {
 
   private start(slot: Slot, run: PendingRun): void {
     slot.runs.set(run.id, run);
+    run.slot = slot;
     slot.computing++;
     if (!run.quick) slot.computingSlow++;
     slot.memoryBytes += run.input.limits.memoryBytes;
     if (slot.runs.size === 1) slot.worker.ref();
-    const { onProgress: _onProgress, onLogs, readFile, cancel: _cancel, ...input } = run.input;
+    const { input } = run;
     if (run.cancellable) run.cancelCell = slot.cancelCells.take() ?? undefined;
-    const message: ToWorker = { kind: 'run', id: run.id, input, readsFiles: readFile !== undefined, streamsLogs: onLogs !== undefined, cancelCell: run.cancelCell };
-    run.timer = setTimeout(() => void this.kill(slot, run), run.input.timeoutMs + this.options.killGraceMs);
+    const message: ToWorker = { kind: 'run', id: run.id, input: workerRunInput(input), readsFiles: input.readFile !== undefined, streamsLogs: input.onLogs !== undefined, cancelCell: run.cancelCell };
+    this.overdue.add(run, performance.now() + run.input.timeoutMs + this.options.killGraceMs);
     slot.outbox.send(message);
   }
 
@@ -300,7 +302,7 @@ export class WorkerPool {
 
   private finish(slot: Slot, run: PendingRun, result: SandboxResult): void {
     run.forget?.();
-    clearTimeout(run.timer);
+    this.overdue.delete(run);
     if (slot.runs.delete(run.id)) {
       if (!run.waiting) this.stopComputing(slot, run);
       slot.memoryBytes -= run.input.limits.memoryBytes;
@@ -311,8 +313,9 @@ export class WorkerPool {
   }
 
   /** A run went past its limit without the engine stopping it: terminate its worker. */
-  private async kill(slot: Slot, run: PendingRun): Promise<void> {
-    if (!slot.runs.has(run.id)) return;
+  private async kill(run: PendingRun): Promise<void> {
+    const { slot } = run;
+    if (!slot?.runs.has(run.id)) return;
     this.finish(slot, run, withRunFacts(timeoutVerdict(run.input.timeoutMs), this.facts(run, 'The run was stopped by force.')));
     await this.retire(slot, 'The sandbox was restarted because another connector on it stopped responding; the run may be tried again.');
   }

@@ -31,10 +31,10 @@ class ScriptedRuntime implements ConnectorRuntime {
   async close() {}
 }
 
-/** Runs until its signal aborts, as a connector stuck in a loop would until the engine stops it. */
+/** Runs until its cancellation is requested, as a connector stuck in a loop would until the engine stops it. */
 const untilAborted = (runtime: ScriptedRuntime) => async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => {
   runtime.runs.push(request);
-  await new Promise<void>((resolve) => (request.signal?.aborted ? resolve() : request.signal?.addEventListener('abort', () => resolve())));
+  await new Promise<void>((resolve) => (request.cancel?.requested ? resolve() : request.cancel?.onRequest(resolve)));
   return { kind: 'failed', reason: 'cancelled', message: 'stopped', logs: [], durationMs: 1 };
 };
 
@@ -193,10 +193,10 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     await eventually(() => renewals.length === 1);
     // Still within the lease: the failed renewal alone does not stop the run.
     expect(runtime.runs).toHaveLength(1);
-    expect(runtime.runs[0].signal?.aborted).toBe(false);
+    expect(runtime.runs[0].cancel?.requested).toBe(false);
     clock.advance(3000);
     expect(await running).toBe('ack');
-    expect(runtime.runs[0].signal?.aborted).toBe(true);
+    expect(runtime.runs[0].cancel?.requested).toBe(true);
     // Nothing recorded: the invocation is left Running under the expired lease, for the sweeper to requeue.
     const stored = await store.invocations.get(inv);
     expect([stored?.status, stored?.outcome, stored?.leaseOwner]).toEqual(['Running', null, 'w1']);

@@ -4,6 +4,7 @@ import type { WebhookEntity } from '../request-entity';
 import type { RunSecrets } from '../secrets';
 import type { TraceContext } from '../trace-context';
 import type { ByteRange } from './file-store';
+import type { RunCancellation } from './run-cancellation';
 
 /** Reads a file of the running invocation for its connector; rejects with a message meant for the connector. */
 export type ConnectorFileReader = (id: string, range: ByteRange) => Promise<Uint8Array>;
@@ -35,8 +36,8 @@ export interface ConnectorRunRequest {
   onLogs?: (lines: LogLine[]) => void;
   /** `Context.ReadFile`: only the files of this run's own request; absent when it has none. */
   readFile?: ConnectorFileReader;
-  /** Aborting it stops the run at once (the invocation was cancelled); the result is then `cancelled`. */
-  signal?: AbortSignal;
+  /** Requesting it stops the run at once (the invocation was cancelled); the result is then `cancelled`. */
+  cancel?: RunCancellation;
   /**
    * The run's W3C trace context (tracing on): every HTTP request the connector makes carries it as the
    * `traceparent` and `tracestate` headers. Never shown to the connector.

@@ -11,5 +11,6 @@ export * from './instance-registry';
 export * from './store';
 export * from './file-store';
 export * from './connector-runtime';
+export * from './run-cancellation';
 export * from './callback-sender';
 export * from './clock';
