@@ -68,6 +68,16 @@ describe('a webhook call (handleWebhookCall through the gateway router)', () => 
     expect(stored).toMatchObject({ status: 'Queued', mode: 'async', entity: { RequestBody: { orderId: 7 } }, rawBody: BODY });
   });
 
+  it('names invocations with time-ordered UUIDs (v7): calls made one after another sort in that order', async () => {
+    const g = await gateway();
+    world = g.world;
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(JSON.parse((await g.post({}, '?asyncResponse=true')).body).invocationId);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('sync: waits for the completion event and answers the rendered outcome', async () => {
     const holder: { world?: SmallServices } = {};
     const g = await gateway({}, (job) => finish(holder.world as SmallServices)(job));
