@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { v7 as timeOrderedUuid } from 'uuid';
 import type { NewInvocation } from '@gi/domain';
 
 const BODY = '{"orderId":42,"customer":{"id":7,"name":"Ada"},"lines":[{"sku":"A-1","qty":2}]}';
@@ -6,7 +6,8 @@ const BODY = '{"orderId":42,"customer":{"id":7,"name":"Ada"},"lines":[{"sku":"A-
 /** A typical small JSON webhook call as the gateway stores it: what the store benchmarks write. */
 export function sampleInvocation(now: number): NewInvocation {
   return {
-    id: randomUUID(),
+    // Time-ordered, as the gateway names invocations (docs/decisions.md).
+    id: timeOrderedUuid(),
     botId: 'acme',
     tokenId: 't1',
     entityName: 'Order',
