@@ -1,4 +1,5 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BATCH_MS, batchedOutput, createLogger } from './logger';
@@ -6,20 +7,23 @@ import { BATCH_MS, batchedOutput, createLogger } from './logger';
 describe('log lines written in batches', () => {
   let dir: string;
   let file: string;
-  let fd: number;
+  let output: ReturnType<typeof batchedOutput>;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'gi-log-'));
     file = join(dir, 'out.log');
-    fd = openSync(file, 'a');
+    output = batchedOutput(openSync(file, 'a'));
   });
-  afterEach(() => {
-    closeSync(fd);
+  afterEach(async () => {
+    // The stream owns the descriptor: it stops its flush timer and closes it.
+    const closed = once(output, 'close');
+    output.destroy();
+    await closed;
     rmSync(dir, { recursive: true, force: true });
   });
   const written = () => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line).msg as string);
 
   it('holds info lines for a moment, then writes them together', async () => {
-    const logger = createLogger('info', 'test', { destination: batchedOutput(fd) });
+    const logger = createLogger('info', 'test', { destination: output });
     logger.info('first');
     logger.info('second');
     expect(written()).toEqual([]);
@@ -28,7 +32,7 @@ describe('log lines written in batches', () => {
   });
 
   it('writes a warning or an error at once, after the lines held before it', () => {
-    const logger = createLogger('info', 'test', { destination: batchedOutput(fd) });
+    const logger = createLogger('info', 'test', { destination: output });
     logger.info('request');
     logger.warn('careful');
     expect(written()).toEqual(['request', 'careful']);
@@ -38,7 +42,7 @@ describe('log lines written in batches', () => {
   });
 
   it('writes what is held when the logger is flushed (a graceful stop)', () => {
-    const logger = createLogger('info', 'test', { destination: batchedOutput(fd) });
+    const logger = createLogger('info', 'test', { destination: output });
     logger.info('stopped');
     logger.flush();
     expect(written()).toEqual(['stopped']);
