@@ -57,6 +57,9 @@ export class AmqpJobBus implements JobBus {
   private phase: Phase = 'open';
   private closing: Promise<void> | null = null;
 
+  /** Completion events already encoded, while something still holds them. */
+  private readonly encodedCompletions = new WeakMap<CompletionEvent, Buffer>();
+
   private constructor(options: ResolvedBusOptions) {
     this.options = options;
     this.names = busNames(options.prefix);
@@ -88,7 +91,7 @@ export class AmqpJobBus implements JobBus {
   async reply(replyTo: string, event: CompletionEvent): Promise<void> {
     if (this.phase === 'closed') throw unavailable('The message bus is closed; the reply was not sent.');
     // Through the default exchange to the waiting publisher's channel; gone publishers simply miss it.
-    const content = encodeCompletion(event);
+    const content = this.completionContent(event);
     return this.track(this.send({ exchange: '', routingKey: replyTo, content, type: 'completed', persistent: false, mandatory: false, correlationId: event.invocationId }));
   }
 
@@ -103,8 +106,18 @@ export class AmqpJobBus implements JobBus {
     for (const subscriber of this.subscribers) subscriber.deliver(decoded.value);
   }
 
+  /**
+   * A completion's message body, encoded once: a sync outcome goes out twice (the direct reply and its
+   * partition), and the event now carries the outcome.
+   */
+  private completionContent(event: CompletionEvent): Buffer {
+    let content = this.encodedCompletions.get(event);
+    if (!content) this.encodedCompletions.set(event, (content = encodeCompletion(event)));
+    return content;
+  }
+
   async publishCompletion(event: CompletionEvent): Promise<void> {
-    const content = encodeCompletion(event);
+    const content = this.completionContent(event);
     // Handlers still finishing while the bus drains may announce their outcome.
     if (this.phase === 'closed') throw unavailable('The message bus is closed; the completion event was not published.');
     // Hints only, so not persisted; nobody waiting in the partition is the common case, so not mandatory.
