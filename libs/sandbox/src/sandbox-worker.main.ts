@@ -9,6 +9,7 @@ import type { LogLine, Progress } from '@gi/domain';
 import { SharedCancellation } from './run-cancellation';
 import type { RunInput } from './run-input';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
+import { ThreadCodes } from './worker-code';
 
 async function main(): Promise<void> {
   const port = parentPort;
@@ -48,6 +49,9 @@ async function main(): Promise<void> {
   };
   const fileCalls = new Map<number, { resolve: (data: Uint8Array) => void; reject: (error: Error) => void }>();
   const cancellations = new Map<number, SharedCancellation>();
+  const codes = new ThreadCodes();
+  /** Runs that came without their code's text, until it comes. */
+  const lackingCode = new Map<number, Extract<ToWorker, { kind: 'run' }>>();
   let nextCall = 1;
   const receive = (message: ToWorker) => {
     if (message.kind === 'cancel') return void cancellations.get(message.id)?.notify();
@@ -58,7 +62,20 @@ async function main(): Promise<void> {
       else call?.reject(new Error(message.error ?? 'The file could not be read.'));
       return;
     }
-    const { id, input, readsFiles, streamsLogs, cancelCell } = message;
+    if (message.kind === 'code') {
+      const waiting = lackingCode.get(message.id);
+      lackingCode.delete(message.id);
+      if (waiting) receive({ ...waiting, code: message.code, codeId: message.codeId });
+      return;
+    }
+    const { id, input, codeId, readsFiles, streamsLogs, cancelCell } = message;
+    if (message.code !== undefined) codes.learn(input.cacheKey, codeId, message.code);
+    const code = codes.get(input.cacheKey, codeId);
+    if (code === undefined) {
+      lackingCode.set(id, message);
+      send({ kind: 'code-missing', id });
+      return;
+    }
     const cancel = cancelCell === undefined ? undefined : new SharedCancellation(cancelFlags, cancelCell);
     if (cancel) cancellations.set(id, cancel);
     const readFile: RunInput['readFile'] = readsFiles
@@ -78,7 +95,7 @@ async function main(): Promise<void> {
       held.push({ kind: 'waiting', id });
       if (!inThisTurn) postHeld();
     };
-    const run = { ...input, readFile, cancel, onLogs, onLong, onWaitsOnHost, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
+    const run = { ...input, code, readFile, cancel, onLogs, onLong, onWaitsOnHost, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
     const outcome = engine.start(run);
     inThisTurn = false;
     if (!(outcome instanceof Promise)) {

@@ -3,8 +3,8 @@ import type { RunInput } from './run-input';
 import type { SandboxResult } from './run-verdict';
 import type { SandboxEnvironment } from './sandbox-options';
 
-/** What of a run's input its worker gets: the data, none of the host's functions. */
-export type WorkerRunInput = Omit<RunInput, 'onProgress' | 'onLogs' | 'readFile' | 'cancel' | 'onLong' | 'onWaitsOnHost'>;
+/** What of a run's input its worker gets with the run: the data, none of the host's functions, and the code apart (worker-code.ts). */
+export type WorkerRunInput = Omit<RunInput, 'code' | 'onProgress' | 'onLogs' | 'readFile' | 'cancel' | 'onLong' | 'onWaitsOnHost'>;
 
 /**
  * The data of a run's input, field by field: quicker than copying it with object rest, and every
@@ -13,7 +13,6 @@ export type WorkerRunInput = Omit<RunInput, 'onProgress' | 'onLogs' | 'readFile'
 export function workerRunInput(input: RunInput): WorkerRunInput {
   return {
     cacheKey: input.cacheKey,
-    code: input.code,
     entityJson: input.entityJson,
     rawBody: input.rawBody,
     secrets: input.secrets,
@@ -33,8 +32,11 @@ export type ToWorker =
   /**
    * `cancelCell`: the run's cell of the worker's cancellation flags, set when the run must stop (see CancelCells).
    * `streamsLogs`: the caller takes the lines logged while the run goes on (`logs` messages).
+   * `codeId`: the pool's number of the run's code; `code`, its text, only when the thread was not sent it before.
    */
-  | { kind: 'run'; id: number; input: WorkerRunInput; readsFiles: boolean; streamsLogs: boolean; cancelCell?: number }
+  | { kind: 'run'; id: number; input: WorkerRunInput; codeId: number; code?: string; readsFiles: boolean; streamsLogs: boolean; cancelCell?: number }
+  /** The text of run `id`'s code, which its thread lacked (`code-missing`). */
+  | { kind: 'code'; id: number; codeId: number; code: string }
   /** Wakes run `id` if it waits on host work; its cancel flag is already set. */
   | { kind: 'cancel'; id: number }
   /** The answer to a `read-file` call: the bytes, or the message the connector sees. */
@@ -42,6 +44,8 @@ export type ToWorker =
 
 export type FromWorker =
   | { kind: 'ready' }
+  /** Run `id` came without the text of its code, and this thread does not have it (any more): it waits for a `code` message. */
+  | { kind: 'code-missing'; id: number }
   | { kind: 'progress'; id: number; progress: Progress }
   /** A batch of the lines run `id` logged; posted before its result, so they arrive before it. */
   | { kind: 'logs'; id: number; lines: LogLine[] }

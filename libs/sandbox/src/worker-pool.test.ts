@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { Cancellation } from '@gi/domain';
 import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
 import { DEFAULT_RUN_LIMITS, resolveEnvironment } from './sandbox-environment';
 import { MiB, WORKER_MEMORY_BUDGET_BYTES } from './sandbox-options';
+import { CODES_PER_THREAD } from './worker-code';
 import { WorkerPool } from './worker-pool';
 
 // Both a request of the runtime (entity) and an input of the pool (entityJson).
@@ -141,6 +143,82 @@ describe('worker thread pool', () => {
     }, 20_000);
   });
 
+  describe("a connector's code", () => {
+    /** The run messages posted to sandbox threads while `body` goes on; `edit` may change each before it is posted. */
+    const runMessages = async (body: () => Promise<void>, edit: (message: Record<string, unknown>) => void = () => undefined) => {
+      const posted: Array<Record<string, unknown>> = [];
+      const original = Worker.prototype.postMessage;
+      const spy = jest.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, messages: unknown, transfer?: readonly never[]) {
+        for (const message of messages as Array<Record<string, unknown>>) {
+          if (message.kind !== 'run' && message.kind !== 'code') continue;
+          edit(message);
+          posted.push({ ...message });
+        }
+        return original.call(this, messages, transfer);
+      });
+      try {
+        await body();
+      } finally {
+        spy.mockRestore();
+      }
+      return posted;
+    };
+    const reply = (n: number) => `Context.SetResponseEntity({ ResponseBody: ${n} });`;
+
+    it('crosses to a thread with its first run only, and again when its cache key comes back with other code', async () => {
+      const runtime = await createQuickJsRuntime({ workers: 1 });
+      try {
+        // A bundle of a few hundred kilobytes, as a packaged TypeScript connector is.
+        const bundle = `${'// a long bundle\n'.repeat(20_000)}${reply(1)}`;
+        const posted = await runMessages(async () => {
+          for (let i = 0; i < 3; i++) expect(await runtime.run({ ...run, cacheKey: 'acme/orders@1', code: bundle })).toMatchObject({ kind: 'ok', responseBody: 1 });
+          expect(await runtime.run({ ...run, cacheKey: 'acme/orders@1', code: reply(2) })).toMatchObject({ kind: 'ok', responseBody: 2 });
+          expect(await runtime.run({ ...run, cacheKey: 'acme/orders@1', code: reply(2) })).toMatchObject({ kind: 'ok', responseBody: 2 });
+        });
+        expect(posted.map((m) => m.code)).toEqual([bundle, undefined, undefined, reply(2), undefined]);
+        expect(new Set(posted.map((m) => m.codeId)).size).toBe(2);
+      } finally {
+        await runtime.close();
+      }
+    });
+
+    it('runs as sent when more connectors ran on the thread than it keeps codes of', async () => {
+      const runtime = await createQuickJsRuntime({ workers: 1 });
+      try {
+        const keys = Array.from({ length: CODES_PER_THREAD + 8 }, (_, i) => i);
+        for (const round of [1, 2]) {
+          for (const i of keys) expect(await runtime.run({ ...run, cacheKey: `bot/c${i}@1`, code: reply(i * round) })).toMatchObject({ kind: 'ok', responseBody: i * round });
+        }
+      } finally {
+        await runtime.close();
+      }
+    });
+
+    it('is asked for by a thread that lacks it, and the run then runs it', async () => {
+      const runtime = await createQuickJsRuntime({ workers: 1 });
+      try {
+        let dropped = 0;
+        // The first run's message loses its code's text on the way: the pool still believes it sent it.
+        const posted = await runMessages(
+          async () => {
+            expect(await runtime.run({ ...run, cacheKey: 'acme/lost@1', code: reply(7) })).toMatchObject({ kind: 'ok', responseBody: 7 });
+            expect(await runtime.run({ ...run, cacheKey: 'acme/lost@1', code: reply(7) })).toMatchObject({ kind: 'ok', responseBody: 7 });
+          },
+          (message) => {
+            if (message.kind === 'run' && message.code !== undefined && dropped++ === 0) delete message.code;
+          },
+        );
+        expect(posted.map((m) => [m.kind, m.code])).toEqual([
+          ['run', undefined],
+          ['code', reply(7)],
+          ['run', undefined],
+        ]);
+      } finally {
+        await runtime.close();
+      }
+    });
+  });
+
   describe('with a worker that stops answering', () => {
     let dir: string;
     beforeAll(() => {
@@ -155,14 +233,14 @@ describe('worker thread pool', () => {
         parentPort.on('message', (messages) => parentPort.postMessage(messages.filter((m) => m.kind === 'run').map((m) => ({ kind: 'waiting', id: m.id }))));`,
       );
       writeFileSync(join(dir, 'broken.js'), "throw new Error('cannot start');");
-      // Answers each run at once with how many runs its message carried; a run's code says how long it "took".
+      // Answers each run at once with how many runs its message carried; a run's cache key says how long it "took".
       writeFileSync(
         join(dir, 'counting.js'),
         `const { parentPort } = require('node:worker_threads');
         parentPort.postMessage([{ kind: 'ready' }]);
         parentPort.on('message', (messages) => {
           const runs = messages.filter((m) => m.kind === 'run');
-          parentPort.postMessage(runs.map((m) => ({ kind: 'result', id: m.id, result: { kind: 'ok', responseJson: JSON.stringify({ body: runs.length }), logs: [], durationMs: Number(m.input.code) } })));
+          parentPort.postMessage(runs.map((m) => ({ kind: 'result', id: m.id, result: { kind: 'ok', responseJson: JSON.stringify({ body: runs.length }), logs: [], durationMs: Number(m.input.cacheKey) } })));
         });`,
       );
     });

@@ -7,6 +7,7 @@ import { CancelCells, type RunCancellation } from './run-cancellation';
 import { cancelledVerdict, timeoutVerdict, withRunFacts, type SandboxResult } from './run-verdict';
 import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, WORKER_YOUNG_GENERATION_MB, type SandboxEnvironment } from './sandbox-options';
 import { workerRunInput, type FromWorker, type SandboxWorkerData, type ToWorker } from './sandbox-worker.protocol';
+import { CodeIds, SentCodes } from './worker-code';
 import type { WorkerScript } from './worker-script';
 
 export interface WorkerPoolOptions {
@@ -53,6 +54,8 @@ interface Slot {
   /** The memory limits of its runs, added up. */
   memoryBytes: number;
   cancelCells: CancelCells;
+  /** The codes sent to its thread. */
+  codes: SentCodes;
 }
 
 /**
@@ -75,6 +78,7 @@ export class WorkerPool {
   private readonly queue: PendingRun[] = [];
   /** How long each connector's runs took lately (a moving average, ms), by cache key. */
   private readonly runTimes = new Map<string, number>();
+  private readonly codeIds = new CodeIds();
   /** Runs handed to workers, by when their worker is terminated if they have not ended (limit and grace). */
   private readonly overdue = new Deadlines<PendingRun>((run) => void this.kill(run));
   private nextId = 1;
@@ -143,7 +147,7 @@ export class WorkerPool {
       },
       (message, error) => this.undeliverable(slot, message, error),
     );
-    const slot: Slot = { worker, outbox, ready: false, runs: new Map(), computing: 0, computingSlow: 0, memoryBytes: 0, cancelCells };
+    const slot: Slot = { worker, outbox, ready: false, runs: new Map(), computing: 0, computingSlow: 0, memoryBytes: 0, cancelCells, codes: new SentCodes() };
     this.slots.add(slot);
     worker.unref();
     worker.on('message', (messages: FromWorker[]) => {
@@ -179,6 +183,14 @@ export class WorkerPool {
       case 'read-file':
         this.readFile(slot, message);
         return;
+      case 'code-missing': {
+        const run = slot.runs.get(message.id);
+        if (!run) return;
+        const codeId = this.codeIds.idOf(run.input.cacheKey, run.input.code);
+        slot.codes.sentBefore(run.input.cacheKey, codeId);
+        slot.outbox.send({ kind: 'code', id: run.id, codeId, code: run.input.code });
+        return;
+      }
       case 'waiting': {
         const run = slot.runs.get(message.id);
         if (!run || run.waiting) return;
@@ -240,15 +252,19 @@ export class WorkerPool {
     if (slot.runs.size === 1) slot.worker.ref();
     const { input } = run;
     if (run.cancellable) run.cancelCell = slot.cancelCells.take() ?? undefined;
-    const message: ToWorker = { kind: 'run', id: run.id, input: workerRunInput(input), readsFiles: input.readFile !== undefined, streamsLogs: input.onLogs !== undefined, cancelCell: run.cancelCell };
+    const codeId = this.codeIds.idOf(input.cacheKey, input.code);
+    const code = slot.codes.sentBefore(input.cacheKey, codeId) ? undefined : input.code;
+    const message: ToWorker = { kind: 'run', id: run.id, input: workerRunInput(input), codeId, code, readsFiles: input.readFile !== undefined, streamsLogs: input.onLogs !== undefined, cancelCell: run.cancelCell };
     this.overdue.add(run, performance.now() + run.input.timeoutMs + this.options.killGraceMs);
     slot.outbox.send(message);
   }
 
   /** A run whose message cannot be posted to its worker fails; a lost wake-up of a cancelled run only delays its end. */
   private undeliverable(slot: Slot, message: ToWorker, error: unknown): void {
-    if (message.kind !== 'run') return;
+    if (message.kind !== 'run' && message.kind !== 'code') return;
     const run = slot.runs.get(message.id);
+    // The thread never got this text: the next run of the code carries it again.
+    if (run && message.code !== undefined) slot.codes.lost(run.input.cacheKey);
     if (run) this.finish(slot, run, this.failure(run, `The run could not be handed to its sandbox thread: ${(error as Error)?.message ?? 'unknown error'}`));
   }
 
