@@ -28,6 +28,8 @@ const WARM_UP_SECONDS = 2;
 const BODY = JSON.stringify({ orderId: 42, customer: { id: 7, name: 'Ada' }, lines: [{ sku: 'A-1', qty: 2 }] });
 const ACK = readFileSync(join(ROOT, 'examples/connectors/ack.js'), 'utf8');
 const SLEEPY = `const end = Date.now() + 20; while (Date.now() < end) {}\n${ACK}`;
+/** The ack connector at the end of a 200 KB bundle (comments here: what its size costs, not what its code does). */
+const BUNDLED = `${'// one line of a large bundle, such as a TypeScript project with its packages\n'.repeat(2600)}${ACK}`;
 const EXECUTOR_CONCURRENCY = 16;
 const POLL_SAMPLES = 100;
 /** Calls of the one-caller latency row, timed to the microsecond. */
@@ -341,6 +343,7 @@ async function setUp(base) {
   await admin(base, 'PUT', '/bots/bench/entities/Order', {});
   await admin(base, 'PUT', '/bots/bench/integrations/ack', { entityName: 'Order', code: ACK });
   await admin(base, 'PUT', '/bots/bench/integrations/sleepy', { entityName: 'Order', code: SLEEPY });
+  await admin(base, 'PUT', '/bots/bench/integrations/bundled', { entityName: 'Order', code: BUNDLED });
   return (await admin(base, 'POST', '/bots/bench/tokens', { label: 'bench' })).token;
 }
 
@@ -365,6 +368,7 @@ async function embeddedScenario() {
   for (const connections of [1, 50]) {
     await measureHttp(`embedded-sync-c${connections}`, `embedded sync, ack connector, c=${connections}`, webhook(service.url, 'ack'), { connections, token, services });
   }
+  await measureHttp('embedded-sync-bundle-c50', `embedded sync, ack connector in a ${Math.round(BUNDLED.length / 1000)} KB bundle, c=50`, webhook(service.url, 'bundled'), { connections: 50, token, services });
   await measureSequential(service, token);
   await embeddedAsync(service, token);
   await pollWake(service, token);
