@@ -148,7 +148,7 @@ describe('worker thread pool', () => {
     const runMessages = async (body: () => Promise<void>, edit: (message: Record<string, unknown>) => void = () => undefined) => {
       const posted: Array<Record<string, unknown>> = [];
       const original = Worker.prototype.postMessage;
-      const spy = jest.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, messages: unknown, transfer?: readonly never[]) {
+      const spy = jest.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, messages: unknown, transfer?: Parameters<Worker['postMessage']>[1]) {
         for (const message of messages as Array<Record<string, unknown>>) {
           if (message.kind !== 'run' && message.kind !== 'code') continue;
           edit(message);

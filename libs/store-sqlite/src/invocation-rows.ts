@@ -13,9 +13,6 @@ export interface InvocationRow {
   mode: string;
   endpoint: string;
   response_content_type: string;
-  entity: string;
-  /** Null for file transfers, and for invocations stored before raw bodies were kept. */
-  raw_body: string | null;
   status: string;
   attempt: number;
   lease_owner: string | null;
@@ -35,14 +32,24 @@ export interface InvocationRow {
   callback_delivered_at: number | null;
 }
 
+/** One row of `invocation_payloads`: what the call brought, written once with its invocation. */
+export interface PayloadRow {
+  entity: string;
+  /** Null for file transfers, and for invocations stored before raw bodies were kept. */
+  raw_body: string | null;
+}
+
 export const SUMMARY_COLUMNS =
   'id, bot_id, entity_name, integration_id, integration_version, mode, status, attempt, created_at, started_at, finished_at, outcome';
 
-/** What was stored at creation and never changes: what a claim reads back when it does not hold the invocation as created. */
+/**
+ * The columns of `invocations` stored at creation that never change: with the payload, what a claim
+ * reads back when it does not hold the invocation as created.
+ */
 export const CREATED_COLUMNS =
-  'id, bot_id, token_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type, entity, raw_body, created_at, expire_at, callback_url';
+  'id, bot_id, token_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type, created_at, expire_at, callback_url';
 
-export type CreatedRow = Pick<InvocationRow, 'id' | 'bot_id' | 'token_id' | 'entity_name' | 'integration_id' | 'integration_version' | 'pool' | 'mode' | 'endpoint' | 'response_content_type' | 'entity' | 'raw_body' | 'created_at' | 'expire_at' | 'callback_url'>;
+export type CreatedRow = Pick<InvocationRow, 'id' | 'bot_id' | 'token_id' | 'entity_name' | 'integration_id' | 'integration_version' | 'pool' | 'mode' | 'endpoint' | 'response_content_type' | 'created_at' | 'expire_at' | 'callback_url'> & PayloadRow;
 
 export function toCreated(row: CreatedRow): NewInvocation {
   return {
@@ -159,7 +166,7 @@ export function logsOf(batches: LogBatchRow[], row: Pick<InvocationRow, 'logs' |
   return lines;
 }
 
-export function toInvocation(row: InvocationRow, batches: LogBatchRow[]): Invocation {
+export function toInvocation(row: InvocationRow & PayloadRow, batches: LogBatchRow[]): Invocation {
   const { error: _error, ...summary } = toSummary(row);
   return {
     ...summary,

@@ -20,7 +20,7 @@ import type {
 import { outcomeJson, recordedOutcomeJson, storedEntityJson } from '@gi/domain';
 import type { GroupCommit } from './group-commit';
 import { CREATED_COLUMNS, STATE_COLUMNS, SUMMARY_COLUMNS, toClaimed, toCreated, toInvocation, toRecord, toState, toSummary } from './invocation-rows';
-import type { CreatedRow, InvocationRow, KeyRow, LogBatchRow, StateRow } from './invocation-rows';
+import type { CreatedRow, InvocationRow, KeyRow, LogBatchRow, PayloadRow, StateRow } from './invocation-rows';
 import { RecentlyCreated } from './recently-created';
 import type { SqliteDatabase } from './sqlite-database';
 
@@ -68,11 +68,14 @@ export class SqliteInvocationStore implements InvocationStore {
     this.statements = {
       insert: db.prepare(`INSERT INTO invocations
         (id, bot_id, token_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type,
-         entity, raw_body, status, created_at, published_at, expire_at, callback_url, callback_state, callback_due_at)
+         status, created_at, published_at, expire_at, callback_url, callback_state, callback_due_at)
         VALUES (@id, @botId, @tokenId, @entityName, @integrationId, @integrationVersion, @pool, @mode, @endpoint,
-         @responseContentType, @entity, @rawBody, 'Queued', @createdAt, @createdAt, @expireAt, @callbackUrl,
+         @responseContentType, 'Queued', @createdAt, @createdAt, @expireAt, @callbackUrl,
          CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 'pending' END, NULL)`),
-      get: db.prepare('SELECT * FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?'),
+      insertPayload: db.prepare('INSERT INTO invocation_payloads (id, entity, raw_body) VALUES (@id, @entity, @rawBody)'),
+      get: db.prepare(`SELECT i.*, p.entity, p.raw_body FROM invocations i JOIN invocation_payloads p ON p.id = i.id
+        WHERE i.id = ? AND i.bot_id = ? AND i.expire_at > ?`),
+      payload: db.prepare('SELECT entity, raw_body FROM invocation_payloads WHERE id = ?'),
       logBatches: db.prepare('SELECT attempt, lines FROM invocation_logs WHERE bot_id = ? AND invocation_id = ? ORDER BY attempt, seq'),
       getState: db.prepare(`SELECT ${STATE_COLUMNS} FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?`),
       // The claim of an invocation this store created lately needs only the attempt back; others what creation stored.
@@ -149,7 +152,8 @@ export class SqliteInvocationStore implements InvocationStore {
   }
 
   private insert(invocation: NewInvocation, entity: string): void {
-    this.statements.insert.run({ ...invocation, entity });
+    this.statements.insert.run(invocation);
+    this.statements.insertPayload.run({ id: invocation.id, entity, rawBody: invocation.rawBody });
   }
 
   /** What an invocation held in memory costs: its entity's JSON and its raw body. */
@@ -172,7 +176,7 @@ export class SqliteInvocationStore implements InvocationStore {
 
   /** The row first, then the batches: a completion in between adds lines the batches lack, never a line twice. */
   async get(ref: InvocationRef): Promise<Invocation | null> {
-    const row = this.statements.get.get(ref.id, ref.botId, this.clock.now()) as InvocationRow | undefined;
+    const row = this.statements.get.get(ref.id, ref.botId, this.clock.now()) as (InvocationRow & PayloadRow) | undefined;
     if (!row) return null;
     return toInvocation(row, this.statements.logBatches.all(ref.botId, ref.id) as LogBatchRow[]);
   }
@@ -190,7 +194,11 @@ export class SqliteInvocationStore implements InvocationStore {
       const claimed = await this.writes.write(() => this.statements.claimCreatedHere.get(params) as { attempt: number } | undefined);
       return claimed ? toClaimed(created, claimed.attempt, lease) : null;
     }
-    const claimed = await this.writes.write(() => this.statements.claim.get(params) as (CreatedRow & { attempt: number }) | undefined);
+    // The payload read in the claim's own transaction, right after it.
+    const claimed = await this.writes.write(() => {
+      const row = this.statements.claim.get(params) as (Omit<CreatedRow, keyof PayloadRow> & { attempt: number }) | undefined;
+      return row && { ...row, ...(this.statements.payload.get(row.id) as PayloadRow) };
+    });
     return claimed ? toClaimed(toCreated(claimed), claimed.attempt, lease) : null;
   }
 

@@ -87,3 +87,47 @@ describe('SQLite store opening a database written before the catalog generation'
     }
   });
 });
+
+describe('SQLite store opening a database written before payloads had a table of their own', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'gi-store-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('moves each entity and raw body out of the invocation rows, runs and expires the invocations as before', async () => {
+    const path = join(dir, 'store.db');
+    const old = new Database(path);
+    const before = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE invocation_payloads'));
+    old.exec(MIGRATIONS.slice(0, before).join('\n'));
+    old.pragma(`user_version = ${before}`);
+    const now = Date.now();
+    const entity = JSON.stringify({ RequestParams: '', RequestHeaders: '', RequestBody: { orderId: 42 }, ResponseBody: null });
+    const insert = old.prepare(`INSERT INTO invocations (id, bot_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type,
+        entity, raw_body, status, created_at, expire_at)
+      VALUES (?, 'acme', 'Order', 'ack', 1, 'default', 'async', 'GenericIntegration', 'application/json', ?, ?, 'Queued', ?, ?)`);
+    insert.run('inv-kept', entity, '{"orderId":42}', now, now + 60_000);
+    insert.run('inv-expired', entity, null, now, now + 1);
+    old.close();
+
+    const store = createSqliteStore(path, systemClock, { claimsWhatItCreates: false });
+    const reader = new Database(path);
+    try {
+      // Updates of an invocation no longer rewrite what the call brought: it is not in the row.
+      const columns = (reader.prepare("SELECT name FROM pragma_table_info('invocations')").pluck().all() as string[]);
+      expect(columns).not.toContain('entity');
+      expect(columns).not.toContain('raw_body');
+      expect(await store.invocations.get({ botId: 'acme', id: 'inv-kept' })).toMatchObject({ entity: JSON.parse(entity), rawBody: '{"orderId":42}' });
+      expect(await store.invocations.claim({ botId: 'acme', id: 'inv-kept' }, 'executor-1', 30_000, Date.now())).toMatchObject({
+        entity: JSON.parse(entity),
+        rawBody: '{"orderId":42}',
+        attempt: 1,
+      });
+      // An invocation deleted takes its payload with it.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await store.invocations.deleteExpired(Date.now());
+      expect(reader.prepare('SELECT id FROM invocation_payloads ORDER BY id').pluck().all()).toEqual(['inv-kept']);
+    } finally {
+      reader.close();
+      await store.close();
+    }
+  });
+});

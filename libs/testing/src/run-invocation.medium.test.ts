@@ -274,7 +274,7 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     await gateway.close();
     // A corrupt record: reading it always throws.
     const raw = new Database(file);
-    raw.prepare('UPDATE invocations SET entity = ? WHERE id = ?').run('{not json', poisoned.id);
+    raw.prepare('UPDATE invocation_payloads SET entity = ? WHERE id = ?').run('{not json', poisoned.id);
     raw.close();
     const executor = await startExecutor({ ...deps, store: fileStore, maxAttempts: 3 }, ['default'], 2);
     try {
