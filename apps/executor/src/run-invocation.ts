@@ -148,6 +148,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
         cacheKey: `${ref.botId}/${integration.integrationId}@${integration.version}`,
         code: integration.code,
         entity: invocation.entity,
+        entityJson: invocation.entityJson,
         rawBody: invocation.rawBody,
         secrets: secrets.values,
         timeoutMs,

@@ -105,6 +105,11 @@ export interface Invocation extends Omit<NewInvocation, 'callbackUrl'> {
   logs: StoredLogLine[];
   progress: Progress | null;
   callback: CallbackDelivery | null;
+  /**
+   * The entity as the JSON text the store holds, when a claim has it at hand (the SQLite store's):
+   * the run hands it to the sandbox instead of serializing the entity again.
+   */
+  entityJson?: string;
 }
 
 /** What listings show: no request data, just the run. */

@@ -66,7 +66,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
     ensureOpen();
     if (!(request.timeoutMs > 0)) throw new RangeError(`A connector run needs a positive timeoutMs, not ${request.timeoutMs}.`);
     const { cacheKey, code, timeoutMs, allowedHosts, blockedHttp, readFile, trace } = request;
-    const entityJson = entityText(request.entity);
+    const entityJson = request.entityJson ?? entityText(request.entity);
     if (entityJson === undefined) return unusableEntity();
     const rawBody = request.rawBody ?? null;
     const secrets = request.secrets ?? {};

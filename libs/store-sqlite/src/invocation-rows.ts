@@ -75,9 +75,9 @@ export function toCreated(row: CreatedRow): NewInvocation {
  * The invocation a claim took, from what its creation stored and the claim itself. Only an unfinished
  * invocation can be claimed, so it has no outcome or finish time, the claim cleared its progress, its
  * callback is as created (attempts start once it finishes), and the lines of earlier attempts are left
- * out (see InvocationStore.claim).
+ * out (see InvocationStore.claim). `entityJson` is the entity's text as stored.
  */
-export function toClaimed(created: NewInvocation, attempt: number, lease: { owner: string; leaseUntil: number; now: number }): Invocation {
+export function toClaimed(created: NewInvocation, attempt: number, lease: { owner: string; leaseUntil: number; now: number }, entityJson: string): Invocation {
   // Field by field: an object rest (`{ callbackUrl, ...stored }`) copies through a slow runtime path, once per run.
   const { callbackUrl } = created;
   return {
@@ -105,6 +105,7 @@ export function toClaimed(created: NewInvocation, attempt: number, lease: { owne
     logs: [],
     progress: null,
     callback: callbackUrl === null ? null : { url: callbackUrl, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null },
+    entityJson,
   };
 }
 

@@ -164,13 +164,13 @@ export class SqliteInvocationStore implements InvocationStore {
   async create(invocation: NewInvocation): Promise<void> {
     const entity = storedEntityJson(invocation.entity, invocation.rawBody);
     await this.writes.write(() => this.insert(invocation, entity));
-    this.createdHere?.remember(invocation, SqliteInvocationStore.heldSize(invocation, entity));
+    this.createdHere?.remember(invocation, entity, SqliteInvocationStore.heldSize(invocation, entity));
   }
 
   async createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
     const entity = storedEntityJson(invocation.entity, invocation.rawBody);
     const holder = await this.writes.write(() => this.createWithKeyTransaction(invocation, entity, record));
-    if (!holder) this.createdHere?.remember(invocation, SqliteInvocationStore.heldSize(invocation, entity));
+    if (!holder) this.createdHere?.remember(invocation, entity, SqliteInvocationStore.heldSize(invocation, entity));
     return holder;
   }
 
@@ -192,14 +192,14 @@ export class SqliteInvocationStore implements InvocationStore {
     const created = this.createdHere?.take(ref);
     if (created) {
       const claimed = await this.writes.write(() => this.statements.claimCreatedHere.get(params) as { attempt: number } | undefined);
-      return claimed ? toClaimed(created, claimed.attempt, lease) : null;
+      return claimed ? toClaimed(created.invocation, claimed.attempt, lease, created.entityJson) : null;
     }
     // The payload read in the claim's own transaction, right after it.
     const claimed = await this.writes.write(() => {
       const row = this.statements.claim.get(params) as (Omit<CreatedRow, keyof PayloadRow> & { attempt: number }) | undefined;
       return row && { ...row, ...(this.statements.payload.get(row.id) as PayloadRow) };
     });
-    return claimed ? toClaimed(toCreated(claimed), claimed.attempt, lease) : null;
+    return claimed ? toClaimed(toCreated(claimed), claimed.attempt, lease, claimed.entity) : null;
   }
 
   async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {

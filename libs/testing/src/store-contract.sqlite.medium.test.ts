@@ -43,3 +43,29 @@ describe('SQLite quarantine', () => {
     }
   });
 });
+
+describe('SQLite claim', () => {
+  it("hands over the entity's JSON as stored, whether this store created the invocation or another process did", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gi-store-'));
+    const clock = new ManualClock();
+    const path = join(dir, 'store.db');
+    const embedded = createSqliteStore(path, clock);
+    const executor = createSqliteStore(path, clock, { claimsWhatItCreates: false });
+    try {
+      for (const [creator, claimer] of [
+        [embedded, embedded],
+        [embedded, executor],
+      ]) {
+        const inv = newInvocation({ createdAt: clock.now(), entity: { RequestParams: '', RequestHeaders: '', RequestBody: { orderId: 42, note: 'ü "quoted"' }, ResponseBody: null } });
+        await creator.invocations.create(inv);
+        const claimed = await claimer.invocations.claim(inv, 'w1', 60_000, clock.now());
+        expect(claimed?.entity).toEqual(inv.entity);
+        expect(claimed?.entityJson).toBe(JSON.stringify(inv.entity));
+      }
+    } finally {
+      await executor.close();
+      await embedded.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -14,6 +14,8 @@ export interface ConnectorRunRequest {
   cacheKey: string;
   code: string;
   entity: WebhookEntity | null;
+  /** The JSON text of `entity`, when the caller has it (the store's own): used instead of serializing `entity` again. */
+  entityJson?: string;
   /** `Context.GetRawRequestBody()`: the body as the caller sent it; null (or absent) when there is none. */
   rawBody?: string | null;
   /**
