@@ -28,6 +28,12 @@ const WARM_UP_SECONDS = 2;
 const BODY = JSON.stringify({ orderId: 42, customer: { id: 7, name: 'Ada' }, lines: [{ sku: 'A-1', qty: 2 }] });
 const ACK = readFileSync(join(ROOT, 'examples/connectors/ack.js'), 'utf8');
 const SLEEPY = `const end = Date.now() + 20; while (Date.now() < end) {}\n${ACK}`;
+/** An order of 800 lines, about 100 KB of JSON: what an ERP sends. */
+const LARGE_BODY = JSON.stringify({
+  orderId: 42,
+  customer: { id: 7, name: 'Ada' },
+  lines: Array.from({ length: 800 }, (_, i) => ({ sku: `A-${i}`, qty: i % 7, price: i * 1.25, description: `item number ${i} of the order, with some words`, tags: ['x', 'y'] })),
+});
 /** The ack connector at the end of a 200 KB bundle (comments here: what its size costs, not what its code does). */
 const BUNDLED = `${'// one line of a large bundle, such as a TypeScript project with its packages\n'.repeat(2600)}${ACK}`;
 const EXECUTOR_CONCURRENCY = 16;
@@ -54,7 +60,7 @@ const topologies = [];
 // ---------------------------------------------------------------------------------------------------
 // Load and measurement
 
-function cannon(url, { connections, token, duration = DURATION, amount }) {
+function cannon(url, { connections, token, duration = DURATION, amount, body = BODY }) {
   return autocannon({
     url,
     method: 'POST',
@@ -62,7 +68,7 @@ function cannon(url, { connections, token, duration = DURATION, amount }) {
     duration,
     amount,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: BODY,
+    body,
   });
 }
 
@@ -164,8 +170,8 @@ function record(row) {
   return row;
 }
 
-async function measureHttp(id, name, url, { connections, token, services, broker }) {
-  const run = await loadRun(url, { connections, token }, services, broker);
+async function measureHttp(id, name, url, { connections, token, services, broker, body }) {
+  const run = await loadRun(url, { connections, token, body }, services, broker);
   return httpRow(id, name, `c=${connections}`, run, services);
 }
 
@@ -369,6 +375,7 @@ async function embeddedScenario() {
     await measureHttp(`embedded-sync-c${connections}`, `embedded sync, ack connector, c=${connections}`, webhook(service.url, 'ack'), { connections, token, services });
   }
   await measureHttp('embedded-sync-bundle-c50', `embedded sync, ack connector in a ${Math.round(BUNDLED.length / 1000)} KB bundle, c=50`, webhook(service.url, 'bundled'), { connections: 50, token, services });
+  await measureHttp('embedded-sync-large-body-c50', `embedded sync, ack connector, ${Math.round(LARGE_BODY.length / 1000)} KB JSON body, c=50`, webhook(service.url, 'ack'), { connections: 50, token, services, body: LARGE_BODY });
   await measureSequential(service, token);
   await embeddedAsync(service, token);
   await pollWake(service, token);
