@@ -6,7 +6,7 @@ import { decodeResult } from './run-verdict';
 import type { RunInput } from './run-input';
 import { resolveEnvironment, resolveRunLimits } from './sandbox-environment';
 import { SecretRedaction } from './secret-redaction';
-import type { QuickJsRuntimeOptions, SandboxEnvironment } from './sandbox-options';
+import { RUNS_PER_THREAD, type QuickJsRuntimeOptions, type SandboxEnvironment } from './sandbox-options';
 import { WorkerPool } from './worker-pool';
 import { locateWorkerScript } from './worker-script';
 
@@ -28,8 +28,6 @@ const unusableEntity = (): ConnectorRunResult => ({
   durationMs: 0,
 });
 
-/** Runs one worker takes at once; more wait in the pool's queue. */
-const RUNS_PER_WORKER = 16;
 const KILL_GRACE_MS = 2000;
 
 /** Worker threads (0 when runs share the caller's thread), the busy ones, runs in them and runs waiting. */
@@ -92,7 +90,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
 
   if (script) {
     const env = resolveEnvironment(options, true);
-    const pool = new WorkerPool({ size: workers, runsPerWorker: RUNS_PER_WORKER, env, script, killGraceMs: KILL_GRACE_MS });
+    const pool = new WorkerPool({ size: workers, runsPerWorker: RUNS_PER_THREAD, env, script, killGraceMs: KILL_GRACE_MS });
     return {
       isolation: 'worker-threads',
       load: () => pool.load(),

@@ -63,6 +63,8 @@ export const IN_PROCESS_STACK_BYTES = 256 * KiB;
  */
 export const COMPILE_STACK_BYTES = 24 * KiB;
 export const WORKER_STACK_MB = 8;
+/** Runs one sandbox thread holds at once; they share it while they wait on host calls. */
+export const RUNS_PER_THREAD = 16;
 /**
  * The young generation of a sandbox thread's V8 heap. A thread allocates little of its own (messages,
  * results; connectors live in WebAssembly memory), yet V8's default young generation is sized for a

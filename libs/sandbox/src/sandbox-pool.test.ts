@@ -2,6 +2,7 @@ import { INITIAL_ENGINE_BYTES } from './engine-instance';
 import { ConnectorRun, type RunInput } from './run-connector';
 import type { Sandbox } from './sandbox';
 import { DEFAULT_RUN_LIMITS, resolveEnvironment } from './sandbox-environment';
+import { RUNS_PER_THREAD } from './sandbox-options';
 import { SandboxPool } from './sandbox-pool';
 
 describe('sandbox pool', () => {
@@ -70,12 +71,30 @@ describe('sandbox pool', () => {
     expect((await runOnce(input('bot/small@1', 'Context.SetResponseEntity({ ResponseBody: 1 });'))).memoryBytes).toBe(INITIAL_ENGINE_BYTES);
   });
 
-  it('keeps at most eight idle sandboxes, dropping those of the connectors that ran least recently', async () => {
-    const runs = Array.from({ length: 10 }, (_, i) => input(`bot/c${i}@1`, `Context.SetResponseEntity({ ResponseBody: ${i} });`));
+  it('keeps at most as many idle sandboxes as runs a thread holds, dropping those of the connectors that ran least recently', async () => {
+    const runs = Array.from({ length: RUNS_PER_THREAD + 2 }, (_, i) => input(`bot/c${i}@1`, `Context.SetResponseEntity({ ResponseBody: ${i} });`));
     const first = new Map<string, Sandbox>();
     for (const run of runs) first.set(run.cacheKey, (await runOnce(run)).sandbox);
-    // The two that ran first lost their sandboxes; the eight after them kept theirs.
-    for (const run of runs.slice(2).reverse()) expect((await runOnce(run)).sandbox).toBe(first.get(run.cacheKey));
-    for (const run of runs.slice(0, 2)) expect((await runOnce(run)).sandbox).not.toBe(first.get(run.cacheKey));
+    // The two that ran first lost their sandboxes; the ones after them kept theirs.
+    // Compared as booleans: a failure printing two sandboxes would fill the test worker's heap.
+    for (const run of runs.slice(2).reverse()) expect((await runOnce(run)).sandbox === first.get(run.cacheKey)).toBe(true);
+    for (const run of runs.slice(0, 2)) expect((await runOnce(run)).sandbox === first.get(run.cacheKey)).toBe(false);
+  });
+
+  it("keeps the sandboxes of a connector's runs that wait on the host together: its next wave makes none", async () => {
+    const waits = input('bot/waits@1', 'await new Promise((resolve) => setTimeout(resolve, 20)); Context.SetResponseEntity({ ResponseBody: 1 });');
+    const wave = async () => {
+      const sandboxes = await Promise.all(Array.from({ length: RUNS_PER_THREAD }, async () => pool.take(waits) ?? (await pool.make(waits))));
+      const results = await Promise.all(sandboxes.map((sandbox) => {
+        const run = new ConnectorRun(sandbox, waits);
+        return Promise.resolve(run.start() ?? run.finish());
+      }));
+      for (const sandbox of sandboxes) pool.giveBack(sandbox, waits);
+      expect(results.map((result) => result.kind)).toEqual(Array(RUNS_PER_THREAD).fill('ok'));
+      return new Set(sandboxes);
+    };
+    const first = await wave();
+    const second = await wave();
+    expect([...second].filter((sandbox) => !first.has(sandbox)).length).toBe(0);
   });
 });

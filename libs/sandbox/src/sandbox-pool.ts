@@ -2,10 +2,16 @@ import { ENGINE_OWN_BYTES } from './engine-instance';
 import { modulesNamedIn } from './globals/globals-library';
 import type { RunInput } from './run-input';
 import { Sandbox } from './sandbox';
-import { MiB, type SandboxEnvironment } from './sandbox-options';
+import { MiB, RUNS_PER_THREAD, type SandboxEnvironment } from './sandbox-options';
 
-/** Idle sandboxes a thread keeps for the connectors that ran on it lately. */
-const IDLE_SANDBOXES = 8;
+/**
+ * Idle sandboxes a thread keeps for the connectors that ran on it lately: as many as runs it may hold
+ * at once. A connector waiting on HTTP holds that many sandboxes of its own; with fewer kept, each
+ * wave of its runs made the rest again (a new engine instance each: 4x the CPU per call).
+ */
+const IDLE_SANDBOXES = RUNS_PER_THREAD;
+/** The memory of the idle sandboxes of a thread, added up, at most (16 fresh ones; fewer that grew). */
+const IDLE_SANDBOXES_BYTES = 256 * MiB;
 /** Sandboxes kept ready for connectors that have none yet; made again while the thread is idle. */
 const SPARES = 2;
 /** A sandbox that grew past this during a run is dropped afterwards, and its memory freed. */
@@ -125,16 +131,24 @@ export class SandboxPool {
     if (map.size > REMEMBERED) map.delete(map.keys().next().value as string);
   }
 
-  /** Keeps at most IDLE_SANDBOXES idle, dropping those of the connectors that ran least recently. */
+  /**
+   * Keeps at most IDLE_SANDBOXES idle, of at most IDLE_SANDBOXES_BYTES together, dropping those of the
+   * connectors that ran least recently first.
+   */
   private trim(): void {
     let count = 0;
-    for (const entry of this.ready.values()) count += entry.sandboxes.length;
+    let bytes = 0;
+    for (const entry of this.ready.values()) {
+      count += entry.sandboxes.length;
+      for (const sandbox of entry.sandboxes) bytes += sandbox.instance.memoryBytes;
+    }
     for (const [key, entry] of this.ready) {
-      if (count <= IDLE_SANDBOXES) return;
-      const dropped = Math.min(entry.sandboxes.length, count - IDLE_SANDBOXES);
-      entry.sandboxes.splice(0, dropped);
-      count -= dropped;
+      while (entry.sandboxes.length > 0 && (count > IDLE_SANDBOXES || bytes > IDLE_SANDBOXES_BYTES)) {
+        bytes -= (entry.sandboxes.shift() as Sandbox).instance.memoryBytes;
+        count--;
+      }
       if (entry.sandboxes.length === 0) this.ready.delete(key);
+      if (count <= IDLE_SANDBOXES && bytes <= IDLE_SANDBOXES_BYTES) return;
     }
   }
 
