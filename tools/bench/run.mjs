@@ -28,6 +28,11 @@ const WARM_UP_SECONDS = 2;
 const BODY = JSON.stringify({ orderId: 42, customer: { id: 7, name: 'Ada' }, lines: [{ sku: 'A-1', qty: 2 }] });
 const ACK = readFileSync(join(ROOT, 'examples/connectors/ack.js'), 'utf8');
 const SLEEPY = `const end = Date.now() + 20; while (Date.now() < end) {}\n${ACK}`;
+/** Forwards the order with fetch to a downstream API (tools/bench/mock-api.mjs) and replies with its answer. */
+const forwarding = (apiUrl) => `const entity = Context.GetRequestEntity();
+const answer = await fetch('${'${apiUrl}'}/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(entity.RequestBody) });
+entity.ResponseBody = await answer.json();
+Context.SetResponseEntity(entity);`;
 /** An order of 800 lines, about 100 KB of JSON: what an ERP sends. */
 const LARGE_BODY = JSON.stringify({
   orderId: 42,
@@ -368,17 +373,22 @@ async function ceilingScenario() {
 }
 
 async function embeddedScenario() {
-  const service = await startService('up', [], { DATA_DIR: newDataDir(), EMBEDDED_PROCESSES: '1' });
+  const api = await startNode([join(ROOT, 'tools/bench/mock-api.mjs')], { PATH: process.env.PATH });
+  // The downstream API listens on loopback, which connectors may call only when trusted.
+  const service = await startService('up', [], { DATA_DIR: newDataDir(), EMBEDDED_PROCESSES: '1', CONNECTOR_TRUSTED_ADDRESSES: '127.0.0.1' });
   const token = await setUp(service.url);
+  await admin(service.url, 'PUT', '/bots/bench/integrations/forward', { entityName: 'Order', code: forwarding(api.url), allowedHosts: ['127.0.0.1'] });
   const services = [service];
   for (const connections of [1, 50]) {
     await measureHttp(`embedded-sync-c${connections}`, `embedded sync, ack connector, c=${connections}`, webhook(service.url, 'ack'), { connections, token, services });
   }
   await measureHttp('embedded-sync-bundle-c50', `embedded sync, ack connector in a ${Math.round(BUNDLED.length / 1000)} KB bundle, c=50`, webhook(service.url, 'bundled'), { connections: 50, token, services });
   await measureHttp('embedded-sync-large-body-c50', `embedded sync, ack connector, ${Math.round(LARGE_BODY.length / 1000)} KB JSON body, c=50`, webhook(service.url, 'ack'), { connections: 50, token, services, body: LARGE_BODY });
+  await measureHttp('embedded-sync-fetch-c50', 'embedded sync, connector forwarding with fetch to a downstream API on loopback, c=50', webhook(service.url, 'forward'), { connections: 50, token, services });
   await measureSequential(service, token);
   await embeddedAsync(service, token);
   await pollWake(service, token);
+  await Promise.all([stop(service), stop(api)]);
 }
 
 /** Embedded sync calls again with SQLITE_SYNCHRONOUS=full: every commit waits for the WAL's fsync (docs/operations.md). */
