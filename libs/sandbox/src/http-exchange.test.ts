@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import type { ResolveHost } from '@gi/egress';
 import { MAX_REDIRECTS, sendHttp, type HttpCaller, type HttpExchange } from './http-exchange';
 
@@ -83,5 +83,68 @@ describe('sendHttp: the rules every connector request obeys', () => {
   it('refuses a request body over the budget before anything is sent', async () => {
     await expect(sendHttp(get(`${base()}/x`, { method: 'POST', body: new Uint8Array(10 * 1024 * 1024 + 1) }), caller())).rejects.toThrow(/larger than 10 MiB/);
     expect(local.hits).toEqual([]);
+  });
+
+  describe('kept connections', () => {
+    /** A server that counts its connections and, when told, drops a kept one as the next request arrives on it. */
+    async function countingServer() {
+      const state = { connections: 0, requests: 0, dropNextReuse: false };
+      const server = createTcpServer((socket: Socket) => {
+        state.connections++;
+        let served = 0;
+        socket.on('data', () => {
+          if (served > 0 && state.dropNextReuse) {
+            state.dropNextReuse = false;
+            return void socket.resetAndDestroy();
+          }
+          served++;
+          state.requests++;
+          socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { state, server, port: (server.address() as AddressInfo).port };
+    }
+
+    it('sends the requests of one host and port over one connection, runs after runs', async () => {
+      const { state, server, port } = await countingServer();
+      try {
+        for (let i = 0; i < 3; i++) expect((await sendHttp(get(`http://api.test:${port}/x`), caller())).status).toBe(200);
+        expect(state).toMatchObject({ connections: 1, requests: 3 });
+      } finally {
+        server.close();
+      }
+    });
+
+    it('never takes a kept connection for a request whose own destination is refused', async () => {
+      const { state, server, port } = await countingServer();
+      names['flip.test'] = ['127.0.0.1'];
+      try {
+        const flip = caller({ allowedHosts: ['flip.test'] });
+        expect((await sendHttp(get(`http://flip.test:${port}/x`), flip)).status).toBe(200);
+        // The name now resolves to a private address: refused, though a connection to its old address is kept.
+        names['flip.test'] = ['10.0.0.7'];
+        await expect(sendHttp(get(`http://flip.test:${port}/x`), flip)).rejects.toThrow(/'flip.test' resolves to a private/);
+        expect(state).toMatchObject({ connections: 1, requests: 1 });
+      } finally {
+        delete names['flip.test'];
+        server.close();
+      }
+    });
+
+    it('sends an idempotent request again on a new connection when the kept one was closed under it, and never a POST', async () => {
+      const { state, server, port } = await countingServer();
+      try {
+        expect((await sendHttp(get(`http://api.test:${port}/x`), caller())).status).toBe(200);
+        state.dropNextReuse = true;
+        expect((await sendHttp(get(`http://api.test:${port}/x`), caller())).status).toBe(200);
+        expect(state).toMatchObject({ connections: 2, requests: 2 });
+        state.dropNextReuse = true;
+        await expect(sendHttp(get(`http://api.test:${port}/x`, { method: 'POST', body: new Uint8Array(1) }), caller())).rejects.toThrow(/failed: (read ECONNRESET|socket hang up)/);
+        expect(state.requests).toBe(2);
+      } finally {
+        server.close();
+      }
+    });
   });
 });
