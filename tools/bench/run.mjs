@@ -30,7 +30,7 @@ const ACK = readFileSync(join(ROOT, 'examples/connectors/ack.js'), 'utf8');
 const SLEEPY = `const end = Date.now() + 20; while (Date.now() < end) {}\n${ACK}`;
 /** Forwards the order with fetch to a downstream API (tools/bench/mock-api.mjs) and replies with its answer. */
 const forwarding = (apiUrl) => `const entity = Context.GetRequestEntity();
-const answer = await fetch('${'${apiUrl}'}/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(entity.RequestBody) });
+const answer = await fetch('${apiUrl}/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(entity.RequestBody) });
 entity.ResponseBody = await answer.json();
 Context.SetResponseEntity(entity);`;
 /** An order of 800 lines, about 100 KB of JSON: what an ERP sends. */
