@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { Worker } from 'node:worker_threads';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,35 @@ describe('SQLite file migrations', () => {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(db.pragma('synchronous', { simple: true })).toBe(level);
       db.close();
+    }
+  });
+});
+
+describe('SQLite file opened by processes starting together', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'gi-open-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('turns a new file to WAL while another process holds its write lock, once that process is done', async () => {
+    const file = join(dir, 'gi.sqlite');
+    // Another process's first transaction on the new file, still in rollback-journal mode: SQLite
+    // answers a second writer that already reads the file "database is locked" at once, without waiting.
+    const other = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       const db = new (require(workerData.driver))(workerData.file);
+       db.exec('BEGIN IMMEDIATE; CREATE TABLE held (x)');
+       parentPort.postMessage('locked');
+       setTimeout(() => { db.exec('COMMIT'); db.close(); parentPort.postMessage('done'); }, 300);`,
+      { eval: true, workerData: { driver: require.resolve('better-sqlite3'), file } },
+    );
+    try {
+      await new Promise((resolve) => other.once('message', resolve));
+      const db = openSqliteDatabase(file);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      db.close();
+    } finally {
+      await other.terminate();
     }
   });
 });

@@ -20,8 +20,8 @@ export function openSqliteDatabase(path: string, synchronous: SqliteSynchronous 
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   // First: processes opening a new file together wait for each other from the first statement on.
-  db.pragma('busy_timeout = 5000');
-  db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${OPEN_WAIT_MS}`);
+  toWal(db);
   db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   // Pages read through a memory map: when another process sharing the file commits, SQLite drops this
   // connection's page cache, and reading the pages again is then a memory access, not a read() each
@@ -30,6 +30,29 @@ export function openSqliteDatabase(path: string, synchronous: SqliteSynchronous 
   db.pragma('foreign_keys = ON');
   migrate(db);
   return db;
+}
+
+/** How long opening waits for other processes sharing the file: for their locks, and for a new file to turn to WAL. */
+const OPEN_WAIT_MS = 5000;
+
+/**
+ * Turns the file to WAL mode (a no-op when it is already). On a new file this is a write in
+ * rollback-journal mode, where SQLite answers "database is locked" at once, without its busy handler,
+ * to a connection that reads the file while another process holds the write lock (two processes
+ * starting together on a new file): tried again every few milliseconds for up to OPEN_WAIT_MS.
+ */
+function toWal(db: SqliteDatabase): void {
+  const until = Date.now() + OPEN_WAIT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= until) throw error;
+      // A pause of the opening thread before it serves anything.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
 }
 
 /**
