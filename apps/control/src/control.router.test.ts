@@ -117,7 +117,7 @@ describe('the admin API (the control router, per resource)', () => {
     const inv = newInvocation({ createdAt: c.world.clock.now() });
     await c.world.store.invocations.create(inv);
     expect((await c.admin('GET', '/bots/bot-a/invocations')).json.invocations).toMatchObject([{ id: inv.id, status: 'Queued' }]);
-    expect((await c.admin('GET', `/bots/bot-a/invocations/${inv.id}`)).json).toMatchObject({ id: inv.id, entity: inv.entity, logs: [] });
+    expect((await c.admin('GET', `/bots/bot-a/invocations/${inv.id}`)).json).toMatchObject({ id: inv.id, entity: JSON.parse(inv.entityJson), logs: [] });
     expect((await c.admin('DELETE', `/bots/bot-a/invocations/${inv.id}`)).json).toEqual({ invocationId: inv.id, status: 'Cancelled' });
     expect((await c.admin('DELETE', `/bots/bot-a/invocations/${inv.id}`)).status).toBe(200);
     expect((await c.admin('GET', '/bots/bot-a/invocations/nope')).status).toBe(404);

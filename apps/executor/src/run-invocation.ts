@@ -3,7 +3,7 @@ import { completionEvent } from '@gi/contracts';
 import type { JobBus, JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
 import { SecretUnreadable } from '@gi/auth';
 import type { SecretVault } from '@gi/auth';
-import type { Cancellation, Clock, ConnectorRuntime, FileStore, Invocation, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store } from '@gi/domain';
+import type { Cancellation, ClaimedInvocation, Clock, ConnectorRuntime, FileEntity, FileStore, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store, WebhookEntity } from '@gi/domain';
 import { traceContextOf } from '@gi/observability';
 import { connectorFileReader } from '@gi/use-cases';
 import type { Logger, Metrics } from '@gi/observability';
@@ -37,7 +37,7 @@ export interface ExecutorDeps {
   /** The deployed versions this executor has run (read from `store.catalog` once each). */
   versions: IntegrationVersions;
   /** Fault injection for recovery tests only: called as each run starts. */
-  beforeRun?: (invocation: Invocation) => void;
+  beforeRun?: (invocation: ClaimedInvocation) => void;
 }
 
 /**
@@ -79,7 +79,7 @@ export async function runInvocation(
 const leaseRenewals = new Deadlines<() => void>((heartbeat) => heartbeat());
 
 /** Runs a claimed invocation's connector, records the outcome and announces it. */
-async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Invocation, run: Cancellation, delivery?: JobDelivery): Promise<JobDecision> {
+async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: ClaimedInvocation, run: Cancellation, delivery?: JobDelivery): Promise<JobDecision> {
   const { store, clock, ownerId, leaseMs } = deps;
   const log = new RunLog(deps.logger, invocation);
   if (invocation.attempt > deps.maxAttempts) {
@@ -147,7 +147,6 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
       const result = await deps.runtime.run({
         cacheKey: `${ref.botId}/${integration.integrationId}@${integration.version}`,
         code: integration.code,
-        entity: invocation.entity,
         entityJson: invocation.entityJson,
         rawBody: invocation.rawBody,
         secrets: secrets.values,
@@ -156,7 +155,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
         allowedHosts: integration.allowedHosts,
         onProgress: (progress) => void store.invocations.setProgress(ref, ownerId, progress).catch(() => undefined),
         onLogs,
-        readFile: connectorFileReader(deps.files, ref, invocation.entity.RequestFiles, log),
+        readFile: connectorFileReader(deps.files, ref, requestFilesOf(invocation), log),
         cancel: run,
         trace: traceContextOf(),
       });
@@ -192,13 +191,18 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: In
   return decision;
 }
 
+/** RequestFiles of a file transfer's entity; other calls carry no files, and their entity is not parsed here. */
+function requestFilesOf(invocation: ClaimedInvocation): FileEntity[] | undefined {
+  return invocation.endpoint === 'GenericIntegrationFileTransfer' ? (JSON.parse(invocation.entityJson) as WebhookEntity).RequestFiles : undefined;
+}
+
 /**
  * Records the outcome (only the lease owner can) and announces it. An outcome the store cannot hold
  * is recorded as a failure saying so: the invocation never stays Running for want of a result. Once
  * the outcome is recorded the job is done; an announcement that fails (the broker restarting) is
  * made again by the job's redelivery, which finds the invocation finished and only announces it.
  */
-async function finish(deps: ExecutorDeps, invocation: Invocation, outcome: Outcome, logs: LogLine[], log: RunLog, delivery?: JobDelivery): Promise<JobDecision> {
+async function finish(deps: ExecutorDeps, invocation: ClaimedInvocation, outcome: Outcome, logs: LogLine[], log: RunLog, delivery?: JobDelivery): Promise<JobDecision> {
   let recorded = outcome;
   let completed: boolean;
   let finishedAt = deps.clock.now();

@@ -1,8 +1,8 @@
-import type { Invocation } from '@gi/domain';
+import type { ClaimedInvocation } from '@gi/domain';
 import { createLogger } from '@gi/observability';
 import { RunLog } from './run-log';
 
-const invocation = { id: 'inv-1', botId: 'bot-a', integrationId: 'ack', pool: 'default', attempt: 2 } as Invocation;
+const invocation = { id: 'inv-1', botId: 'bot-a', integrationId: 'ack', pool: 'default', attempt: 2 } as ClaimedInvocation;
 
 function logAt(level: string) {
   const lines: Record<string, unknown>[] = [];

@@ -1,4 +1,4 @@
-import type { Invocation } from '@gi/domain';
+import type { ClaimedInvocation } from '@gi/domain';
 import type { Logger } from '@gi/observability';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
@@ -14,7 +14,7 @@ export class RunLog {
 
   constructor(
     private readonly logger: Logger,
-    private readonly invocation: Invocation,
+    private readonly invocation: ClaimedInvocation,
   ) {}
 
   debug(...line: Line): void {

@@ -1,12 +1,12 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { Invocation, Outcome } from '@gi/domain';
+import type { ClaimedInvocation, Outcome } from '@gi/domain';
 import { inSpan, tracingEnabled } from '@gi/observability';
 
 /**
  * The span of one attempt at an invocation: from the claim to the outcome recorded and announced, a
  * child of the job's consumer span. The connector's HTTP requests carry its trace context.
  */
-export function inRunSpan<T>(invocation: Invocation, work: () => Promise<T>): Promise<T> {
+export function inRunSpan<T>(invocation: ClaimedInvocation, work: () => Promise<T>): Promise<T> {
   if (!tracingEnabled()) return work();
   const attributes = {
     'gi.bot.id': invocation.botId,

@@ -8,8 +8,9 @@ import {
   parseAsyncResponse,
   parseCallbackHeader,
   parseQuery,
-  parseRequestBody,
   parseResponseContentType,
+  requestBodyJson,
+  requestEntityJson,
   singleControlValue,
   supportsAsync,
   unavailable,
@@ -68,7 +69,7 @@ export async function acceptCall(deps: GatewayDeps, call: WebhookCall, readBody:
   // unguessable (docs/decisions.md).
   const id = timeOrderedUuid();
   const read = await readBody(id);
-  const { body, files, rawBody, fingerprinted } = bodyOf(read, call.contentType, settings.maxJsonDepth);
+  const { bodyJson, files, rawBody, fingerprinted } = bodyOf(read, call.contentType, settings.maxJsonDepth);
   const now = clock.now();
   const invocation: NewInvocation = {
     id,
@@ -81,13 +82,10 @@ export async function acceptCall(deps: GatewayDeps, call: WebhookCall, readBody:
     mode,
     endpoint: call.endpoint,
     responseContentType,
-    entity: {
-      RequestParams: requestParams,
-      RequestHeaders: formatRequestHeaders(call.rawHeaders),
-      RequestBody: body,
-      ResponseBody: null,
-      ...(files ? { RequestFiles: files } : {}),
-    },
+    entityJson: requestEntityJson(
+      { RequestParams: requestParams, RequestHeaders: formatRequestHeaders(call.rawHeaders), ResponseBody: null, ...(files ? { RequestFiles: files } : {}) },
+      bodyJson,
+    ),
     rawBody,
     createdAt: now,
     expireAt: now + settings.invocationTtlMs,
@@ -108,12 +106,12 @@ export async function acceptCall(deps: GatewayDeps, call: WebhookCall, readBody:
 }
 
 /**
- * What a call's body gives: RequestBody (and RequestFiles), the body exactly as sent for connectors that
- * check a signature over it (GetRawRequestBody; a multipart request has no single body to keep), and
- * what the Idempotency-Key fingerprint counts.
+ * What a call's body gives: RequestBody as JSON text (and RequestFiles), the body exactly as sent for
+ * connectors that check a signature over it (GetRawRequestBody; a multipart request has no single body
+ * to keep), and what the Idempotency-Key fingerprint counts.
  */
 function bodyOf(read: string | ReceivedRequest, contentType: string | undefined, maxJsonDepth: number) {
-  if (typeof read !== 'string') return { body: read.body, files: read.files, rawBody: null, fingerprinted: { fields: read.body, files: read.files } };
+  if (typeof read !== 'string') return { bodyJson: JSON.stringify(read.body), files: read.files, rawBody: null, fingerprinted: { fields: read.body, files: read.files } };
   const text = withoutByteOrderMark(read);
-  return { body: parseRequestBody(contentType, text, maxJsonDepth), files: undefined, rawBody: read, fingerprinted: text };
+  return { bodyJson: requestBodyJson(contentType, text, maxJsonDepth), files: undefined, rawBody: read, fingerprinted: text };
 }

@@ -47,7 +47,7 @@ const finish = (world: SmallServices) => async (job: JobMessage) => {
   const ref = { botId: job.botId, id: job.invocationId };
   const invocation = await world.store.invocations.claim(ref, 'executor', 60_000, world.clock.now());
   if (!invocation) return;
-  await world.store.invocations.complete(ref, 'executor', { status: 'Completed', responseBody: { echoed: invocation.entity.RequestBody } }, [], world.clock.now());
+  await world.store.invocations.complete(ref, 'executor', { status: 'Completed', responseBody: { echoed: JSON.parse(invocation.entityJson).RequestBody } }, [], world.clock.now());
   await world.bus.publishCompletion(completionEvent(ref, 'Completed'));
 };
 

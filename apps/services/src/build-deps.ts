@@ -6,7 +6,7 @@ import type { ServiceConfig } from '@gi/config';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
 import type { ControlDeps } from '@gi/control';
 import { CompletionWaiter, parseSecretKey } from '@gi/domain';
-import type { ConnectorRuntime, QuotaDefaults } from '@gi/domain';
+import type { ConnectorRuntime, QuotaDefaults, WebhookEntity } from '@gi/domain';
 import { HttpCallbackSender } from '@gi/egress';
 import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
 import type { ExecutorDeps, SweeperSettings } from '@gi/executor';
@@ -270,7 +270,7 @@ function executorFaults(config: ServiceConfig): Pick<ExecutorDeps, 'beforeRun'> 
   if (config.FAULT_INJECTION !== 'executor-crash-in-run') return {};
   return {
     beforeRun: (invocation) => {
-      if (new URLSearchParams(invocation.entity.RequestParams).get('fault') !== 'crash') return;
+      if (new URLSearchParams((JSON.parse(invocation.entityJson) as WebhookEntity).RequestParams).get('fault') !== 'crash') return;
       setImmediate(() => {
         throw new Error('Injected fault: the executor crashes while handling this invocation.');
       });

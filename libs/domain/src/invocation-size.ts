@@ -1,7 +1,6 @@
 import { payloadTooLarge } from './errors';
 import type { LogLine, Outcome } from './invocation';
 import { outcomeJson, UnrecordableOutcome } from './outcome';
-import type { WebhookEntity } from './request-entity';
 
 /**
  * How much of one invocation a store keeps. MongoDB holds an invocation in one document, and a
@@ -17,21 +16,18 @@ export const MAX_RECORDED_RESULT_BYTES = 12 * 1024 * 1024 - 64 * 1024;
 export const LOG_LINE_OVERHEAD_BYTES = 64;
 
 /**
- * The entity as the stores keep it, JSON text; a payload-too-large error (413) when it and the raw
- * body kept beside it (`Context.GetRawRequestBody`) are over the request's budget together. A body
- * within MAX_BODY_SIZE can still be: it is kept twice (parsed in the entity, and as sent), text is
- * stored as a JSON string whose escapes take more room than the bytes they stand for, and the query,
- * headers and file list come with it.
+ * A payload-too-large error (413) when the entity's JSON and the raw body kept beside it
+ * (`Context.GetRawRequestBody`) are over the request's budget together. A body within MAX_BODY_SIZE
+ * can still be: it is kept twice (in the entity, and as sent), text is stored as a JSON string whose
+ * escapes take more room than the bytes they stand for, and the query, headers and file list come with it.
  */
-export function storedEntityJson(entity: WebhookEntity, rawBody?: string | null): string {
-  const json = JSON.stringify(entity);
-  const bytes = Buffer.byteLength(json) + (rawBody ? Buffer.byteLength(rawBody) : 0);
+export function assertEntityFits(entityJson: string, rawBody: string | null): void {
+  const bytes = Buffer.byteLength(entityJson) + (rawBody ? Buffer.byteLength(rawBody) : 0);
   if (bytes > MAX_STORED_ENTITY_BYTES) {
     throw payloadTooLarge(
       `The request as stored (its query, headers and body as JSON, and the body as sent) takes ${bytes} bytes; an invocation keeps at most ${MAX_STORED_ENTITY_BYTES}. Send large data as files (GenericIntegrationFileTransfer).`,
     );
   }
-  return json;
 }
 
 /** The outcome as the stores keep it, JSON text; UnrecordableOutcome when it has none or it and the logs are over their budget. */

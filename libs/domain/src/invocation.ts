@@ -77,7 +77,11 @@ export interface NewInvocation extends InvocationRef {
   endpoint: Endpoint;
   /** The media type the reply is rendered in unless a poll asks for another. */
   responseContentType: string;
-  entity: WebhookEntity;
+  /**
+   * The entity (WebhookEntity) as JSON text, built once where the call is accepted (requestEntityJson):
+   * what the stores keep and the sandbox parses, never parsed on the way.
+   */
+  entityJson: string;
   /**
    * The request body exactly as the caller sent it (UTF-8 text, byte order mark included), for
    * connectors that check a signature over it; null where there is no single body (file transfers).
@@ -90,7 +94,8 @@ export interface NewInvocation extends InvocationRef {
   callbackUrl: string | null;
 }
 
-export interface Invocation extends Omit<NewInvocation, 'callbackUrl'> {
+export interface Invocation extends Omit<NewInvocation, 'callbackUrl' | 'entityJson'> {
+  entity: WebhookEntity;
   status: InvocationStatus;
   attempt: number;
   leaseOwner: string | null;
@@ -105,12 +110,10 @@ export interface Invocation extends Omit<NewInvocation, 'callbackUrl'> {
   logs: StoredLogLine[];
   progress: Progress | null;
   callback: CallbackDelivery | null;
-  /**
-   * The entity as the JSON text the store holds, when a claim has it at hand (the SQLite store's):
-   * the run hands it to the sandbox instead of serializing the entity again.
-   */
-  entityJson?: string;
 }
+
+/** An invocation as a claim hands it to its run: the entity as the store holds it, JSON text, for the sandbox to parse. */
+export type ClaimedInvocation = Omit<Invocation, 'entity'> & Pick<NewInvocation, 'entityJson'>;
 
 /** What listings show: no request data, just the run. */
 export type InvocationSummary = Pick<

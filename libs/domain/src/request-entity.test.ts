@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { GiError } from './errors';
-import { formatRequestHeaders, parseAsyncResponse, parseQuery, parseRequestBody, singleControlValue } from './request-entity';
+import { formatRequestHeaders, parseAsyncResponse, parseQuery, parseRequestBody, requestBodyJson, requestEntityJson, singleControlValue } from './request-entity';
 
 const codeOf = (fn: () => unknown) => {
   try {
@@ -93,5 +94,53 @@ describe('parseRequestBody', () => {
     for (const type of ['multipart/form-data; boundary=x', 'application/octet-stream', 'image/png']) {
       expect(codeOf(() => parseRequestBody(type, 'x'))).toBe('unsupported_media_type');
     }
+  });
+});
+
+describe('requestBodyJson and requestEntityJson', () => {
+  const fields = { RequestParams: 'a=1', RequestHeaders: 'Host=x', ResponseBody: null };
+  /** The entity as the body parsed into it would give, the way it was stored before. */
+  const parsedEntity = (contentType: string, text: string) => ({ ...fields, RequestBody: parseRequestBody(contentType, text) });
+
+  it('keeps a JSON body as sent, so the stored entity reads as the parsed one would', () => {
+    const text = '{ "orderId" : 42.0,\r\n "note": "caf\\u00e9", "lines": [ ] }\n';
+    const json = requestEntityJson(fields, requestBodyJson('application/json', text));
+    expect(json).toBe(`{"RequestParams":"a=1","RequestHeaders":"Host=x","RequestBody":${text},"ResponseBody":null}`);
+    expect(JSON.parse(json)).toEqual(parsedEntity('application/json', text));
+  });
+
+  it('lists the fields in the order of the spec, RequestFiles last', () => {
+    const files = [{ Id: 'f1', FileName: 'a.csv', ContentType: 'text/csv', Size: 1, Sha256: 'x', PartName: 'file' }];
+    const json = requestEntityJson({ ...fields, RequestFiles: files }, '{"note":"x"}');
+    expect(Object.keys(JSON.parse(json))).toEqual(['RequestParams', 'RequestHeaders', 'RequestBody', 'ResponseBody', 'RequestFiles']);
+    expect(JSON.parse(json).RequestFiles).toEqual(files);
+  });
+
+  it('refuses what parseRequestBody refuses, with the same errors', () => {
+    for (const text of ['{"a":', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', `${'['.repeat(70)}${']'.repeat(70)}`, '{} {}']) {
+      expect(codeOf(() => requestBodyJson('application/json', text))).toBe('bad_request');
+      expect(codeOf(() => requestBodyJson('application/json', text))).toBe(codeOf(() => parseRequestBody('application/json', text)));
+    }
+    expect(codeOf(() => requestBodyJson('application/octet-stream', 'x'))).toBe('unsupported_media_type');
+  });
+
+  it('serializes every other body as parseRequestBody makes it: forms, text, an empty body', () => {
+    for (const [type, text] of [['application/x-www-form-urlencoded', 'a=1&a=2&b=x'], ['text/plain', 'hello "there"'], ['application/xml', '<a/>'], ['application/json', ''], ['text/plain', '']]) {
+      expect(JSON.parse(requestEntityJson(fields, requestBodyJson(type, text)))).toEqual(parsedEntity(type, text));
+    }
+  });
+
+  it('gives the entity the parsed body would for any JSON, however it is spaced (property)', () => {
+    const spaced = fc.tuple(fc.jsonValue({ maxDepth: 6 }), fc.constantFrom(undefined, 1, 2, '\t'), fc.constantFrom('', ' ', '\r\n\t '));
+    fc.assert(
+      fc.property(spaced, ([value, indent, around]) => {
+        const text = `${around}${JSON.stringify(value, null, indent)}${around}`;
+        // A generated key may be __proto__: then both refuse it alike.
+        const refusal = codeOf(() => parseRequestBody('application/json', text));
+        if (refusal !== 'no error') return void expect(codeOf(() => requestBodyJson('application/json', text))).toBe(refusal);
+        const json = requestEntityJson(fields, requestBodyJson('application/json', text));
+        expect(JSON.parse(json)).toEqual(parsedEntity('application/json', text));
+      }),
+    );
   });
 });

@@ -131,6 +131,35 @@ export function assertTextMediaType(contentType: string | undefined): string {
 }
 
 /**
+ * `RequestBody` as JSON text, for the entity's stored JSON (requestEntityJson). A JSON body is checked as
+ * parseRequestBody checks it and then kept as the caller sent it: parsed objects would only be serialized
+ * again, and on a large body that and the parsed copy held while the call runs cost about a quarter of
+ * its CPU. Every other body is what parseRequestBody makes of it, serialized.
+ */
+export function requestBodyJson(contentType: string | undefined, text: string, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH): string {
+  if (text.length > 0 && isJsonMediaType(assertTextMediaType(contentType))) {
+    parseJson(text, maxJsonDepth);
+    return text;
+  }
+  return JSON.stringify(parseRequestBody(contentType, text, maxJsonDepth));
+}
+
+/** The entity's fields other than RequestBody, in the order the stored JSON lists them. */
+export type EntityFields = Omit<WebhookEntity, 'RequestBody'>;
+
+/**
+ * The entity as JSON text, as the stores keep it and the sandbox parses it, from its other fields and
+ * RequestBody's JSON text (requestBodyJson). The fields keep the order of the spec: RequestParams,
+ * RequestHeaders, RequestBody, ResponseBody, then RequestFiles when there are files.
+ */
+export function requestEntityJson(fields: EntityFields, bodyJson: string): string {
+  const { RequestParams, RequestHeaders, ResponseBody, ...rest } = fields;
+  const head = JSON.stringify({ RequestParams, RequestHeaders });
+  const tail = JSON.stringify({ ResponseBody, ...rest });
+  return `${head.slice(0, -1)},"RequestBody":${bodyJson}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`;
+}
+
+/**
  * `RequestBody` from the raw body: JSON parsed (nested at most `maxJsonDepth` deep, prototype-pollution
  * keys refused), form-urlencoded as an object (repeated keys become arrays: never deeper than 2), any
  * other text as a string, an empty body as null.

@@ -19,6 +19,9 @@ function entityText(entity: unknown): string | undefined {
   }
 }
 
+/** The run's request entity as an object: parsed here only for a connector that never touched it (its ResponseBody is the reply). */
+const requestEntity = (request: ConnectorRunRequest): unknown => (request.entityJson === undefined ? (request.entity ?? null) : JSON.parse(request.entityJson));
+
 const UNUSABLE_ENTITY = 'The request entity cannot be handed to the connector: it nests too deeply (or is not JSON data).';
 const unusableEntity = (): ConnectorRunResult => ({
   kind: 'failed',
@@ -98,7 +101,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       run: async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => {
         const redaction = new SecretRedaction(request.secrets);
         const input = check(request, env, redaction);
-        return 'kind' in input ? input : redaction.result(decodeResult(await pool.run(input, request.cancel), request.entity));
+        return 'kind' in input ? input : redaction.result(decodeResult(await pool.run(input, request.cancel), () => requestEntity(request)));
       },
       async close() {
         if (closed) return;
@@ -122,7 +125,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       running++;
       try {
         const result = await engine.run({ ...input, cancel: request.cancel });
-        return redaction.result(decodeResult(result, request.entity));
+        return redaction.result(decodeResult(result, () => requestEntity(request)));
       } finally {
         running--;
       }

@@ -30,10 +30,10 @@ export const failedResult = (verdict: Failure, facts: RunFacts): ConnectorRunRes
  * pollute prototypes on the host; the request entity's own ResponseBody when the connector never
  * touched an entity.
  */
-export function decodeResult(result: SandboxResult, entity: unknown): ConnectorRunResult {
+export function decodeResult(result: SandboxResult, requestEntity: () => unknown): ConnectorRunResult {
   if (result.kind !== 'ok') return result;
   const { responseJson } = result;
-  const body = responseJson === null ? responseBodyOf(entity) : (sjson.parse(responseJson, undefined, SAFE_JSON) as { body?: unknown }).body;
+  const body = responseJson === null ? responseBodyOf(requestEntity()) : (sjson.parse(responseJson, undefined, SAFE_JSON) as { body?: unknown }).body;
   return { kind: 'ok', responseBody: body, logs: result.logs, durationMs: result.durationMs };
 }
 

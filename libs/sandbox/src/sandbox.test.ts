@@ -22,7 +22,7 @@ async function runIn(sandbox: Sandbox, run: RunInput) {
   const connectorRun = new ConnectorRun(sandbox, run);
   const result = connectorRun.start() ?? (await connectorRun.finish());
   sandbox.reset();
-  return decodeResult(result, JSON.parse(run.entityJson));
+  return decodeResult(result, () => JSON.parse(run.entityJson));
 }
 
 describe('engine layout', () => {

@@ -120,7 +120,7 @@ describe('MongoInvocationStore queries', () => {
       mode: 'async',
       endpoint: 'GenericIntegration',
       responseContentType: 'application/json',
-      entity,
+      entityJson: JSON.stringify(entity),
       rawBody: '{"$where":"x","a.b":1}',
       createdAt: now,
       expireAt: now + 1000,

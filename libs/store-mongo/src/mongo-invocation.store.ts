@@ -5,6 +5,7 @@ import type {
   CallbackDelivery,
   Clock,
   IdempotencyRecord,
+  ClaimedInvocation,
   Invocation,
   InvocationError,
   InvocationListFilter,
@@ -20,7 +21,7 @@ import type {
   Progress,
   StoredLogLine,
 } from '@gi/domain';
-import { outcomeError, outcomeJson, recordedOutcomeJson, storedEntityJson, UnrecordableOutcome } from '@gi/domain';
+import { assertEntityFits, outcomeError, outcomeJson, recordedOutcomeJson, UnrecordableOutcome } from '@gi/domain';
 import type { CallbackDocument, IdempotencyKeyDocument, InvocationDocument, LogBatchDocument } from './mongo-documents';
 import { isDuplicateKey, isTooLarge, isUnavailable, retriedOnFailover, storeUnavailable } from './mongo-errors';
 import { backoff, inTransaction } from './mongo-transaction';
@@ -90,7 +91,8 @@ export class MongoInvocationStore implements InvocationStore {
    * invocation its caller was told was not accepted.
    */
   async create(invocation: NewInvocation): Promise<void> {
-    const document = toDocument(invocation, storedEntityJson(invocation.entity, invocation.rawBody));
+    assertEntityFits(invocation.entityJson, invocation.rawBody);
+    const document = toDocument(invocation);
     try {
       await this.invocations.insertOne(document);
     } catch (error) {
@@ -109,7 +111,8 @@ export class MongoInvocationStore implements InvocationStore {
    * write waits for the majority. A commit that fails is undone like a failed create.
    */
   async createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
-    const document = toDocument(invocation, storedEntityJson(invocation.entity, invocation.rawBody));
+    assertEntityFits(invocation.entityJson, invocation.rawBody);
+    const document = toDocument(invocation);
     const taken = { ...record, expireAt: new Date(record.expireAt) };
     const deadline = Date.now() + this.majorityWaitMs;
     for (let attempt = 0; ; attempt++) {
@@ -188,7 +191,7 @@ export class MongoInvocationStore implements InvocationStore {
     return doc ? toState(doc as StateDocument) : null;
   }
 
-  async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null> {
+  async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<ClaimedInvocation | null> {
     const doc = await this.invocations.findOneAndUpdate(
       {
         _id: ref.id,
@@ -202,7 +205,8 @@ export class MongoInvocationStore implements InvocationStore {
       },
       { returnDocument: 'after' },
     );
-    return doc ? toInvocation(doc, []) : null;
+    // The entity is handed on as the text stored, for the sandbox to parse.
+    return doc ? { ...invocationFields(doc, []), entityJson: doc.entity } : null;
   }
 
   async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {
@@ -463,7 +467,7 @@ function toRecord(doc: IdempotencyKeyDocument): IdempotencyRecord {
   };
 }
 
-function toDocument(invocation: NewInvocation, entity: string): InvocationDocument {
+function toDocument(invocation: NewInvocation): InvocationDocument {
   return {
     _id: invocation.id,
     botId: invocation.botId,
@@ -475,7 +479,7 @@ function toDocument(invocation: NewInvocation, entity: string): InvocationDocume
     mode: invocation.mode,
     endpoint: invocation.endpoint,
     responseContentType: invocation.responseContentType,
-    entity,
+    entity: invocation.entityJson,
     rawBody: invocation.rawBody,
     status: 'Queued',
     attempt: 0,
@@ -535,6 +539,11 @@ function logsOf(batches: Array<Pick<LogBatchDocument, 'attempt' | 'lines'>>, doc
 }
 
 function toInvocation(doc: InvocationDocument, batches: Array<Pick<LogBatchDocument, 'attempt' | 'lines'>>): Invocation {
+  return { ...invocationFields(doc, batches), entity: JSON.parse(doc.entity) };
+}
+
+/** Every field of the invocation but its entity. */
+function invocationFields(doc: InvocationDocument, batches: Array<Pick<LogBatchDocument, 'attempt' | 'lines'>>): Omit<Invocation, 'entity'> {
   const { error: _error, ...summary } = toSummary(doc);
   return {
     ...summary,
@@ -542,7 +551,6 @@ function toInvocation(doc: InvocationDocument, batches: Array<Pick<LogBatchDocum
     pool: doc.pool,
     endpoint: doc.endpoint,
     responseContentType: doc.responseContentType,
-    entity: JSON.parse(doc.entity),
     rawBody: doc.rawBody ?? null,
     leaseOwner: doc.leaseOwner,
     leaseUntil: doc.leaseUntil,

@@ -1,4 +1,5 @@
 import { v7 as timeOrderedUuid } from 'uuid';
+import { requestEntityJson } from '@gi/domain';
 import type { NewInvocation } from '@gi/domain';
 
 const BODY = '{"orderId":42,"customer":{"id":7,"name":"Ada"},"lines":[{"sku":"A-1","qty":2}]}';
@@ -17,7 +18,7 @@ export function sampleInvocation(now: number): NewInvocation {
     mode: 'sync',
     endpoint: 'GenericIntegration',
     responseContentType: 'application/json',
-    entity: { RequestParams: 'source=crm', RequestHeaders: 'Host=localhost%3A8080&Content-Type=application%2Fjson&Content-Length=79', RequestBody: JSON.parse(BODY), ResponseBody: null },
+    entityJson: requestEntityJson({ RequestParams: 'source=crm', RequestHeaders: 'Host=localhost%3A8080&Content-Type=application%2Fjson&Content-Length=79', ResponseBody: null }, BODY),
     rawBody: BODY,
     createdAt: now,
     expireAt: now + 72 * 3600_000,

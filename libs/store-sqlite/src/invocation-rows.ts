@@ -1,4 +1,4 @@
-import type { CallbackDelivery, CallbackState, IdempotencyRecord, Invocation, InvocationState, InvocationSummary, LogLine, NewInvocation, Outcome, StoredLogLine } from '@gi/domain';
+import type { CallbackDelivery, ClaimedInvocation, CallbackState, IdempotencyRecord, Invocation, InvocationState, InvocationSummary, LogLine, NewInvocation, Outcome, StoredLogLine } from '@gi/domain';
 import { outcomeError } from '@gi/domain';
 
 /** One row of `invocations`, as SQLite returns it. */
@@ -63,7 +63,7 @@ export function toCreated(row: CreatedRow): NewInvocation {
     mode: row.mode as Invocation['mode'],
     endpoint: row.endpoint as Invocation['endpoint'],
     responseContentType: row.response_content_type,
-    entity: JSON.parse(row.entity),
+    entityJson: row.entity,
     rawBody: row.raw_body,
     createdAt: row.created_at,
     expireAt: row.expire_at,
@@ -75,9 +75,9 @@ export function toCreated(row: CreatedRow): NewInvocation {
  * The invocation a claim took, from what its creation stored and the claim itself. Only an unfinished
  * invocation can be claimed, so it has no outcome or finish time, the claim cleared its progress, its
  * callback is as created (attempts start once it finishes), and the lines of earlier attempts are left
- * out (see InvocationStore.claim). `entityJson` is the entity's text as stored.
+ * out (see InvocationStore.claim).
  */
-export function toClaimed(created: NewInvocation, attempt: number, lease: { owner: string; leaseUntil: number; now: number }, entityJson: string): Invocation {
+export function toClaimed(created: NewInvocation, attempt: number, lease: { owner: string; leaseUntil: number; now: number }): ClaimedInvocation {
   // Field by field: an object rest (`{ callbackUrl, ...stored }`) copies through a slow runtime path, once per run.
   const { callbackUrl } = created;
   return {
@@ -91,7 +91,7 @@ export function toClaimed(created: NewInvocation, attempt: number, lease: { owne
     mode: created.mode,
     endpoint: created.endpoint,
     responseContentType: created.responseContentType,
-    entity: created.entity,
+    entityJson: created.entityJson,
     rawBody: created.rawBody,
     createdAt: created.createdAt,
     expireAt: created.expireAt,
@@ -105,7 +105,6 @@ export function toClaimed(created: NewInvocation, attempt: number, lease: { owne
     logs: [],
     progress: null,
     callback: callbackUrl === null ? null : { url: callbackUrl, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null },
-    entityJson,
   };
 }
 

@@ -7,32 +7,27 @@ export interface RecentlyCreatedLimits {
   entityBytes: number;
 }
 
-/** An invocation as created, and its entity's JSON as stored. */
-export interface Created {
-  invocation: NewInvocation;
-  entityJson: string;
-}
-
 export const DEFAULT_RECENTLY_CREATED: RecentlyCreatedLimits = { count: 1024, entityBytes: 8 << 20 };
 
 /**
- * The invocations this store created lately, as they were given (their entity already parsed), with
- * the entity's JSON as stored. In an embedded deployment the executor claims an invocation just after
- * the gateway created it through the same store: the claim then needs only the attempt back from SQLite,
- * not the row to parse again, and the run not the entity to serialize again. What it holds never changes
+ * The invocations this store created lately, as they were given. In an embedded deployment the executor
+ * claims an invocation just after the gateway created it through the same store: the claim then needs
+ * only the attempt back from SQLite, not the row and its payload read again. What it holds never changes
  * after creation. A claim takes its entry out; the oldest go first past the limits.
  */
 export class RecentlyCreated {
-  private readonly entries = new Map<string, Created & { entityBytes: number }>();
+  private readonly entries = new Map<string, { invocation: NewInvocation; entityBytes: number }>();
   private entityBytes = 0;
 
   constructor(private readonly limits: RecentlyCreatedLimits = DEFAULT_RECENTLY_CREATED) {}
 
-  remember(invocation: NewInvocation, entityJson: string, entityBytes: number): void {
+  remember(invocation: NewInvocation): void {
+    // What it costs held in memory: its entity's JSON and its raw body.
+    const entityBytes = invocation.entityJson.length + (invocation.rawBody?.length ?? 0);
     if (entityBytes > this.limits.entityBytes / 16) return;
     const previous = this.entries.get(invocation.id);
     if (previous) this.forget(invocation.id, previous.entityBytes);
-    this.entries.set(invocation.id, { invocation, entityJson, entityBytes });
+    this.entries.set(invocation.id, { invocation, entityBytes });
     this.entityBytes += entityBytes;
     for (const [id, oldest] of this.entries) {
       if (this.entries.size <= this.limits.count && this.entityBytes <= this.limits.entityBytes) break;
@@ -41,11 +36,11 @@ export class RecentlyCreated {
   }
 
   /** The invocation as created, once: its entry is gone afterwards. Undefined unless this store created it lately. */
-  take(ref: InvocationRef): Created | undefined {
+  take(ref: InvocationRef): NewInvocation | undefined {
     const entry = this.entries.get(ref.id);
     if (!entry || entry.invocation.botId !== ref.botId) return undefined;
     this.forget(ref.id, entry.entityBytes);
-    return { invocation: entry.invocation, entityJson: entry.entityJson };
+    return entry.invocation;
   }
 
   private forget(id: string, entityBytes: number): void {

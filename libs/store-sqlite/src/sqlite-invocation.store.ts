@@ -1,5 +1,6 @@
 import type {
   ActiveCount,
+  ClaimedInvocation,
   Clock,
   IdempotencyRecord,
   Invocation,
@@ -17,7 +18,7 @@ import type {
   Outcome,
   Progress,
 } from '@gi/domain';
-import { outcomeJson, recordedOutcomeJson, storedEntityJson } from '@gi/domain';
+import { assertEntityFits, outcomeJson, recordedOutcomeJson } from '@gi/domain';
 import type { GroupCommit } from './group-commit';
 import { CREATED_COLUMNS, STATE_COLUMNS, SUMMARY_COLUMNS, toClaimed, toCreated, toInvocation, toRecord, toState, toSummary } from './invocation-rows';
 import type { CreatedRow, InvocationRow, KeyRow, LogBatchRow, PayloadRow, StateRow } from './invocation-rows';
@@ -142,35 +143,30 @@ export class SqliteInvocationStore implements InvocationStore {
     };
     // Key and invocation together or neither (a savepoint within the group commit's BEGIN IMMEDIATE
     // transaction, so processes sharing the file take the key one at a time).
-    this.createWithKeyTransaction = db.transaction((invocation: NewInvocation, entity: string, record: IdempotencyRecord): IdempotencyRecord | null => {
+    this.createWithKeyTransaction = db.transaction((invocation: NewInvocation, record: IdempotencyRecord): IdempotencyRecord | null => {
       if (this.statements.takeKey.run(record).changes === 0) {
         return toRecord(this.statements.getKey.get(record.botId, record.key) as KeyRow);
       }
-      this.insert(invocation, entity);
+      this.insert(invocation);
       return null;
     });
   }
 
-  private insert(invocation: NewInvocation, entity: string): void {
+  private insert(invocation: NewInvocation): void {
     this.statements.insert.run(invocation);
-    this.statements.insertPayload.run({ id: invocation.id, entity, rawBody: invocation.rawBody });
-  }
-
-  /** What an invocation held in memory costs: its entity's JSON and its raw body. */
-  private static heldSize(invocation: NewInvocation, entity: string): number {
-    return entity.length + (invocation.rawBody?.length ?? 0);
+    this.statements.insertPayload.run({ id: invocation.id, entity: invocation.entityJson, rawBody: invocation.rawBody });
   }
 
   async create(invocation: NewInvocation): Promise<void> {
-    const entity = storedEntityJson(invocation.entity, invocation.rawBody);
-    await this.writes.write(() => this.insert(invocation, entity));
-    this.createdHere?.remember(invocation, entity, SqliteInvocationStore.heldSize(invocation, entity));
+    assertEntityFits(invocation.entityJson, invocation.rawBody);
+    await this.writes.write(() => this.insert(invocation));
+    this.createdHere?.remember(invocation);
   }
 
   async createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
-    const entity = storedEntityJson(invocation.entity, invocation.rawBody);
-    const holder = await this.writes.write(() => this.createWithKeyTransaction(invocation, entity, record));
-    if (!holder) this.createdHere?.remember(invocation, entity, SqliteInvocationStore.heldSize(invocation, entity));
+    assertEntityFits(invocation.entityJson, invocation.rawBody);
+    const holder = await this.writes.write(() => this.createWithKeyTransaction(invocation, record));
+    if (!holder) this.createdHere?.remember(invocation);
     return holder;
   }
 
@@ -186,20 +182,20 @@ export class SqliteInvocationStore implements InvocationStore {
     return row ? toState(row) : null;
   }
 
-  async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null> {
+  async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<ClaimedInvocation | null> {
     const lease = { owner, leaseUntil: now + leaseMs, now };
     const params = { id: ref.id, botId: ref.botId, ...lease };
     const created = this.createdHere?.take(ref);
     if (created) {
       const claimed = await this.writes.write(() => this.statements.claimCreatedHere.get(params) as { attempt: number } | undefined);
-      return claimed ? toClaimed(created.invocation, claimed.attempt, lease, created.entityJson) : null;
+      return claimed ? toClaimed(created, claimed.attempt, lease) : null;
     }
     // The payload read in the claim's own transaction, right after it.
     const claimed = await this.writes.write(() => {
       const row = this.statements.claim.get(params) as (Omit<CreatedRow, keyof PayloadRow> & { attempt: number }) | undefined;
       return row && { ...row, ...(this.statements.payload.get(row.id) as PayloadRow) };
     });
-    return claimed ? toClaimed(toCreated(claimed), claimed.attempt, lease, claimed.entity) : null;
+    return claimed ? toClaimed(toCreated(claimed), claimed.attempt, lease) : null;
   }
 
   async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {

@@ -117,7 +117,7 @@ describe('SQLite store opening a database written before payloads had a table of
       expect(columns).not.toContain('raw_body');
       expect(await store.invocations.get({ botId: 'acme', id: 'inv-kept' })).toMatchObject({ entity: JSON.parse(entity), rawBody: '{"orderId":42}' });
       expect(await store.invocations.claim({ botId: 'acme', id: 'inv-kept' }, 'executor-1', 30_000, Date.now())).toMatchObject({
-        entity: JSON.parse(entity),
+        entityJson: entity,
         rawBody: '{"orderId":42}',
         attempt: 1,
       });

@@ -28,7 +28,7 @@ const invocation = (createdAt: number): NewInvocation => ({
   mode: 'sync',
   endpoint: 'GenericIntegration',
   responseContentType: 'application/json',
-  entity: { RequestParams: '', RequestHeaders: 'Host=x', RequestBody: { orderId: 7, note: 'x'.repeat(300) }, ResponseBody: null },
+  entityJson: JSON.stringify({ RequestParams: '', RequestHeaders: 'Host=x', RequestBody: { orderId: 7, note: 'x'.repeat(300) }, ResponseBody: null }),
   rawBody: JSON.stringify({ orderId: 7, note: 'x'.repeat(300) }),
   createdAt,
   expireAt: createdAt + 3600_000,

@@ -1,4 +1,4 @@
-import { ACTIVE_STATUSES, integrationSettingsOf, isTerminal, outcomeError, recordedOutcomeJson, storedEntityJson, WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
+import { ACTIVE_STATUSES, assertEntityFits, integrationSettingsOf, isTerminal, outcomeError, recordedOutcomeJson, WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
 import type {
   ActiveCount,
   BotQuotas,
@@ -11,6 +11,7 @@ import type {
   IntegrationDraft,
   IntegrationSettings,
   IntegrationTarget,
+  ClaimedInvocation,
   Invocation,
   InvocationError,
   InvocationListFilter,
@@ -43,7 +44,8 @@ const keyOf = (ref: InvocationRef) => `${ref.botId}\u0000${ref.id}`;
 
 /** One stored invocation: what `get` returns, plus what only the store keeps. */
 interface Row {
-  invocation: Invocation;
+  /** As the stores keep it: the entity as its JSON text. */
+  invocation: ClaimedInvocation;
   /** When its job was last published (0: never), for the sweeper. */
   publishedAt: number;
   /** When its pending callback is due (0 until the invocation finishes). */
@@ -72,7 +74,7 @@ export class FakeInvocationStore implements InvocationStore {
 
   async create(invocation: NewInvocation): Promise<void> {
     if (this.rows.has(keyOf(invocation))) throw new Error(`An invocation '${invocation.id}' exists already.`);
-    storedEntityJson(invocation.entity, invocation.rawBody);
+    assertEntityFits(invocation.entityJson, invocation.rawBody);
     const { callbackUrl, ...stored } = copy(invocation);
     this.rows.set(keyOf(invocation), {
       invocation: {
@@ -118,7 +120,8 @@ export class FakeInvocationStore implements InvocationStore {
     const batches = [...row.batches.values()].sort((a, b) => a.attempt - b.attempt || a.seq - b.seq);
     for (const batch of batches) for (const line of batch.lines) logs.push({ ...line, attempt: batch.attempt });
     for (const line of row.finalLogs) logs.push({ ...line, attempt: row.invocation.attempt });
-    return copy({ ...row.invocation, logs });
+    const { entityJson, ...stored } = row.invocation;
+    return copy({ ...stored, entity: JSON.parse(entityJson), logs });
   }
 
   async getState(ref: InvocationRef): Promise<InvocationState | null> {
@@ -128,7 +131,7 @@ export class FakeInvocationStore implements InvocationStore {
     return copy({ id, botId, integrationId, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType });
   }
 
-  async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null> {
+  async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<ClaimedInvocation | null> {
     const row = this.live(ref, now);
     if (!row) return null;
     const inv = row.invocation;

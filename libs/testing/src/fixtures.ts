@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { NewInvocation } from '@gi/domain';
+import type { NewInvocation, WebhookEntity } from '@gi/domain';
 
-export function newInvocation(overrides: Partial<NewInvocation> & { createdAt: number }): NewInvocation {
+/** A new invocation; `entity` (an object, for tests' convenience) becomes its `entityJson`. */
+export function newInvocation({ entity, ...overrides }: Partial<NewInvocation> & { createdAt: number; entity?: WebhookEntity }): NewInvocation {
   return {
     id: randomUUID(),
     botId: 'bot-a',
@@ -13,7 +14,7 @@ export function newInvocation(overrides: Partial<NewInvocation> & { createdAt: n
     mode: 'async',
     endpoint: 'GenericIntegration',
     responseContentType: 'application/json',
-    entity: { RequestParams: 'a=1', RequestHeaders: 'Host=x', RequestBody: { orderId: 7 }, ResponseBody: null },
+    entityJson: JSON.stringify(entity ?? { RequestParams: 'a=1', RequestHeaders: 'Host=x', RequestBody: { orderId: 7 }, ResponseBody: null }),
     rawBody: '{"orderId": 7}',
     expireAt: overrides.createdAt + 3600_000,
     callbackUrl: null,

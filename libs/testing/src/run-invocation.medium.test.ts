@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import pino from 'pino';
 import { LocalJobBus } from '@gi/bus-local';
 import { DEFAULT_CONNECTOR_LIMITS, unrecordableOutcome } from '@gi/domain';
 import { cancelInvocation } from '@gi/use-cases';
-import type { ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store } from '@gi/domain';
+import type { ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store, WebhookEntity } from '@gi/domain';
 import { finishedStateOf } from '@gi/contracts';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
 import { IntegrationVersions, QUARANTINED, quarantineInHand, recoverInvocations, RunningInvocations, runInvocation, startExecutor } from '@gi/executor';
@@ -71,7 +70,7 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     await store.invocations.create(inv);
     expect(await runInvocation(deps, job(inv.id))).toBe('ack');
     expect(runtime.runs).toHaveLength(1);
-    expect(runtime.runs[0]).toMatchObject({ code: 'v1', timeoutMs: 5000, allowedHosts: ['x.example'], entity: inv.entity, cacheKey: 'bot-a/ack@1' });
+    expect(runtime.runs[0]).toMatchObject({ code: 'v1', timeoutMs: 5000, allowedHosts: ['x.example'], entityJson: inv.entityJson, cacheKey: 'bot-a/ack@1' });
     expect(runtime.runs[0].limits).toEqual({ memoryBytes: 16 * 1024 * 1024, cpuMs: 2000, responseBodyBytes: 10 * 1024 * 1024, logBytes: 64 * 1024, pendingCalls: 8 });
     expect((await store.invocations.get(inv))?.outcome).toEqual({ status: 'Completed', responseBody: { ok: true } });
     await flush();
@@ -272,10 +271,10 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     await gateway.invocations.create(poisoned);
     await gateway.invocations.create(healthy);
     await gateway.close();
-    // A corrupt record: reading it always throws.
-    const raw = new Database(file);
-    raw.prepare('UPDATE invocation_payloads SET entity = ? WHERE id = ?').run('{not json', poisoned.id);
-    raw.close();
+    // A corrupt record: claiming it always throws (a claim hands the stored row on without decoding it,
+    // so the fault is made at the store's edge).
+    const claim = fileStore.invocations.claim.bind(fileStore.invocations);
+    fileStore.invocations.claim = (ref, ...rest) => (ref.id === poisoned.id ? Promise.reject(new Error('database disk image is malformed')) : claim(ref, ...rest));
     const executor = await startExecutor({ ...deps, store: fileStore, maxAttempts: 3 }, ['default'], 2);
     try {
       await bus.publish(job(poisoned.id));
@@ -396,7 +395,7 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
         if (++arrived === 2) bothInHand();
         await together;
         const quarantined = await new Promise<ReturnType<typeof quarantineInHand>>((resolve) => setImmediate(() => resolve(quarantineInHand(deps))));
-        blamed.set(request.entity?.RequestParams ?? '', quarantined?.ref.id ?? null);
+        blamed.set((JSON.parse(request.entityJson ?? 'null') as WebhookEntity).RequestParams, quarantined?.ref.id ?? null);
         await quarantined?.recorded;
         return runtime.result;
       };

@@ -56,11 +56,13 @@ describe('SQLite claim', () => {
         [embedded, embedded],
         [embedded, executor],
       ]) {
-        const inv = newInvocation({ createdAt: clock.now(), entity: { RequestParams: '', RequestHeaders: '', RequestBody: { orderId: 42, note: 'ü "quoted"' }, ResponseBody: null } });
+        // Spelled as a caller may send it: the text goes through as it is, never parsed and serialized again.
+        const entityJson = '{"RequestParams":"","RequestHeaders":"","RequestBody":{ "orderId" : 42.0, "note": "\\u00fc \\"quoted\\"" },"ResponseBody":null}';
+        const inv = newInvocation({ createdAt: clock.now(), entityJson });
         await creator.invocations.create(inv);
         const claimed = await claimer.invocations.claim(inv, 'w1', 60_000, clock.now());
-        expect(claimed?.entity).toEqual(inv.entity);
-        expect(claimed?.entityJson).toBe(JSON.stringify(inv.entity));
+        expect(claimed?.entityJson).toBe(entityJson);
+        expect((await claimer.invocations.get(inv))?.entity.RequestBody).toEqual({ orderId: 42, note: 'ü "quoted"' });
       }
     } finally {
       await executor.close();

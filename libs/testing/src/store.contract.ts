@@ -1,5 +1,5 @@
 import { DEFAULT_CONNECTOR_LIMITS, GiError, MAX_RECORDED_RESULT_BYTES, MAX_STORED_ENTITY_BYTES, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
-import type { IdempotencyRecord, Invocation, LogLine, NewInvocation, SecretRef, Store } from '@gi/domain';
+import type { ClaimedInvocation, IdempotencyRecord, LogLine, NewInvocation, SecretRef, Store } from '@gi/domain';
 import { newInvocation } from './fixtures';
 import type { ManualClock } from './manual-clock';
 
@@ -29,8 +29,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         const inv = newInvocation({ createdAt: clock.now() });
         await store.invocations.create(inv);
         const read = await store.invocations.get({ botId: 'bot-a', id: inv.id });
-        const { callbackUrl: _none, ...stored } = inv;
-        expect(read).toMatchObject({ ...stored, status: 'Queued', attempt: 0, outcome: null, logs: [], progress: null, callback: null });
+        const { callbackUrl: _none, entityJson, ...stored } = inv;
+        expect(read).toMatchObject({ ...stored, entity: JSON.parse(entityJson), status: 'Queued', attempt: 0, outcome: null, logs: [], progress: null, callback: null });
         expect(await store.invocations.get({ botId: 'bot-b', id: inv.id })).toBeNull();
         expect(await store.invocations.get({ botId: 'bot-a', id: 'nope' })).toBeNull();
       });
@@ -88,20 +88,20 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now(), tokenId: 't1', callbackUrl: 'https://hooks.example.com/gi' });
         await store.invocations.create(inv);
-        // A claim may also hand over the entity's JSON as stored (entityJson); when it does, it is that entity's.
-        const asStored = (claimed: Invocation | null) => {
-          if (claimed?.entityJson !== undefined) expect(JSON.parse(claimed.entityJson)).toEqual(claimed.entity);
-          const { entityJson: _text, ...invocation } = claimed ?? ({} as Invocation);
-          return claimed && invocation;
+        // The claim hands over the entity as the JSON text stored, exactly as created; `get` parses it.
+        const asStored = (claimed: ClaimedInvocation | null) => {
+          expect(claimed?.entityJson).toBe(inv.entityJson);
+          const { entityJson, ...invocation } = claimed ?? ({ entityJson: 'null' } as ClaimedInvocation);
+          return claimed && { ...invocation, entity: JSON.parse(entityJson) };
         };
         const first = asStored(await store.invocations.claim(inv, 'w1', 10_000, clock.now()));
         expect(first).toEqual(await store.invocations.get(inv));
-        expect(first).toMatchObject({ entity: inv.entity, status: 'Running', attempt: 1, leaseOwner: 'w1', leaseUntil: clock.now() + 10_000, logs: [], outcome: null });
+        expect(first).toMatchObject({ entity: JSON.parse(inv.entityJson), status: 'Running', attempt: 1, leaseOwner: 'w1', leaseUntil: clock.now() + 10_000, logs: [], outcome: null });
         await store.invocations.setProgress(inv, 'w1', { percent: 50 });
         clock.advance(10_001);
         const second = asStored(await store.invocations.claim(inv, 'w2', 10_000, clock.now()));
         expect(second).toEqual(await store.invocations.get(inv));
-        expect(second).toMatchObject({ entity: inv.entity, attempt: 2, leaseOwner: 'w2', startedAt: clock.now(), progress: null });
+        expect(second).toMatchObject({ entity: JSON.parse(inv.entityJson), attempt: 2, leaseOwner: 'w2', startedAt: clock.now(), progress: null });
       });
 
       it('hands an expired lease to a new owner with the next attempt, and keeps a renewed one', async () => {
@@ -230,7 +230,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         const upload = newInvocation({ createdAt: clock.now(), rawBody: null, endpoint: 'GenericIntegrationFileTransfer' });
         await store.invocations.create(inv);
         await store.invocations.create(upload);
-        expect(await store.invocations.get(inv)).toMatchObject({ rawBody: raw, entity: inv.entity });
+        expect(await store.invocations.get(inv)).toMatchObject({ rawBody: raw, entity: JSON.parse(inv.entityJson) });
         expect((await store.invocations.get(upload))?.rawBody).toBeNull();
         expect((await store.invocations.claim(inv, 'w1', 10_000, clock.now()))?.rawBody).toBe(raw);
         clock.advance(10_001);
@@ -528,16 +528,16 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         const { store, clock } = subject;
         // The body as sent counts against the request's 4 MiB too: this one has none (a file transfer's).
         const inv = newInvocation({ createdAt: clock.now(), rawBody: null });
-        const room = MAX_STORED_ENTITY_BYTES - Buffer.byteLength(JSON.stringify({ ...inv.entity, RequestBody: '' }));
-        const entity = { ...inv.entity, RequestBody: 'x'.repeat(room) };
-        expect(Buffer.byteLength(JSON.stringify(entity))).toBe(MAX_STORED_ENTITY_BYTES);
-        await store.invocations.create({ ...inv, entity });
+        const entityJson = (body: string) => JSON.stringify({ ...JSON.parse(inv.entityJson), RequestBody: body });
+        const body = 'x'.repeat(MAX_STORED_ENTITY_BYTES - Buffer.byteLength(entityJson('')));
+        expect(Buffer.byteLength(entityJson(body))).toBe(MAX_STORED_ENTITY_BYTES);
+        await store.invocations.create({ ...inv, entityJson: entityJson(body) });
         await store.invocations.claim(inv, 'w1', 60_000, clock.now());
         const responseBody = 'y'.repeat(10 * 1024 * 1024 - 2);
         const logs: LogLine[] = Array.from({ length: 10_000 }, (_, i) => ({ at: clock.now(), level: 'info', message: 'z'.repeat(i === 0 ? 1024 * 1024 - 9_999 * 104 : 104) }));
         expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody }, logs, clock.now())).toBe(true);
         const done = await store.invocations.get(inv);
-        expect(done?.entity.RequestBody).toBe(entity.RequestBody);
+        expect(done?.entity.RequestBody).toBe(body);
         expect(done?.outcome).toEqual({ status: 'Completed', responseBody });
         expect(done?.logs).toHaveLength(10_000);
       });
@@ -546,20 +546,20 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now() });
         const half = Math.ceil(MAX_STORED_ENTITY_BYTES / 2);
-        const entity = { ...inv.entity, RequestBody: 'x'.repeat(half) };
-        await expect(store.invocations.create({ ...inv, entity, rawBody: 'x'.repeat(half) })).rejects.toMatchObject({ code: 'payload_too_large' });
+        const entityJson = JSON.stringify({ ...JSON.parse(inv.entityJson), RequestBody: 'x'.repeat(half) });
+        await expect(store.invocations.create({ ...inv, entityJson, rawBody: 'x'.repeat(half) })).rejects.toMatchObject({ code: 'payload_too_large' });
         expect(await store.invocations.get(inv)).toBeNull();
       });
 
       it('refuses a request over the size an invocation keeps (payload too large), storing nothing, with or without a key', async () => {
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now() });
-        const entity = { ...inv.entity, RequestBody: 'x'.repeat(MAX_STORED_ENTITY_BYTES) };
-        const refusal = await store.invocations.create({ ...inv, entity }).catch((error: unknown) => error);
+        const entityJson = JSON.stringify({ ...JSON.parse(inv.entityJson), RequestBody: 'x'.repeat(MAX_STORED_ENTITY_BYTES) });
+        const refusal = await store.invocations.create({ ...inv, entityJson }).catch((error: unknown) => error);
         expect(refusal).toBeInstanceOf(GiError);
         expect(refusal).toMatchObject({ code: 'payload_too_large', detail: expect.stringContaining(`at most ${MAX_STORED_ENTITY_BYTES}`) });
         const record = { botId: 'bot-a', key: 'big', fingerprint: 'f', invocationId: inv.id, createdAt: inv.createdAt, expireAt: inv.createdAt + 60_000 };
-        await expect(store.invocations.createWithKey({ ...inv, entity }, record)).rejects.toMatchObject({ code: 'payload_too_large' });
+        await expect(store.invocations.createWithKey({ ...inv, entityJson }, record)).rejects.toMatchObject({ code: 'payload_too_large' });
         expect(await store.invocations.get(inv)).toBeNull();
         // The key was not taken either.
         expect(await store.invocations.createWithKey(inv, record)).toBeNull();

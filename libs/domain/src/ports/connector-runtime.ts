@@ -13,8 +13,9 @@ export interface ConnectorRunRequest {
   /** Identifies the code for the compiled-code cache, e.g. `bot/integration@version`. */
   cacheKey: string;
   code: string;
-  entity: WebhookEntity | null;
-  /** The JSON text of `entity`, when the caller has it (the store's own): used instead of serializing `entity` again. */
+  /** `Context.GetRequestEntity()`: the entity, or null for none; or instead `entityJson`. */
+  entity?: WebhookEntity | null;
+  /** The entity as JSON text (a live run's, as the store holds it): parsed only inside the sandbox. */
   entityJson?: string;
   /** `Context.GetRawRequestBody()`: the body as the caller sent it; null (or absent) when there is none. */
   rawBody?: string | null;

@@ -1,6 +1,6 @@
 import type { InvocationError } from '../errors';
 import type { IdempotencyRecord } from '../idempotency';
-import type { Invocation, InvocationRef, InvocationStatus, InvocationSummary, InvocationTiming, LogBatch, LogLine, NewInvocation, Outcome, Progress } from '../invocation';
+import type { ClaimedInvocation, Invocation, InvocationRef, InvocationStatus, InvocationSummary, InvocationTiming, LogBatch, LogLine, NewInvocation, Outcome, Progress } from '../invocation';
 
 export interface InvocationListFilter {
   status?: InvocationStatus;
@@ -47,9 +47,10 @@ export interface InvocationStore {
   /**
    * Claims an invocation for a run: Queued, or Running with an expired lease, becomes Running with
    * attempt + 1 and a lease for `owner`. Null when it is terminal or leased by someone else. The
-   * invocation returned leaves out the lines earlier attempts logged (`get` has them).
+   * invocation returned leaves out the lines earlier attempts logged (`get` has them), and holds its
+   * entity as the JSON text stored.
    */
-  claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<Invocation | null>;
+  claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<ClaimedInvocation | null>;
   /** Extends the lease while the run goes on; false when the lease was lost. */
   renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean>;
   setProgress(ref: InvocationRef, owner: string, progress: Progress): Promise<void>;
