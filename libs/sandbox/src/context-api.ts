@@ -16,6 +16,9 @@ import { formatBytes, type SandboxEnvironment } from './sandbox-options';
 
 type HostResult = QuickJSHandle | VmCallResult<QuickJSHandle> | void;
 
+/** Why a run's host work is cancelled when it ends: one reason for every run (a new DOMException would build a stack each time). */
+const RUN_ENDED = new DOMException('The run ended.', 'AbortError');
+
 /** The ResponseBody JSON is larger than the limit. */
 export class ResponseTooLarge extends Error {}
 /** Reading the ResponseBody failed inside the sandbox (a throwing getter, a cycle, a BigInt...). */
@@ -191,7 +194,7 @@ export class ContextApi {
     const state = this.state;
     if (!state || state.ended) return;
     state.ended = true;
-    state.cancel?.abort();
+    state.cancel?.abort(RUN_ENDED);
     for (const timer of state.delayed ?? []) clearTimeout(timer);
     state.progress?.flush();
   }
