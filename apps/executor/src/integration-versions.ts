@@ -1,3 +1,4 @@
+import { LruMap } from '@gi/domain';
 import type { CatalogStore, IntegrationDefinition } from '@gi/domain';
 
 /** Versions kept by one executor: far more than the integrations it runs in any busy minute. */
@@ -8,27 +9,22 @@ const KEPT_VERSIONS = 512;
  * store once and kept (least recently used goes first), not read again for every job.
  */
 export class IntegrationVersions {
-  private readonly kept = new Map<string, IntegrationDefinition>();
+  private readonly kept: LruMap<string, IntegrationDefinition>;
 
   constructor(
     private readonly catalog: CatalogStore,
-    private readonly capacity = KEPT_VERSIONS,
-  ) {}
+    capacity = KEPT_VERSIONS,
+  ) {
+    this.kept = new LruMap(capacity);
+  }
 
   async get(botId: string, integrationId: string, version: number): Promise<IntegrationDefinition | null> {
     // Names hold neither '/' nor '@' (domain names.ts): the key is unambiguous.
     const key = `${botId}/${integrationId}@${version}`;
     const known = this.kept.get(key);
-    if (known) {
-      this.kept.delete(key);
-      this.kept.set(key, known);
-      return known;
-    }
+    if (known) return known;
     const found = await this.catalog.getIntegration(botId, integrationId, version);
-    if (found) {
-      this.kept.set(key, found);
-      if (this.kept.size > this.capacity) this.kept.delete(this.kept.keys().next().value as string);
-    }
+    if (found) this.kept.set(key, found);
     return found;
   }
 }

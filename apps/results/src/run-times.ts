@@ -1,3 +1,4 @@
+import { LruMap } from '@gi/domain';
 import type { Clock, Invocation, InvocationStore } from '@gi/domain';
 
 /** Bounds of the Retry-After of a poll reply, in seconds. */
@@ -36,7 +37,7 @@ const DEFAULTS: RunTimesOptions = { sample: 20, refreshMs: 10_000, maxIntegratio
  * query per integration per `refreshMs`, whatever the number of polls.
  */
 export class RunTimes {
-  private readonly cache = new Map<string, { at: number; durations: Promise<number[]> }>();
+  private readonly cache: LruMap<string, { at: number; durations: Promise<number[]> }>;
   private readonly options: RunTimesOptions;
 
   constructor(
@@ -45,6 +46,7 @@ export class RunTimes {
     options: Partial<RunTimesOptions> = {},
   ) {
     this.options = { ...DEFAULTS, ...options };
+    this.cache = new LruMap(this.options.maxIntegrations);
   }
 
   /** The Retry-After, in seconds, of a poll reply for an unfinished invocation. */
@@ -63,9 +65,7 @@ export class RunTimes {
       this.cache.delete(key);
       return [];
     });
-    this.cache.delete(key);
     this.cache.set(key, { at: now, durations });
-    if (this.cache.size > this.options.maxIntegrations) this.cache.delete(this.cache.keys().next().value as string);
     return durations;
   }
 }

@@ -1,6 +1,6 @@
 import { createSecretKey, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { unavailable } from '@gi/domain';
+import { LruMap, unavailable } from '@gi/domain';
 import type { Clock, TokenStore } from '@gi/domain';
 import { AuthRefusal, bearerToken, REALM, unauthorized } from './bearer';
 
@@ -35,7 +35,7 @@ export function createTokenService(deps: { secret: string; tokens: TokenStore; c
   const secret = createSecretKey(Buffer.from(deps.secret, 'utf8'));
   // Token string -> its verified claims. Only the signature, issuer and audience check is remembered:
   // expiry is checked on every call, and the registry (revocation) is always asked.
-  const verified = new Map<string, jwt.JwtPayload>();
+  const verified = new LruMap<string, jwt.JwtPayload>(VERIFIED_CACHE_SIZE);
   const verifyJwt = (token: string, nowSeconds: number): jwt.JwtPayload => {
     const known = verified.get(token);
     if (known) {
@@ -43,7 +43,6 @@ export function createTokenService(deps: { secret: string; tokens: TokenStore; c
       return known;
     }
     const claims = jwt.verify(token, secret, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE, clockTimestamp: nowSeconds }) as jwt.JwtPayload;
-    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
     verified.set(token, claims);
     return claims;
   };

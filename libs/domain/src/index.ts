@@ -15,6 +15,7 @@ export * from './idempotency';
 export * from './quotas';
 export * from './token-buckets';
 export * from './deadlines';
+export * from './lru-map';
 export * from './callbacks';
 export * from './allowed-hosts';
 export * from './json-depth';

@@ -144,8 +144,8 @@ export function requestBodyJson(contentType: string | undefined, text: string, m
   return JSON.stringify(parseRequestBody(contentType, text, maxJsonDepth));
 }
 
-/** The entity's fields other than RequestBody, in the order the stored JSON lists them. */
-export type EntityFields = Omit<WebhookEntity, 'RequestBody'>;
+/** The entity's fields other than RequestBody. */
+export type EntityFields = Pick<WebhookEntity, 'RequestParams' | 'RequestHeaders' | 'ResponseBody' | 'RequestFiles'>;
 
 /**
  * The entity as JSON text, as the stores keep it and the sandbox parses it, from its other fields and
@@ -153,10 +153,8 @@ export type EntityFields = Omit<WebhookEntity, 'RequestBody'>;
  * RequestHeaders, RequestBody, ResponseBody, then RequestFiles when there are files.
  */
 export function requestEntityJson(fields: EntityFields, bodyJson: string): string {
-  const { RequestParams, RequestHeaders, ResponseBody, ...rest } = fields;
-  const head = JSON.stringify({ RequestParams, RequestHeaders });
-  const tail = JSON.stringify({ ResponseBody, ...rest });
-  return `${head.slice(0, -1)},"RequestBody":${bodyJson}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`;
+  const files = fields.RequestFiles === undefined ? '' : `,"RequestFiles":${JSON.stringify(fields.RequestFiles)}`;
+  return `{"RequestParams":${JSON.stringify(fields.RequestParams)},"RequestHeaders":${JSON.stringify(fields.RequestHeaders)},"RequestBody":${bodyJson},"ResponseBody":${JSON.stringify(fields.ResponseBody ?? null)}${files}}`;
 }
 
 /**

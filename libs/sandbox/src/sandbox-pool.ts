@@ -1,3 +1,4 @@
+import { LruMap } from '@gi/domain';
 import { ENGINE_OWN_BYTES } from './engine-instance';
 import { modulesNamedIn } from './globals/globals-library';
 import type { RunInput } from './run-input';
@@ -38,9 +39,9 @@ export class SandboxPool {
   private readonly ready = new Map<string, Ready>();
   private readonly spares: Sandbox[] = [];
   /** Code that cannot be compiled ahead (it runs statements outside its function body), by cache key. */
-  private readonly compiledWhenRun = new Map<string, string>();
+  private readonly compiledWhenRun = new LruMap<string, string>(REMEMBERED);
   /** Modules of globals connectors loaded during their runs (their code names them in ways a scan misses), by cache key. */
-  private readonly modulesLearned = new Map<string, string[]>();
+  private readonly modulesLearned = new LruMap<string, string[]>(REMEMBERED);
   private refilling: Promise<void> | null = null;
   private closed = false;
 
@@ -70,7 +71,7 @@ export class SandboxPool {
    */
   giveBack(sandbox: Sandbox, ran: RunInput): void {
     const learned = sandbox.learnedModules;
-    if (learned.length > 0) this.remember(this.modulesLearned, ran.cacheKey, [...(this.modulesLearned.get(ran.cacheKey) ?? []), ...learned]);
+    if (learned.length > 0) this.modulesLearned.set(ran.cacheKey, [...(this.modulesLearned.get(ran.cacheKey) ?? []), ...learned]);
     if (this.closed || sandbox.instance.memoryBytes > IDLE_MEMORY_BYTES || learned.length > 0) return;
     sandbox.reset();
     const entry = this.ready.get(ran.cacheKey);
@@ -120,15 +121,8 @@ export class SandboxPool {
     } catch {
       return false;
     }
-    if (!ahead) this.remember(this.compiledWhenRun, cacheKey, code);
+    if (!ahead) this.compiledWhenRun.set(cacheKey, code);
     return true;
-  }
-
-  /** Sets a key of a map kept to the REMEMBERED most recent keys. */
-  private remember<T>(map: Map<string, T>, key: string, value: T): void {
-    map.delete(key);
-    map.set(key, value);
-    if (map.size > REMEMBERED) map.delete(map.keys().next().value as string);
   }
 
   /**

@@ -1,3 +1,5 @@
+import { LruMap } from '@gi/domain';
+
 /**
  * A connector's code crosses to a sandbox thread once, not with every run: a bundle of a few hundred
  * kilobytes copied into each run's message (and compared there with the code its sandboxes were made
@@ -13,35 +15,9 @@ export const CODES_PER_THREAD = 32;
 /** Codes numbered by the pool (the number of a code forgotten here is not reused: a new one is drawn). */
 const NUMBERED_CODES = 1024;
 
-/** A map kept to its `capacity` most recently used keys. */
-class Recent<V> {
-  private readonly entries = new Map<string, V>();
-
-  constructor(private readonly capacity: number) {}
-
-  get(key: string): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-}
-
 /** The pool's numbers for codes: one per distinct code of a cache key (a key may come back with other code). */
 export class CodeIds {
-  private readonly numbered = new Recent<{ code: string; id: number }>(NUMBERED_CODES);
+  private readonly numbered = new LruMap<string, { code: string; id: number }>(NUMBERED_CODES);
   private next = 1;
 
   idOf(cacheKey: string, code: string): number {
@@ -56,7 +32,7 @@ export class CodeIds {
 
 /** What the pool sent one thread: the number of the code last sent under each cache key. */
 export class SentCodes {
-  private readonly sent = new Recent<number>(CODES_PER_THREAD);
+  private readonly sent = new LruMap<string, number>(CODES_PER_THREAD);
 
   /** Whether the thread was sent this code; noted as sent from now on either way. */
   sentBefore(cacheKey: string, codeId: number): boolean {
@@ -73,7 +49,7 @@ export class SentCodes {
 
 /** The codes a sandbox thread was sent, by cache key. */
 export class ThreadCodes {
-  private readonly kept = new Recent<{ id: number; code: string }>(CODES_PER_THREAD);
+  private readonly kept = new LruMap<string, { id: number; code: string }>(CODES_PER_THREAD);
 
   learn(cacheKey: string, codeId: number, code: string): void {
     this.kept.set(cacheKey, { id: codeId, code });

@@ -2,7 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { Worker } from 'node:worker_threads';
 import type { RunInput } from './run-connector';
 import { Outbox } from './outbox';
-import { Deadlines } from '@gi/domain';
+import { Deadlines, LruMap } from '@gi/domain';
 import { CancelCells, type RunCancellation } from './run-cancellation';
 import { cancelledVerdict, timeoutVerdict, withRunFacts, type SandboxResult } from './run-verdict';
 import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, WORKER_YOUNG_GENERATION_MB, type SandboxEnvironment } from './sandbox-options';
@@ -77,7 +77,7 @@ export class WorkerPool {
   private readonly slots = new Set<Slot>();
   private readonly queue: PendingRun[] = [];
   /** How long each connector's runs took lately (a moving average, ms), by cache key. */
-  private readonly runTimes = new Map<string, number>();
+  private readonly runTimes = new LruMap<string, number>(TIMED_CONNECTORS);
   private readonly codeIds = new CodeIds();
   /** Runs handed to workers, by when their worker is terminated if they have not ended (limit and grace). */
   private readonly overdue = new Deadlines<PendingRun>((run) => void this.kill(run));
@@ -232,9 +232,7 @@ export class WorkerPool {
 
   private timeRun(cacheKey: string, durationMs: number): void {
     const before = this.runTimes.get(cacheKey);
-    this.runTimes.delete(cacheKey);
     this.runTimes.set(cacheKey, before === undefined ? durationMs : before * 0.8 + durationMs * 0.2);
-    if (this.runTimes.size > TIMED_CONNECTORS) this.runTimes.delete(this.runTimes.keys().next().value as string);
   }
 
   /** A thread free for the run, room for one more run, and for its memory limit within the worker's budget. */

@@ -1,3 +1,4 @@
+import { LruMap } from '@gi/domain';
 import type { SqliteDatabase } from './sqlite-database';
 
 /** Lookups kept per cache: far more than the tokens and integrations of any busy minute. */
@@ -13,14 +14,12 @@ export const CATALOG_CACHE_SIZE = 4096;
  * it under that generation is safe: a later write moves the generation on and empties the cache.
  */
 export class CatalogCache<V> {
-  private readonly entries = new Map<string, V>();
+  private readonly entries: LruMap<string, V>;
   private generation = -1;
   private readonly readGeneration: () => number;
 
-  constructor(
-    db: SqliteDatabase,
-    private readonly capacity = CATALOG_CACHE_SIZE,
-  ) {
+  constructor(db: SqliteDatabase, capacity = CATALOG_CACHE_SIZE) {
+    this.entries = new LruMap(capacity);
     const statement = db.prepare('SELECT value FROM catalog_generation WHERE id = 1').pluck();
     this.readGeneration = () => statement.get() as number;
   }
@@ -33,16 +32,10 @@ export class CatalogCache<V> {
       this.generation = generation;
     } else {
       const kept = this.entries.get(key);
-      if (kept !== undefined) {
-        // Least recently used goes first: a hit moves to the end.
-        this.entries.delete(key);
-        this.entries.set(key, kept);
-        return kept;
-      }
+      if (kept !== undefined) return kept;
     }
     const value = load();
     this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
     return value;
   }
 }

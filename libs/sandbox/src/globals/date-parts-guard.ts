@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { LruMap } from '@gi/domain';
 
 /** Date formats a thread remembers the verdict of. */
 const MAX_VERDICTS = 1024;
@@ -30,7 +31,7 @@ format.formatRangeToParts(-8.64e15, 8.64e15);
  * only (not the time zone: it changes no field), and is kept per thread.
  */
 export class DatePartsGuard {
-  private readonly verdicts = new Map<string, boolean>();
+  private readonly verdicts = new LruMap<string, boolean>(MAX_VERDICTS);
   private readonly checked = new WeakMap<Intl.DateTimeFormat, boolean>();
 
   /**
@@ -50,7 +51,6 @@ export class DatePartsGuard {
       const checked = check(locale, fields);
       if (checked === null) return 'check failed';
       verdict = checked;
-      if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value as string);
       this.verdicts.set(key, verdict);
     }
     this.checked.set(format, verdict);

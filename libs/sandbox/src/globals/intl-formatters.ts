@@ -1,3 +1,4 @@
+import { LruMap } from '@gi/domain';
 import { DatePartsGuard } from './date-parts-guard';
 import { SandboxError } from './host-module';
 
@@ -53,7 +54,7 @@ type Formatter = Intl.DateTimeFormat | Intl.NumberFormat | Intl.Collator | Intl.
  * and checked whenever its formatter is made.
  */
 export class IntlFormatters {
-  private readonly cache = new Map<string, Formatter>();
+  private readonly cache = new LruMap<string, Formatter>(MAX_CACHED_FORMATTERS);
   private readonly dateParts = new DatePartsGuard();
   /** The options each date formatter was made with, for the DatePartsGuard. */
   private readonly dateOptions = new WeakMap<Formatter, Options>();
@@ -123,16 +124,10 @@ export class IntlFormatters {
   private formatter(kind: string, config: string): Formatter {
     const key = `${kind} ${config}`;
     const cached = this.cache.get(key);
-    if (cached) {
-      // Most recently used last: the first entry is the one to drop.
-      this.cache.delete(key);
-      this.cache.set(key, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const made = this.make(kind, config, false);
     if (config.length <= MAX_CACHED_CONFIG) {
       this.cache.set(key, made);
-      if (this.cache.size > MAX_CACHED_FORMATTERS) this.cache.delete(this.cache.keys().next().value as string);
     }
     return made;
   }

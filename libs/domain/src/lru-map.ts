@@ -1,0 +1,38 @@
+/**
+ * A map that keeps its `capacity` most recently used entries: reading a key (`get`) or setting it makes
+ * it the most recent, and setting one past the capacity drops the least recent. A Map iterates in
+ * insertion order, so the least recent is always its first key. Values are never `undefined` (that
+ * is what `get` answers for a key it does not hold).
+ */
+export class LruMap<K, V> {
+  private readonly entries = new Map<K, V>();
+
+  constructor(readonly capacity: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: K): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as K);
+  }
+
+  delete(key: K): boolean {
+    return this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
