@@ -1,3 +1,4 @@
+import { eventually } from '@gi/testing';
 import { Api, send } from './api-client';
 import { example, loops } from './connectors';
 import { startService } from './service-process';
@@ -59,7 +60,7 @@ describe('cancellation (embedded service, one executor slot)', () => {
     console.log(`running connector cancelled: slot free again after ${Date.now() - cancelledAt} ms`);
     // Info lines leave in batches (up to 50 ms, later on a busy machine): waited for, up to 3 s.
     const logged = () => service.output.some((line) => line.includes(id) && line.includes('run stopped: the invocation was cancelled'));
-    for (const until = Date.now() + 3000; !logged() && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(logged, 3000).catch(() => undefined);
     expect(logged()).toBe(true);
     expect(await statusOf(id)).toMatchObject({ status: 'Cancelled', error: { code: 'cancelled' }, attempt: 1 });
   });
