@@ -1,4 +1,5 @@
 import type { ConnectorFileReader, LogLine, Progress, RunLimits, RunSecrets, TraceContext } from '@gi/domain';
+import type { KeyGenerator } from './globals/crypto.host';
 import type { RunCancellation } from './run-cancellation';
 
 /** What one run needs: the request with its limits resolved. */
@@ -27,6 +28,8 @@ export interface RunInput {
   /** Takes the lines logged while the run goes on, in batches (RUN_BUDGET.logBatchMs, logBatchLines); the result has the rest. */
   onLogs?: (lines: LogLine[]) => void;
   readFile?: ConnectorFileReader;
+  /** Makes the keys of `crypto.subtle.generateKey` on another thread (a worker's pool); without it, on the run's own. */
+  generateKey?: KeyGenerator;
   /** Stops the run when requested; the result is then `cancelled`. */
   cancel?: RunCancellation;
   /**

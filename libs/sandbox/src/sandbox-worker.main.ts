@@ -11,6 +11,11 @@ import type { RunInput } from './run-input';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
 import { ThreadCodes } from './worker-code';
 
+interface PendingCall {
+  resolve: (answer: unknown) => void;
+  reject: (error: Error) => void;
+}
+
 async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('The sandbox worker must run in a worker thread.');
@@ -47,21 +52,37 @@ async function main(): Promise<void> {
       }
     }
   };
-  const fileCalls = new Map<number, { resolve: (data: Uint8Array) => void; reject: (error: Error) => void }>();
+  // Calls to the pool's thread (file reads, keys made there), by number until answered.
+  const calls = new Map<number, PendingCall>();
+  let nextCall = 1;
+  const callPool = <T>(message: (call: number) => FromWorker): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const call = nextCall++;
+      calls.set(call, { resolve: resolve as PendingCall['resolve'], reject });
+      try {
+        port.postMessage([message(call)]);
+      } catch (error) {
+        calls.delete(call);
+        reject(error as Error);
+      }
+    });
+  const settleCall = (call: number, error: Error | null, value?: unknown) => {
+    const pending = calls.get(call);
+    calls.delete(call);
+    if (error) pending?.reject(error);
+    else pending?.resolve(value);
+  };
+  const generateKey: RunInput['generateKey'] = (algorithm, extractable, usages) =>
+    callPool((call) => ({ kind: 'generate-key', call, algorithm, extractable, usages }));
   const cancellations = new Map<number, SharedCancellation>();
   const codes = new ThreadCodes();
   /** Runs that came without their code's text, until it comes. */
   const lackingCode = new Map<number, Extract<ToWorker, { kind: 'run' }>>();
-  let nextCall = 1;
   const receive = (message: ToWorker) => {
     if (message.kind === 'cancel') return void cancellations.get(message.id)?.notify();
-    if (message.kind === 'file') {
-      const call = fileCalls.get(message.call);
-      fileCalls.delete(message.call);
-      if (message.data) call?.resolve(message.data);
-      else call?.reject(new Error(message.error ?? 'The file could not be read.'));
-      return;
-    }
+    if (message.kind === 'file') return settleCall(message.call, message.data ? null : new Error(message.error ?? 'The file could not be read.'), message.data);
+    // Node's error keeps its name (OperationError, SyntaxError...): the crypto module maps it as it would on this thread.
+    if (message.kind === 'key') return settleCall(message.call, message.key ? null : Object.assign(new Error(message.error?.message), { name: message.error?.name }), message.key);
     if (message.kind === 'code') {
       const waiting = lackingCode.get(message.id);
       lackingCode.delete(message.id);
@@ -78,14 +99,7 @@ async function main(): Promise<void> {
     }
     const cancel = cancelCell === undefined ? undefined : new SharedCancellation(cancelFlags, cancelCell);
     if (cancel) cancellations.set(id, cancel);
-    const readFile: RunInput['readFile'] = readsFiles
-      ? (fileId, range) =>
-          new Promise<Uint8Array>((resolve, reject) => {
-            const call = nextCall++;
-            fileCalls.set(call, { resolve, reject });
-            send({ kind: 'read-file', id, call, fileId, range });
-          })
-      : undefined;
+    const readFile: RunInput['readFile'] = readsFiles ? (fileId, range) => callPool((call) => ({ kind: 'read-file', id, call, fileId, range })) : undefined;
     const onLogs = streamsLogs ? (lines: LogLine[]) => send({ kind: 'logs', id, lines }) : undefined;
     const onLong = held.length > 0 ? postHeld : undefined;
     // The run waits on the host: this thread is free for other runs meanwhile. Told at once when that
@@ -95,7 +109,7 @@ async function main(): Promise<void> {
       held.push({ kind: 'waiting', id });
       if (!inThisTurn) postHeld();
     };
-    const run = { ...input, code, readFile, cancel, onLogs, onLong, onWaitsOnHost, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
+    const run = { ...input, code, readFile, generateKey, cancel, onLogs, onLong, onWaitsOnHost, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
     const outcome = engine.start(run);
     inThisTurn = false;
     if (!(outcome instanceof Promise)) {

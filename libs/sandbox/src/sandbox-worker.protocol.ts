@@ -1,10 +1,11 @@
 import type { ByteRange, LogLine, Progress } from '@gi/domain';
+import type { webcrypto } from 'node:crypto';
 import type { RunInput } from './run-input';
 import type { SandboxResult } from './run-verdict';
 import type { SandboxEnvironment } from './sandbox-options';
 
 /** What of a run's input its worker gets with the run: the data, none of the host's functions, and the code apart (worker-code.ts). */
-export type WorkerRunInput = Omit<RunInput, 'code' | 'onProgress' | 'onLogs' | 'readFile' | 'cancel' | 'onLong' | 'onWaitsOnHost'>;
+export type WorkerRunInput = Omit<RunInput, 'code' | 'onProgress' | 'onLogs' | 'readFile' | 'generateKey' | 'cancel' | 'onLong' | 'onWaitsOnHost'>;
 
 /**
  * The data of a run's input, field by field: quicker than copying it with object rest, and every
@@ -40,7 +41,9 @@ export type ToWorker =
   /** Wakes run `id` if it waits on host work; its cancel flag is already set. */
   | { kind: 'cancel'; id: number }
   /** The answer to a `read-file` call: the bytes, or the message the connector sees. */
-  | { kind: 'file'; call: number; data?: Uint8Array; error?: string };
+  | { kind: 'file'; call: number; data?: Uint8Array; error?: string }
+  /** The answer to a `generate-key` call: the key or key pair (a CryptoKey crosses threads by structured clone), or Node's error. */
+  | { kind: 'key'; call: number; key?: webcrypto.CryptoKey | webcrypto.CryptoKeyPair; error?: { name: string; message: string } };
 
 export type FromWorker =
   | { kind: 'ready' }
@@ -51,6 +54,8 @@ export type FromWorker =
   | { kind: 'logs'; id: number; lines: LogLine[] }
   /** `Context.ReadFile` of run `id`: the pool asks the run's reader, which lives on the main thread. */
   | { kind: 'read-file'; id: number; call: number; fileId: string; range: ByteRange }
+  /** `crypto.subtle.generateKey`, its arguments checked: made on the pool's thread, which is never stopped while Node makes it (see generateKeyHere). */
+  | { kind: 'generate-key'; call: number; algorithm: unknown; extractable: boolean; usages: webcrypto.KeyUsage[] }
   /** Run `id` did not end in the turn it started in: it waits on the host, and its thread is free for other runs. */
   | { kind: 'waiting'; id: number }
   /** Posted once the runs handed over with run `id` have started, or as soon as one of them goes on past LONG_RUN_MS. */

@@ -9,6 +9,7 @@ import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, WORKER_YOUNG_GENERATION_MB
 import { workerRunInput, type FromWorker, type SandboxWorkerData, type ToWorker } from './sandbox-worker.protocol';
 import { CodeIds, SentCodes } from './worker-code';
 import type { WorkerScript } from './worker-script';
+import { generateKeyHere } from './globals/crypto.host';
 
 export interface WorkerPoolOptions {
   size: number;
@@ -183,6 +184,9 @@ export class WorkerPool {
       case 'read-file':
         this.readFile(slot, message);
         return;
+      case 'generate-key':
+        this.generateKey(slot, message);
+        return;
       case 'code-missing': {
         const run = slot.runs.get(message.id);
         if (!run) return;
@@ -286,6 +290,28 @@ export class WorkerPool {
         reply({ kind: 'file', call: message.call, data }, [data.buffer as ArrayBuffer]);
       },
       (error: unknown) => reply({ kind: 'file', call: message.call, error: error instanceof Error ? error.message : 'The file could not be read.' }),
+    );
+  }
+
+  /**
+   * Makes a key for a connector on a worker, here: a worker must never be stopped while Node makes a
+   * key on it (generateKeyHere), and this thread is stopped only with the process.
+   */
+  private generateKey(slot: Slot, message: Extract<FromWorker, { kind: 'generate-key' }>): void {
+    const reply = (answer: ToWorker) => {
+      if (!this.slots.has(slot)) return;
+      try {
+        slot.worker.postMessage([answer]);
+      } catch (error) {
+        slot.worker.postMessage([{ kind: 'key', call: message.call, error: { name: 'OperationError', message: (error as Error).message } } satisfies ToWorker]);
+      }
+    };
+    generateKeyHere(message.algorithm, message.extractable, message.usages).then(
+      (key) => reply({ kind: 'key', call: message.call, key }),
+      (error: unknown) => {
+        const { name, message: text } = (error ?? {}) as { name?: unknown; message?: unknown };
+        reply({ kind: 'key', call: message.call, error: { name: String(name ?? 'OperationError'), message: String(text ?? '') } });
+      },
     );
   }
 

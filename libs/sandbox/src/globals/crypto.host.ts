@@ -22,6 +22,18 @@ const { subtle } = webcrypto;
 type Key = webcrypto.CryptoKey;
 type Format = Parameters<typeof subtle.exportKey>[0];
 
+/** Makes a key or a key pair: `crypto.subtle.generateKey` with its arguments checked. */
+export type KeyGenerator = (algorithm: unknown, extractable: boolean, usages: webcrypto.KeyUsage[]) => Promise<Key | webcrypto.CryptoKeyPair>;
+
+/**
+ * Makes keys on the calling thread. Only for a thread that is never stopped while it makes one: Node
+ * aborts the whole process when a worker thread is terminated as a key generation it started
+ * completes (KeyGenJob::ToResult, every Node version here). A sandbox worker thread has its keys made
+ * by the pool's thread instead (`RunInput.generateKey`).
+ */
+export const generateKeyHere: KeyGenerator = (algorithm, extractable, usages) =>
+  subtle.generateKey(algorithm as never, extractable, usages) as Promise<Key | webcrypto.CryptoKeyPair>;
+
 /**
  * `crypto` and `crypto.subtle`: Node's WebCrypto does the work, off the engine's thread (a promise in
  * the sandbox, counted as a call in flight), and the time it takes counts as the run's CPU time.
@@ -69,7 +81,7 @@ export const cryptoModule: GlobalsModule = {
         checkDataSize('generateKey', ...extras);
         const normalized = algorithmFrom(algorithm, extras, ring);
         checkGenerate(normalized);
-        const made = (await subtle.generateKey(normalized as never, flag(extractable), usagesOf(usages))) as Key | webcrypto.CryptoKeyPair;
+        const made = await (run.input.generateKey ?? generateKeyHere)(normalized, flag(extractable), usagesOf(usages));
         return keysText('privateKey' in made ? { publicKey: ring.add(made.publicKey), privateKey: ring.add(made.privateKey) } : ring.add(made));
       }),
     importKey: (run, format, keyData, algorithm, extractable, usages, ...extras) =>

@@ -200,3 +200,26 @@ describe.each([
     expect(next).toMatchObject({ kind: 'ok', responseBody: ['undefined', 20], logs: [] });
   });
 });
+
+describe('sandbox threads stopped while a connector makes keys', () => {
+  // Node aborts the whole process when a worker thread is terminated as a key generation it started
+  // completes (every Node version here; KeyGenJob::ToResult). A connector that makes keys nonstop on
+  // a thread being stopped must leave the process running.
+  it('closing the runtime mid-generation leaves the process running', async () => {
+    const makeKeys = `
+      const loop = async () => { for (;;) await crypto.subtle.generateKey({ name: 'AES-GCM', length: 128 }, false, ['encrypt']); };
+      await crypto.subtle.generateKey({ name: 'AES-GCM', length: 128 }, false, ['encrypt']);
+      Context.SetProgress(1);
+      await Promise.all([loop(), loop(), loop(), loop()]);`;
+    for (let round = 0; round < 12; round++) {
+      const runtime = await createQuickJsRuntime({ workers: 1 });
+      let generating!: () => void;
+      const started = new Promise<void>((resolve) => (generating = resolve));
+      const running = runtime.run({ cacheKey: 'bot/keys-forever@1', code: makeKeys, entity: null, timeoutMs: 10_000, allowedHosts: [], onProgress: () => generating() });
+      await started;
+      await new Promise((resolve) => setTimeout(resolve, round % 4));
+      await runtime.close();
+      expect(await running).toMatchObject({ kind: 'failed', message: expect.stringMatching(/closed during the run/) });
+    }
+  });
+});
