@@ -10,6 +10,7 @@ import {
   parseQuery,
   parseResponseContentType,
   requestBodyJson,
+  rawBodyWithin,
   requestEntityJson,
   singleControlValue,
   supportsAsync,
@@ -71,6 +72,10 @@ export async function acceptCall(deps: GatewayDeps, call: WebhookCall, readBody:
   const read = await readBody(id);
   const { bodyJson, files, rawBody, fingerprinted } = bodyOf(read, call.contentType, settings.maxJsonDepth);
   const now = clock.now();
+  const entityJson = requestEntityJson(
+    { RequestParams: requestParams, RequestHeaders: formatRequestHeaders(call.rawHeaders), ResponseBody: null, ...(files ? { RequestFiles: files } : {}) },
+    bodyJson,
+  );
   const invocation: NewInvocation = {
     id,
     botId: call.botId,
@@ -82,11 +87,8 @@ export async function acceptCall(deps: GatewayDeps, call: WebhookCall, readBody:
     mode,
     endpoint: call.endpoint,
     responseContentType,
-    entityJson: requestEntityJson(
-      { RequestParams: requestParams, RequestHeaders: formatRequestHeaders(call.rawHeaders), ResponseBody: null, ...(files ? { RequestFiles: files } : {}) },
-      bodyJson,
-    ),
-    rawBody,
+    entityJson,
+    rawBody: rawBodyWithin(entityJson, rawBody),
     createdAt: now,
     expireAt: now + settings.invocationTtlMs,
     callbackUrl,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { GiError } from './errors';
-import { formatRequestHeaders, parseAsyncResponse, parseQuery, parseRequestBody, requestBodyJson, requestEntityJson, singleControlValue } from './request-entity';
+import { formatRequestHeaders, parseAsyncResponse, parseQuery, parseRequestBody, rawBodyOf, rawBodySpan, requestBodyJson, requestEntityJson, singleControlValue } from './request-entity';
 
 const codeOf = (fn: () => unknown) => {
   try {
@@ -140,6 +140,49 @@ describe('requestBodyJson and requestEntityJson', () => {
         if (refusal !== 'no error') return void expect(codeOf(() => requestBodyJson('application/json', text))).toBe(refusal);
         const json = requestEntityJson(fields, requestBodyJson('application/json', text));
         expect(JSON.parse(json)).toEqual(parsedEntity('application/json', text));
+      }),
+    );
+  });
+});
+
+describe('rawBodySpan and rawBodyOf', () => {
+  const fields = { RequestParams: 'RequestBody=1', RequestHeaders: 'Host=x', ResponseBody: null };
+  const entityOf = (type: string, text: string) => requestEntityJson(fields, requestBodyJson(type, text));
+
+  it('finds a JSON body in its entity as sent, and gives it back from the span', () => {
+    const text = ' { "orderId" : 42.0, "RequestBody": "x" }\n';
+    const entity = entityOf('application/json', text);
+    const span = rawBodySpan(entity, text);
+    expect(span).not.toBeNull();
+    expect(rawBodyOf(entity, null, span)).toBe(text);
+  });
+
+  it('has no span where the body is not in the entity as sent: forms, text, files, an empty body, another text', () => {
+    expect(rawBodySpan(entityOf('application/x-www-form-urlencoded', 'a=1'), 'a=1')).toBeNull();
+    expect(rawBodySpan(entityOf('text/plain', 'null'), 'null')).toBeNull();
+    expect(rawBodySpan(entityOf('application/json', ''), '')).toBeNull();
+    expect(rawBodySpan(entityOf('application/json', '{"a":1}'), null)).toBeNull();
+    expect(rawBodySpan(entityOf('application/json', '{"a":1}'), '{"a":2}')).toBeNull();
+    expect(rawBodySpan(entityOf('application/json', '{"a":1}'), 'x{"a":1}')).toBeNull();
+    const withFiles = requestEntityJson({ ...fields, RequestFiles: [] }, '{"a":1}');
+    expect(rawBodySpan(withFiles, '{"a":1}')).toBeNull();
+  });
+
+  it('keeps a body given as text over a span, and gives none without either', () => {
+    expect(rawBodyOf('{"x":1}', 'sent', [1, 3])).toBe('sent');
+    expect(rawBodyOf('{"x":1}', null, null)).toBeNull();
+    expect(rawBodyOf('{"x":1}', '', null)).toBe('');
+  });
+
+  it('gives back exactly the body for any JSON text, or finds no span (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom('', ' ', '\r\n'), fc.string(), (value, around, other) => {
+        const text = `${around}${JSON.stringify(value)}${around}`;
+        if (codeOf(() => parseRequestBody('application/json', text)) !== 'no error') return;
+        const entity = entityOf('application/json', text);
+        expect(rawBodyOf(entity, null, rawBodySpan(entity, text))).toBe(text);
+        const span = rawBodySpan(entity, other);
+        if (span) expect(rawBodyOf(entity, null, span)).toBe(other);
       }),
     );
   });

@@ -36,6 +36,20 @@ describe.each([
     });
   });
 
+  it('gives a JSON body that lies in the entity as sent (handed to the thread once) exactly as sent', async () => {
+    const sent = ' { "orderId" : 7.0, "note": "Zoë 🚀" }\r\n';
+    const entityJson = `{"RequestParams":"","RequestHeaders":"","RequestBody":${sent},"ResponseBody":null}`;
+    const result = await runtime.run({
+      cacheKey: 'bot/raw@1',
+      code: `Context.SetResponseEntity({ ResponseBody: [Context.GetRawRequestBody(), Context.GetRequestEntity().RequestBody] });`,
+      entityJson,
+      rawBody: sent,
+      timeoutMs: 5000,
+      allowedHosts: [],
+    });
+    expect(result).toMatchObject({ kind: 'ok', responseBody: [sent, { orderId: 7, note: 'Zoë 🚀' }] });
+  });
+
   it('lets a connector check an HMAC signature over the exact bytes with crypto.subtle', async () => {
     const signature = createHmac('sha256', 'whsec_test').update(Buffer.from(BODY, 'utf8')).digest('hex');
     const code = (sent: string) => `

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SandboxEngine } from './sandbox-engine';
-import type { LogLine, Progress } from '@gi/domain';
+import { rawBodyOf, type LogLine, type Progress } from '@gi/domain';
 import { SharedCancellation } from './run-cancellation';
 import type { RunInput } from './run-input';
 import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
       held.push({ kind: 'waiting', id });
       if (!inThisTurn) postHeld();
     };
-    const run = { ...input, code, readFile, generateKey, cancel, onLogs, onLong, onWaitsOnHost, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
+    const run = { ...input, rawBody: rawBodyOf(input.entityJson, input.rawBody, input.rawBodySpan), code, readFile, generateKey, cancel, onLogs, onLong, onWaitsOnHost, onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }) };
     const outcome = engine.start(run);
     inThisTurn = false;
     if (!(outcome instanceof Promise)) {

@@ -1,21 +1,29 @@
-import type { ByteRange, LogLine, Progress } from '@gi/domain';
+import { rawBodySpan, type ByteRange, type LogLine, type Progress, type RawBodySpan } from '@gi/domain';
 import type { webcrypto } from 'node:crypto';
 import type { RunInput } from './run-input';
 import type { SandboxResult } from './run-verdict';
 import type { SandboxEnvironment } from './sandbox-options';
 
-/** What of a run's input its worker gets with the run: the data, none of the host's functions, and the code apart (worker-code.ts). */
-export type WorkerRunInput = Omit<RunInput, 'code' | 'onProgress' | 'onLogs' | 'readFile' | 'generateKey' | 'cancel' | 'onLong' | 'onWaitsOnHost'>;
+/**
+ * What of a run's input its worker gets with the run: the data, none of the host's functions, and the
+ * code apart (worker-code.ts). A raw body that lies in the entity's JSON as sent comes once, as its
+ * span there (`rawBody` null; rawBodySpan in libs/domain).
+ */
+export type WorkerRunInput = Omit<RunInput, 'code' | 'onProgress' | 'onLogs' | 'readFile' | 'generateKey' | 'cancel' | 'onLong' | 'onWaitsOnHost'> & {
+  rawBodySpan: RawBodySpan | null;
+};
 
 /**
  * The data of a run's input, field by field: quicker than copying it with object rest, and every
  * field must be named here (a field added to RunInput fails to compile until it is).
  */
 export function workerRunInput(input: RunInput): WorkerRunInput {
+  const span = rawBodySpan(input.entityJson, input.rawBody);
   return {
     cacheKey: input.cacheKey,
     entityJson: input.entityJson,
-    rawBody: input.rawBody,
+    rawBody: span ? null : input.rawBody,
+    rawBodySpan: span,
     secrets: input.secrets,
     timeoutMs: input.timeoutMs,
     limits: input.limits,

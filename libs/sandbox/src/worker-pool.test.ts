@@ -143,26 +143,48 @@ describe('worker thread pool', () => {
     }, 20_000);
   });
 
-  describe("a connector's code", () => {
-    /** The run messages posted to sandbox threads while `body` goes on; `edit` may change each before it is posted. */
-    const runMessages = async (body: () => Promise<void>, edit: (message: Record<string, unknown>) => void = () => undefined) => {
-      const posted: Array<Record<string, unknown>> = [];
-      const original = Worker.prototype.postMessage;
-      const spy = jest.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, messages: unknown, transfer?: Parameters<Worker['postMessage']>[1]) {
-        for (const message of messages as Array<Record<string, unknown>>) {
-          if (message.kind !== 'run' && message.kind !== 'code') continue;
-          edit(message);
-          posted.push({ ...message });
-        }
-        return original.call(this, messages, transfer);
-      });
-      try {
-        await body();
-      } finally {
-        spy.mockRestore();
+  /** The run messages posted to sandbox threads while `body` goes on; `edit` may change each before it is posted. */
+  const runMessages = async (body: () => Promise<void>, edit: (message: Record<string, unknown>) => void = () => undefined) => {
+    const posted: Array<Record<string, unknown>> = [];
+    const original = Worker.prototype.postMessage;
+    const spy = jest.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, messages: unknown, transfer?: Parameters<Worker['postMessage']>[1]) {
+      for (const message of messages as Array<Record<string, unknown>>) {
+        if (message.kind !== 'run' && message.kind !== 'code') continue;
+        edit(message);
+        posted.push({ ...message });
       }
-      return posted;
-    };
+      return original.call(this, messages, transfer);
+    });
+    try {
+      await body();
+    } finally {
+      spy.mockRestore();
+    }
+    return posted;
+  };
+  describe("a request's raw body", () => {
+    it('crosses to the thread once when it lies in the entity as sent, and reads as sent', async () => {
+      const runtime = await createQuickJsRuntime({ workers: 1 });
+      try {
+        const sent = `{ "orderId" : 7.0, "lines": [${'1, '.repeat(2000)}2] }`;
+        const entityJson = `{"RequestParams":"","RequestHeaders":"","RequestBody":${sent},"ResponseBody":null}`;
+        const code = `Context.SetResponseEntity({ ResponseBody: Context.GetRawRequestBody() === ${JSON.stringify(sent)} });`;
+        const posted = await runMessages(async () => {
+          expect(await runtime.run({ ...run, cacheKey: 'acme/raw@1', code, entityJson, rawBody: sent })).toMatchObject({ kind: 'ok', responseBody: true });
+          expect(await runtime.run({ ...run, cacheKey: 'acme/raw@1', code, entityJson: '{"RequestBody":{"a":"1"}}', rawBody: sent })).toMatchObject({ kind: 'ok', responseBody: true });
+        });
+        const inputs = posted.map((m) => m.input as { rawBody: string | null; rawBodySpan: unknown });
+        expect(inputs.map((input) => [input.rawBody, input.rawBodySpan])).toEqual([
+          [null, [entityJson.indexOf(sent), entityJson.indexOf(sent) + sent.length]],
+          [sent, null],
+        ]);
+      } finally {
+        await runtime.close();
+      }
+    });
+  });
+
+  describe("a connector's code", () => {
     const reply = (n: number) => `Context.SetResponseEntity({ ResponseBody: ${n} });`;
 
     it('crosses to a thread with its first run only, and again when its cache key comes back with other code', async () => {

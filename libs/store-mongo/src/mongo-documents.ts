@@ -36,8 +36,10 @@ export interface InvocationDocument {
   responseContentType: string;
   /** JSON text of the WebhookEntity. */
   entity: string;
-  /** The body as sent; null for file transfers, absent on invocations stored before raw bodies were kept. */
+  /** The body as sent; null for file transfers and when `rawBodySpan` holds it, absent on invocations stored before raw bodies were kept. */
   rawBody?: string | null;
+  /** Where the raw body lies in `entity` when it is there as sent (a JSON body): kept once (rawBodySpan in libs/domain). */
+  rawBodySpan?: [start: number, end: number];
   status: InvocationStatus;
   attempt: number;
   leaseOwner: string | null;

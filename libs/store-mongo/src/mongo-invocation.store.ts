@@ -21,7 +21,7 @@ import type {
   Progress,
   StoredLogLine,
 } from '@gi/domain';
-import { assertEntityFits, outcomeError, outcomeJson, recordedOutcomeJson, UnrecordableOutcome } from '@gi/domain';
+import { assertEntityFits, outcomeError, outcomeJson, rawBodyOf, rawBodySpan, recordedOutcomeJson, UnrecordableOutcome } from '@gi/domain';
 import type { CallbackDocument, IdempotencyKeyDocument, InvocationDocument, LogBatchDocument } from './mongo-documents';
 import { isDuplicateKey, isTooLarge, isUnavailable, retriedOnFailover, storeUnavailable } from './mongo-errors';
 import { backoff, inTransaction } from './mongo-transaction';
@@ -468,6 +468,7 @@ function toRecord(doc: IdempotencyKeyDocument): IdempotencyRecord {
 }
 
 function toDocument(invocation: NewInvocation): InvocationDocument {
+  const span = rawBodySpan(invocation.entityJson, invocation.rawBody);
   return {
     _id: invocation.id,
     botId: invocation.botId,
@@ -480,7 +481,8 @@ function toDocument(invocation: NewInvocation): InvocationDocument {
     endpoint: invocation.endpoint,
     responseContentType: invocation.responseContentType,
     entity: invocation.entityJson,
-    rawBody: invocation.rawBody,
+    rawBody: span ? null : invocation.rawBody,
+    ...(span ? { rawBodySpan: [span[0], span[1]] } : {}),
     status: 'Queued',
     attempt: 0,
     leaseOwner: null,
@@ -551,7 +553,7 @@ function invocationFields(doc: InvocationDocument, batches: Array<Pick<LogBatchD
     pool: doc.pool,
     endpoint: doc.endpoint,
     responseContentType: doc.responseContentType,
-    rawBody: doc.rawBody ?? null,
+    rawBody: rawBodyOf(doc.entity, doc.rawBody ?? null, doc.rawBodySpan),
     leaseOwner: doc.leaseOwner,
     leaseUntil: doc.leaseUntil,
     expireAt: doc.expireAt.getTime(),

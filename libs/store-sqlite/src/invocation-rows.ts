@@ -1,5 +1,5 @@
 import type { CallbackDelivery, ClaimedInvocation, CallbackState, IdempotencyRecord, Invocation, InvocationState, InvocationSummary, LogLine, NewInvocation, Outcome, StoredLogLine } from '@gi/domain';
-import { outcomeError } from '@gi/domain';
+import { outcomeError, rawBodyOf, rawBodySpan } from '@gi/domain';
 
 /** One row of `invocations`, as SQLite returns it. */
 export interface InvocationRow {
@@ -35,9 +35,21 @@ export interface InvocationRow {
 /** One row of `invocation_payloads`: what the call brought, written once with its invocation. */
 export interface PayloadRow {
   entity: string;
-  /** Null for file transfers, and for invocations stored before raw bodies were kept. */
+  /** Null for file transfers, for invocations stored before raw bodies were kept, and when the span holds it. */
   raw_body: string | null;
+  /** Where the raw body lies in `entity` when it is there as sent (a JSON body): `entity.slice(start, end)`. */
+  raw_body_start: number | null;
+  raw_body_end: number | null;
 }
+
+/** The payload row of a new invocation: its raw body once, as a span of the entity when it lies there. */
+export function toPayloadRow(invocation: NewInvocation): PayloadRow & { id: string } {
+  const span = rawBodySpan(invocation.entityJson, invocation.rawBody);
+  return { id: invocation.id, entity: invocation.entityJson, raw_body: span ? null : invocation.rawBody, raw_body_start: span?.[0] ?? null, raw_body_end: span?.[1] ?? null };
+}
+
+const rawBodyOfRow = (row: PayloadRow) =>
+  rawBodyOf(row.entity, row.raw_body, row.raw_body_start === null || row.raw_body_end === null ? null : [row.raw_body_start, row.raw_body_end]);
 
 export const SUMMARY_COLUMNS =
   'id, bot_id, entity_name, integration_id, integration_version, mode, status, attempt, created_at, started_at, finished_at, outcome';
@@ -64,7 +76,7 @@ export function toCreated(row: CreatedRow): NewInvocation {
     endpoint: row.endpoint as Invocation['endpoint'],
     responseContentType: row.response_content_type,
     entityJson: row.entity,
-    rawBody: row.raw_body,
+    rawBody: rawBodyOfRow(row),
     createdAt: row.created_at,
     expireAt: row.expire_at,
     callbackUrl: row.callback_url,
@@ -175,7 +187,7 @@ export function toInvocation(row: InvocationRow & PayloadRow, batches: LogBatchR
     endpoint: row.endpoint as Invocation['endpoint'],
     responseContentType: row.response_content_type,
     entity: JSON.parse(row.entity),
-    rawBody: row.raw_body,
+    rawBody: rawBodyOfRow(row),
     leaseOwner: row.lease_owner,
     leaseUntil: row.lease_until,
     expireAt: row.expire_at,

@@ -33,4 +33,20 @@ describe('RecentlyCreated', () => {
     expect(byBytes.take({ botId: 'bot-a', id: 'n0' })).toBeUndefined();
     expect(byBytes.take({ botId: 'bot-a', id: 'n1' })).toBeDefined();
   });
+
+  it('counts a raw body that lies in its entity (a slice of it) once', () => {
+    const body = `{"x":"${'y'.repeat(80)}"}`;
+    const entityJson = `{"RequestParams":"","RequestHeaders":"","RequestBody":${body},"ResponseBody":null}`;
+    const inEntity = (id: string) => ({ id, botId: 'bot-a', entityJson, rawBody: body }) as NewInvocation;
+    const apart = (id: string) => ({ id, botId: 'bot-a', entityJson, rawBody: `${body} ` }) as NewInvocation;
+    // Room for 16 with a raw body of their own, and for more than 24 whose raw body lies in the entity.
+    const limits = { count: 100, entityBytes: 16 * (entityJson.length + body.length + 1) };
+    const once = new RecentlyCreated(limits);
+    for (let i = 0; i < 24; i++) once.remember(inEntity(`n${i}`));
+    expect(once.take({ botId: 'bot-a', id: 'n0' })).toBeDefined();
+    const twice = new RecentlyCreated(limits);
+    for (let i = 0; i < 24; i++) twice.remember(apart(`n${i}`));
+    expect(twice.take({ botId: 'bot-a', id: 'n7' })).toBeUndefined();
+    expect(twice.take({ botId: 'bot-a', id: 'n8' })).toBeDefined();
+  });
 });

@@ -1,9 +1,9 @@
-import type { InvocationRef, NewInvocation } from '@gi/domain';
+import { rawBodySpan, type InvocationRef, type NewInvocation } from '@gi/domain';
 
 export interface RecentlyCreatedLimits {
   /** Invocations held at most. */
   count: number;
-  /** The JSON size of the entities held (with their raw bodies), at most; one larger than a sixteenth of it is never held. */
+  /** The JSON size of the entities held (with raw bodies that do not lie in them), at most; one larger than a sixteenth of it is never held. */
   entityBytes: number;
 }
 
@@ -22,8 +22,10 @@ export class RecentlyCreated {
   constructor(private readonly limits: RecentlyCreatedLimits = DEFAULT_RECENTLY_CREATED) {}
 
   remember(invocation: NewInvocation): void {
-    // What it costs held in memory: its entity's JSON and its raw body.
-    const entityBytes = invocation.entityJson.length + (invocation.rawBody?.length ?? 0);
+    // What it costs held in memory: its entity's JSON and its raw body, unless that lies in the entity
+    // (a slice of it: rawBodyWithin).
+    const rawBytes = rawBodySpan(invocation.entityJson, invocation.rawBody) ? 0 : (invocation.rawBody?.length ?? 0);
+    const entityBytes = invocation.entityJson.length + rawBytes;
     if (entityBytes > this.limits.entityBytes / 16) return;
     const previous = this.entries.get(invocation.id);
     if (previous) this.forget(invocation.id, previous.entityBytes);

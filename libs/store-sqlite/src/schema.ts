@@ -227,4 +227,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE invocations DROP COLUMN entity;
   ALTER TABLE invocations DROP COLUMN raw_body;
   `,
+  // A JSON body kept as sent lies in the entity's JSON: its payload keeps it once, as the span of the
+  // entity it lies in (raw_body NULL), not as a second copy (rawBodySpan in libs/domain).
+  `
+  ALTER TABLE invocation_payloads ADD COLUMN raw_body_start INTEGER;
+  ALTER TABLE invocation_payloads ADD COLUMN raw_body_end INTEGER;
+  `,
 ];

@@ -20,7 +20,7 @@ import type {
 } from '@gi/domain';
 import { assertEntityFits, outcomeJson, recordedOutcomeJson } from '@gi/domain';
 import type { GroupCommit } from './group-commit';
-import { CREATED_COLUMNS, STATE_COLUMNS, SUMMARY_COLUMNS, toClaimed, toCreated, toInvocation, toRecord, toState, toSummary } from './invocation-rows';
+import { CREATED_COLUMNS, STATE_COLUMNS, SUMMARY_COLUMNS, toClaimed, toCreated, toInvocation, toPayloadRow, toRecord, toState, toSummary } from './invocation-rows';
 import type { CreatedRow, InvocationRow, KeyRow, LogBatchRow, PayloadRow, StateRow } from './invocation-rows';
 import { RecentlyCreated } from './recently-created';
 import type { SqliteDatabase } from './sqlite-database';
@@ -73,10 +73,11 @@ export class SqliteInvocationStore implements InvocationStore {
         VALUES (@id, @botId, @tokenId, @entityName, @integrationId, @integrationVersion, @pool, @mode, @endpoint,
          @responseContentType, 'Queued', @createdAt, @createdAt, @expireAt, @callbackUrl,
          CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 'pending' END, NULL)`),
-      insertPayload: db.prepare('INSERT INTO invocation_payloads (id, entity, raw_body) VALUES (@id, @entity, @rawBody)'),
-      get: db.prepare(`SELECT i.*, p.entity, p.raw_body FROM invocations i JOIN invocation_payloads p ON p.id = i.id
+      insertPayload: db.prepare(`INSERT INTO invocation_payloads (id, entity, raw_body, raw_body_start, raw_body_end)
+        VALUES (@id, @entity, @raw_body, @raw_body_start, @raw_body_end)`),
+      get: db.prepare(`SELECT i.*, p.entity, p.raw_body, p.raw_body_start, p.raw_body_end FROM invocations i JOIN invocation_payloads p ON p.id = i.id
         WHERE i.id = ? AND i.bot_id = ? AND i.expire_at > ?`),
-      payload: db.prepare('SELECT entity, raw_body FROM invocation_payloads WHERE id = ?'),
+      payload: db.prepare('SELECT entity, raw_body, raw_body_start, raw_body_end FROM invocation_payloads WHERE id = ?'),
       logBatches: db.prepare('SELECT attempt, lines FROM invocation_logs WHERE bot_id = ? AND invocation_id = ? ORDER BY attempt, seq'),
       getState: db.prepare(`SELECT ${STATE_COLUMNS} FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?`),
       // The claim of an invocation this store created lately needs only the attempt back; others what creation stored.
@@ -154,7 +155,7 @@ export class SqliteInvocationStore implements InvocationStore {
 
   private insert(invocation: NewInvocation): void {
     this.statements.insert.run(invocation);
-    this.statements.insertPayload.run({ id: invocation.id, entity: invocation.entityJson, rawBody: invocation.rawBody });
+    this.statements.insertPayload.run(toPayloadRow(invocation));
   }
 
   async create(invocation: NewInvocation): Promise<void> {

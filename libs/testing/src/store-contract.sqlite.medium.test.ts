@@ -70,4 +70,31 @@ describe('SQLite claim', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('keeps a JSON body kept as sent once, as the span of the entity it lies in, and hands it over whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gi-store-'));
+    const clock = new ManualClock();
+    const path = join(dir, 'store.db');
+    const embedded = createSqliteStore(path, clock);
+    const executor = createSqliteStore(path, clock, { claimsWhatItCreates: false });
+    const raw = new Database(path, { readonly: true });
+    try {
+      const body = '{ "orderId" : 42.0, "lines": [1, 2] }';
+      const json = newInvocation({ createdAt: clock.now(), entityJson: `{"RequestParams":"","RequestHeaders":"","RequestBody":${body},"ResponseBody":null}`, rawBody: body });
+      const form = newInvocation({ createdAt: clock.now(), entityJson: '{"RequestParams":"","RequestHeaders":"","RequestBody":{"a":"1"},"ResponseBody":null}', rawBody: 'a=1' });
+      for (const inv of [json, form]) await embedded.invocations.create(inv);
+      const payload = raw.prepare('SELECT raw_body, raw_body_start, raw_body_end FROM invocation_payloads WHERE id = ?');
+      expect(payload.get(json.id)).toEqual({ raw_body: null, raw_body_start: json.entityJson.indexOf(body), raw_body_end: json.entityJson.indexOf(body) + body.length });
+      expect(payload.get(form.id)).toEqual({ raw_body: 'a=1', raw_body_start: null, raw_body_end: null });
+      for (const inv of [json, form]) {
+        expect((await executor.invocations.claim(inv, 'w1', 60_000, clock.now()))?.rawBody).toBe(inv.rawBody);
+        expect((await executor.invocations.get(inv))?.rawBody).toBe(inv.rawBody);
+      }
+    } finally {
+      raw.close();
+      await executor.close();
+      await embedded.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -239,6 +239,18 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.getState(inv)).not.toHaveProperty('rawBody');
       });
 
+      it('gives back whole a JSON body that lies in its entity as sent (a store may keep it once)', async () => {
+        const { store, clock } = subject;
+        const raw = ' { "orderId" : 7.0, "RequestBody": "caf\u00e9 \u{1F600}" }\n';
+        const inv = newInvocation({ createdAt: clock.now(), entityJson: `{"RequestParams":"RequestBody=1","RequestHeaders":"","RequestBody":${raw},"ResponseBody":null}`, rawBody: raw });
+        await store.invocations.create(inv);
+        expect(await store.invocations.get(inv)).toMatchObject({ rawBody: raw, entity: JSON.parse(inv.entityJson) });
+        const claimed = await store.invocations.claim(inv, 'w1', 10_000, clock.now());
+        expect([claimed?.rawBody, claimed?.entityJson]).toEqual([raw, inv.entityJson]);
+        clock.advance(10_001);
+        expect((await store.invocations.claim(inv, 'w2', 10_000, clock.now()))?.rawBody).toBe(raw);
+      });
+
       it("appends the running attempt's lines for its lease owner alone, readable while it runs and in order after it ends", async () => {
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now() });
