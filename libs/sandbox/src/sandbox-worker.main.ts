@@ -80,6 +80,9 @@ async function main(): Promise<void> {
   const lackingCode = new Map<number, Extract<ToWorker, { kind: 'run' }>>();
   const receive = (message: ToWorker) => {
     if (message.kind === 'cancel') return void cancellations.get(message.id)?.notify();
+    // The thread ends on its own once its cancelled runs end and nothing is pending: terminating it
+    // mid-way through native work can abort the whole process (WorkerPool.close).
+    if (message.kind === 'stop') return void port.unref();
     if (message.kind === 'file') return settleCall(message.call, message.data ? null : new Error(message.error ?? 'The file could not be read.'), message.data);
     // Node's error keeps its name (OperationError, SyntaxError...): the crypto module maps it as it would on this thread.
     if (message.kind === 'key') return settleCall(message.call, message.key ? null : Object.assign(new Error(message.error?.message), { name: message.error?.name }), message.key);

@@ -48,6 +48,8 @@ export type ToWorker =
   | { kind: 'code'; id: number; codeId: number; code: string }
   /** Wakes run `id` if it waits on host work; its cancel flag is already set. */
   | { kind: 'cancel'; id: number }
+  /** The pool is closing: the thread lets its port go and exits once nothing is left to do (its runs were cancelled). */
+  | { kind: 'stop' }
   /** The answer to a `read-file` call: the bytes, or the message the connector sees. */
   | { kind: 'file'; call: number; data?: Uint8Array; error?: string }
   /** The answer to a `generate-key` call: the key or key pair (a CryptoKey crosses threads by structured clone), or Node's error. */

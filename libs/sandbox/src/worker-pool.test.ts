@@ -56,6 +56,45 @@ describe('worker thread pool', () => {
     }
   });
 
+  describe('closing', () => {
+    /** How each sandbox thread ended while `body` went on: on its own (exit code 0) or terminated. */
+    const endings = async (body: () => Promise<void>) => {
+      const terminated = jest.spyOn(Worker.prototype, 'terminate');
+      try {
+        await body();
+        return terminated.mock.calls.length;
+      } finally {
+        terminated.mockRestore();
+      }
+    };
+
+    it('lets every thread end on its own: idle, after runs that left work behind, with a cancellable run spinning', async () => {
+      const runtime = await createQuickJsRuntime({ workers: 2 });
+      const terminations = await endings(async () => {
+        const leftBehind = `for (let i = 0; i < 4; i++) crypto.subtle.digest('SHA-256', new Uint8Array(1 << 20)); Context.SetResponseEntity({ ResponseBody: 1 });`;
+        expect(await runtime.run({ ...run, cacheKey: 'left', code: leftBehind, timeoutMs: 5000 })).toMatchObject({ kind: 'ok' });
+        const spinning = runtime.run({ ...run, cacheKey: 'spin', code: 'while (true) {}', timeoutMs: 60_000, cancel: new Cancellation() });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const started = Date.now();
+        await runtime.close();
+        expect(Date.now() - started).toBeLessThan(1500);
+        expect(await spinning).toMatchObject({ kind: 'failed', message: expect.stringMatching(/closed during the run/) });
+      });
+      expect(terminations).toBe(0);
+    });
+
+    it('terminates a thread that does not end on its own in time: a run that cannot be cancelled spins there', async () => {
+      const runtime = await createQuickJsRuntime({ workers: 1 });
+      const terminations = await endings(async () => {
+        const spinning = runtime.run({ ...run, cacheKey: 'spin', code: 'while (true) {}', timeoutMs: 60_000 });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await runtime.close();
+        expect(await spinning).toMatchObject({ kind: 'failed', message: expect.stringMatching(/closed during the run/) });
+      });
+      expect(terminations).toBe(1);
+    });
+  });
+
   it('runs connectors of two workers side by side', async () => {
     const runtime = await createQuickJsRuntime({ workers: 2 });
     try {

@@ -70,6 +70,13 @@ const QUICK_RUN_MS = 2;
 /** Connectors whose run times are remembered. */
 const TIMED_CONNECTORS = 1024;
 
+/**
+ * How long a closing pool waits for a thread to end on its own before it terminates it. Node aborts
+ * the whole process when some native work of a thread (a zlib stream being made, a key being made)
+ * completes as the thread is terminated; a thread that ends on its own has none left.
+ */
+const STOP_GRACE_MS = 2000;
+
 /** Consecutive workers that die before they are ready, after which the pool stops trying. */
 const MAX_STARTUP_FAILURES = 3;
 
@@ -124,8 +131,29 @@ export class WorkerPool {
     if (this.closed) return;
     this.closed = true;
     for (const run of this.queue.splice(0)) this.settleQueued(run, this.failure(run, 'The connector runtime was closed before the run started.'));
-    await Promise.all([...this.slots].map((slot) => this.retire(slot, 'The connector runtime was closed during the run.')));
+    await Promise.all([...this.slots].map((slot) => this.stop(slot)));
     this.overdue.clear();
+  }
+
+  /**
+   * Ends a worker as the pool closes: its runs fail (and are cancelled where they can be), and it is
+   * asked to exit on its own; terminated only if it has not within STOP_GRACE_MS.
+   */
+  private async stop(slot: Slot): Promise<void> {
+    if (!this.slots.delete(slot)) return;
+    for (const run of slot.runs.values()) {
+      if (run.cancelCell === undefined) continue;
+      slot.cancelCells.raise(run.cancelCell);
+      slot.worker.postMessage([{ kind: 'cancel', id: run.id } satisfies ToWorker]);
+    }
+    for (const run of [...slot.runs.values()]) this.finish(slot, run, this.failure(run, 'The connector runtime was closed during the run.'));
+    slot.worker.removeAllListeners('exit');
+    const exited = new Promise<void>((resolve) => slot.worker.once('exit', () => resolve()));
+    slot.worker.postMessage([{ kind: 'stop' } satisfies ToWorker]);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_GRACE_MS)));
+    if ((await Promise.race([exited, late])) === 'late') await slot.worker.terminate();
+    clearTimeout(timer);
   }
 
   private spawn(): void {
