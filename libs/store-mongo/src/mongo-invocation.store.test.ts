@@ -107,28 +107,42 @@ describe('MongoInvocationStore queries', () => {
     expect(collection.calls[0].filter.$or).toEqual([{ status: 'Queued' }, { status: 'Running', leaseUntil: { $lt: now } }]);
   });
 
+  const created = (entityJson: string, rawBody: string) => ({
+    ...ref,
+    tokenId: null,
+    entityName: 'Order',
+    integrationId: 'ack',
+    integrationVersion: 1,
+    pool: 'default',
+    mode: 'async' as const,
+    endpoint: 'GenericIntegration' as const,
+    responseContentType: 'application/json',
+    entityJson,
+    rawBody,
+    createdAt: now,
+    expireAt: now + 1000,
+    callbackUrl: null,
+  });
+
   it('stores the caller entity as JSON text, so its field names are never operators, and the raw body beside it as text', async () => {
     const { collection, store } = open();
     const entity = { RequestParams: '', RequestHeaders: '', RequestBody: { $where: 'x', 'a.b': 1 }, ResponseBody: null };
-    await store.create({
-      ...ref,
-      tokenId: null,
-      entityName: 'Order',
-      integrationId: 'ack',
-      integrationVersion: 1,
-      pool: 'default',
-      mode: 'async',
-      endpoint: 'GenericIntegration',
-      responseContentType: 'application/json',
-      entityJson: JSON.stringify(entity),
-      rawBody: '{"$where":"x","a.b":1}',
-      createdAt: now,
-      expireAt: now + 1000,
-      callbackUrl: null,
-    });
+    // Spaced otherwise than the entity's JSON: not a part of it, so kept apart.
+    await store.create(created(JSON.stringify(entity), '{ "$where": "x", "a.b": 1 }'));
     const doc = collection.calls[0].filter;
     expect(doc).toMatchObject({ _id: 'inv-1', botId: 'bot-a', status: 'Queued', publishedAt: now, expireAt: new Date(now + 1000) });
     expect(JSON.parse(doc.entity)).toEqual(entity);
-    expect(doc.rawBody).toBe('{"$where":"x","a.b":1}');
+    expect(doc.rawBody).toBe('{ "$where": "x", "a.b": 1 }');
+    expect(doc).not.toHaveProperty('rawBodySpan');
+  });
+
+  it('keeps a raw body that lies in the entity as sent once: its span there, no second copy', async () => {
+    const { collection, store } = open();
+    const raw = '{ "$where" : "x", "a.b": 1.0 }';
+    const entityJson = `{"RequestParams":"","RequestHeaders":"","RequestBody":${raw},"ResponseBody":null}`;
+    await store.create(created(entityJson, raw));
+    const doc = collection.calls[0].filter;
+    expect(doc.rawBody).toBeNull();
+    expect(doc.entity.slice(doc.rawBodySpan[0], doc.rawBodySpan[1])).toBe(raw);
   });
 });
