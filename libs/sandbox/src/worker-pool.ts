@@ -140,14 +140,12 @@ export class WorkerPool {
    * asked to exit on its own; terminated only if it has not within STOP_GRACE_MS.
    */
   private async stop(slot: Slot): Promise<void> {
-    if (!this.slots.delete(slot)) return;
     for (const run of slot.runs.values()) {
       if (run.cancelCell === undefined) continue;
       slot.cancelCells.raise(run.cancelCell);
       slot.worker.postMessage([{ kind: 'cancel', id: run.id } satisfies ToWorker]);
     }
-    for (const run of [...slot.runs.values()]) this.finish(slot, run, this.failure(run, 'The connector runtime was closed during the run.'));
-    slot.worker.removeAllListeners('exit');
+    if (!this.takeOut(slot, 'The connector runtime was closed during the run.')) return;
     const exited = new Promise<void>((resolve) => slot.worker.once('exit', () => resolve()));
     slot.worker.postMessage([{ kind: 'stop' } satisfies ToWorker]);
     let timer: NodeJS.Timeout | undefined;
@@ -388,11 +386,17 @@ export class WorkerPool {
     await this.retire(slot, 'The sandbox was restarted because another connector on it stopped responding; the run may be tried again.');
   }
 
-  /** Takes a worker out of the pool, fails its runs with `reason`, and replaces it unless closing. */
-  private async retire(slot: Slot, reason: string): Promise<void> {
-    if (!this.slots.delete(slot)) return;
+  /** Takes a worker out of the pool and fails its runs with `reason`; false when it was out already. */
+  private takeOut(slot: Slot, reason: string): boolean {
+    if (!this.slots.delete(slot)) return false;
     for (const run of [...slot.runs.values()]) this.finish(slot, run, this.failure(run, reason));
     slot.worker.removeAllListeners('exit');
+    return true;
+  }
+
+  /** Takes a worker out of the pool (takeOut), terminates it, and replaces it unless closing. */
+  private async retire(slot: Slot, reason: string): Promise<void> {
+    if (!this.takeOut(slot, reason)) return;
     await slot.worker.terminate();
     if (!this.closed) {
       this.spawn();
