@@ -4,10 +4,8 @@ import type { ServiceConfig } from '@gi/config';
 import { systemClock } from '@gi/domain';
 import type { Clock, FileStore, Store } from '@gi/domain';
 import { DiskFileStore } from '@gi/files-disk';
-import { createGridFsFileStore } from '@gi/files-gridfs';
 import { createLogger, createMetrics, startTracing, tracedStore } from '@gi/observability';
 import type { Logger, Metrics } from '@gi/observability';
-import { createMongoStore } from '@gi/store-mongo';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { loggableSettings } from './loggable-settings';
 import { ServiceLifecycle } from './service-lifecycle';
@@ -61,8 +59,12 @@ function serviceNameOf(name: string): string {
   return name.startsWith('gi-') || name === 'generic-integration' ? name : `gi-${name}`;
 }
 
-/** MongoDB keeps the files too (GridFS, same connection), so services on any host share them with no volume. */
+/**
+ * MongoDB keeps the files too (GridFS, same connection), so services on any host share them with no volume.
+ * The driver is loaded only then: it costs a SQLite deployment about 20 MB and a quarter of a second at start.
+ */
 async function openMongo(url: string, clock: Clock, name: string): Promise<{ store: Store; files: FileStore }> {
+  const [{ createMongoStore }, { createGridFsFileStore }] = await Promise.all([import('@gi/store-mongo'), import('@gi/files-gridfs')]);
   const store = await createMongoStore(url, { clock, appName: `gi-${name}` });
   try {
     return { store, files: await createGridFsFileStore(store.database) };
