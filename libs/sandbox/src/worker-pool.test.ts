@@ -68,17 +68,24 @@ describe('worker thread pool', () => {
       }
     };
 
+    /** A run that spins on its thread once it has started there (its progress tells when). */
+    const spinOnThread = (runtime: QuickJsConnectorRuntime, cancel?: Cancellation) => {
+      let onThread!: () => void;
+      const started = new Promise<void>((resolve) => (onThread = resolve));
+      const result = runtime.run({ ...run, cacheKey: 'spin', code: 'Context.SetProgress(1); while (true) {}', timeoutMs: 60_000, cancel, onProgress: () => onThread() });
+      return { started, result };
+    };
+
     it('lets every thread end on its own: idle, after runs that left work behind, with a cancellable run spinning', async () => {
       const runtime = await createQuickJsRuntime({ workers: 2 });
       const terminations = await endings(async () => {
         const leftBehind = `for (let i = 0; i < 4; i++) crypto.subtle.digest('SHA-256', new Uint8Array(1 << 20)); Context.SetResponseEntity({ ResponseBody: 1 });`;
         expect(await runtime.run({ ...run, cacheKey: 'left', code: leftBehind, timeoutMs: 5000 })).toMatchObject({ kind: 'ok' });
-        const spinning = runtime.run({ ...run, cacheKey: 'spin', code: 'while (true) {}', timeoutMs: 60_000, cancel: new Cancellation() });
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        const started = Date.now();
+        const spinning = spinOnThread(runtime, new Cancellation());
+        await spinning.started;
+        // Not terminated (counted below): it ended on its own before the grace period ran out.
         await runtime.close();
-        expect(Date.now() - started).toBeLessThan(1500);
-        expect(await spinning).toMatchObject({ kind: 'failed', message: expect.stringMatching(/closed during the run/) });
+        expect(await spinning.result).toMatchObject({ kind: 'failed', message: expect.stringMatching(/closed during the run/) });
       });
       expect(terminations).toBe(0);
     });
@@ -86,10 +93,10 @@ describe('worker thread pool', () => {
     it('terminates a thread that does not end on its own in time: a run that cannot be cancelled spins there', async () => {
       const runtime = await createQuickJsRuntime({ workers: 1 });
       const terminations = await endings(async () => {
-        const spinning = runtime.run({ ...run, cacheKey: 'spin', code: 'while (true) {}', timeoutMs: 60_000 });
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        const spinning = spinOnThread(runtime);
+        await spinning.started;
         await runtime.close();
-        expect(await spinning).toMatchObject({ kind: 'failed', message: expect.stringMatching(/closed during the run/) });
+        expect(await spinning.result).toMatchObject({ kind: 'failed', message: expect.stringMatching(/closed during the run/) });
       });
       expect(terminations).toBe(1);
     });
