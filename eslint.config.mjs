@@ -10,8 +10,8 @@ const boundaries = (constraints) => [
   {
     enforceBuildableLibDependency: false,
     // The CLI loads the sandbox lazily for `gi connector run` and the launchers for `gi up`, `gi gateway`...;
-    // the services and their tests load them eagerly.
-    checkDynamicDependenciesExceptions: ['@gi/sandbox', '@gi/services'],
+    // a service loads the MongoDB adapters only for a MongoDB store; their tests load them eagerly.
+    checkDynamicDependenciesExceptions: ['@gi/sandbox', '@gi/services', '@gi/store-mongo', '@gi/files-gridfs'],
     allow: [],
     banTransitiveDependencies: false,
     depConstraints: constraints,
