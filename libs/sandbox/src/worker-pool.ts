@@ -298,14 +298,8 @@ export class WorkerPool {
 
   /** Reads a file for a run on a worker with the run's own reader, and sends the bytes back. */
   private readFile(slot: Slot, message: Extract<FromWorker, { kind: 'read-file' }>): void {
-    const reply = (answer: ToWorker, transfer: ArrayBuffer[] = []) => {
-      if (!this.slots.has(slot)) return;
-      try {
-        slot.worker.postMessage([answer], transfer);
-      } catch {
-        slot.worker.postMessage([{ kind: 'file', call: message.call, error: 'The file could not be read.' } satisfies ToWorker]);
-      }
-    };
+    const failed: ToWorker = { kind: 'file', call: message.call, error: 'The file could not be read.' };
+    const reply = (answer: ToWorker, transfer: ArrayBuffer[] = []) => this.answer(slot, answer, failed, transfer);
     const reader = slot.runs.get(message.id)?.input.readFile;
     if (!reader) return reply({ kind: 'file', call: message.call, error: 'The file could not be read.' });
     reader(message.fileId, message.range).then(
@@ -324,14 +318,8 @@ export class WorkerPool {
    * key on it (generateKeyHere), and this thread is stopped only with the process.
    */
   private generateKey(slot: Slot, message: Extract<FromWorker, { kind: 'generate-key' }>): void {
-    const reply = (answer: ToWorker) => {
-      if (!this.slots.has(slot)) return;
-      try {
-        slot.worker.postMessage([answer]);
-      } catch (error) {
-        slot.worker.postMessage([{ kind: 'key', call: message.call, error: { name: 'OperationError', message: (error as Error).message } } satisfies ToWorker]);
-      }
-    };
+    const failed: ToWorker = { kind: 'key', call: message.call, error: { name: 'OperationError', message: 'The key could not be sent to the sandbox thread.' } };
+    const reply = (answer: ToWorker) => this.answer(slot, answer, failed);
     generateKeyHere(message.algorithm, message.extractable, message.usages).then(
       (key) => reply({ kind: 'key', call: message.call, key }),
       (error: unknown) => {
@@ -339,6 +327,16 @@ export class WorkerPool {
         reply({ kind: 'key', call: message.call, error: { name: String(name ?? 'OperationError'), message: String(text ?? '') } });
       },
     );
+  }
+
+  /** Answers a worker's call, or, when the answer cannot be posted, sends `failed` in its place; nothing once the worker left the pool. */
+  private answer(slot: Slot, answer: ToWorker, failed: ToWorker, transfer: ArrayBuffer[] = []): void {
+    if (!this.slots.has(slot)) return;
+    try {
+      slot.worker.postMessage([answer], transfer);
+    } catch {
+      slot.worker.postMessage([failed]);
+    }
   }
 
   /** A queued run never starts; a running one has its flag set (a spinning connector stops at once) and is woken. */

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Store } from '@gi/domain';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { newInvocation } from './fixtures';
 import { ManualClock } from './manual-clock';
@@ -45,13 +46,24 @@ describe('SQLite quarantine', () => {
 });
 
 describe('SQLite claim', () => {
-  it("hands over the entity's JSON as stored, whether this store created the invocation or another process did", async () => {
+  /** Two stores on one new file: an embedded one that claims what it creates, and an executor's that reads everything back. */
+  async function withTwoStores(test: (stores: { clock: ManualClock; path: string; embedded: Store; executor: Store }) => Promise<void>): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), 'gi-store-'));
     const clock = new ManualClock();
     const path = join(dir, 'store.db');
     const embedded = createSqliteStore(path, clock);
     const executor = createSqliteStore(path, clock, { claimsWhatItCreates: false });
     try {
+      await test({ clock, path, embedded, executor });
+    } finally {
+      await executor.close();
+      await embedded.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("hands over the entity's JSON as stored, whether this store created the invocation or another process did", () =>
+    withTwoStores(async ({ clock, embedded, executor }) => {
       for (const [creator, claimer] of [
         [embedded, embedded],
         [embedded, executor],
@@ -64,37 +76,25 @@ describe('SQLite claim', () => {
         expect(claimed?.entityJson).toBe(entityJson);
         expect((await claimer.invocations.get(inv))?.entity.RequestBody).toEqual({ orderId: 42, note: 'ü "quoted"' });
       }
-    } finally {
-      await executor.close();
-      await embedded.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('keeps a JSON body kept as sent once, as the span of the entity it lies in, and hands it over whole', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gi-store-'));
-    const clock = new ManualClock();
-    const path = join(dir, 'store.db');
-    const embedded = createSqliteStore(path, clock);
-    const executor = createSqliteStore(path, clock, { claimsWhatItCreates: false });
-    const raw = new Database(path, { readonly: true });
-    try {
-      const body = '{ "orderId" : 42.0, "lines": [1, 2] }';
-      const json = newInvocation({ createdAt: clock.now(), entityJson: `{"RequestParams":"","RequestHeaders":"","RequestBody":${body},"ResponseBody":null}`, rawBody: body });
-      const form = newInvocation({ createdAt: clock.now(), entityJson: '{"RequestParams":"","RequestHeaders":"","RequestBody":{"a":"1"},"ResponseBody":null}', rawBody: 'a=1' });
-      for (const inv of [json, form]) await embedded.invocations.create(inv);
-      const payload = raw.prepare('SELECT raw_body, raw_body_start, raw_body_end FROM invocation_payloads WHERE id = ?');
-      expect(payload.get(json.id)).toEqual({ raw_body: null, raw_body_start: json.entityJson.indexOf(body), raw_body_end: json.entityJson.indexOf(body) + body.length });
-      expect(payload.get(form.id)).toEqual({ raw_body: 'a=1', raw_body_start: null, raw_body_end: null });
-      for (const inv of [json, form]) {
-        expect((await executor.invocations.claim(inv, 'w1', 60_000, clock.now()))?.rawBody).toBe(inv.rawBody);
-        expect((await executor.invocations.get(inv))?.rawBody).toBe(inv.rawBody);
+  it('keeps a JSON body kept as sent once, as the span of the entity it lies in, and hands it over whole', () =>
+    withTwoStores(async ({ clock, path, embedded, executor }) => {
+      const raw = new Database(path, { readonly: true });
+      try {
+        const body = '{ "orderId" : 42.0, "lines": [1, 2] }';
+        const json = newInvocation({ createdAt: clock.now(), entityJson: `{"RequestParams":"","RequestHeaders":"","RequestBody":${body},"ResponseBody":null}`, rawBody: body });
+        const form = newInvocation({ createdAt: clock.now(), entityJson: '{"RequestParams":"","RequestHeaders":"","RequestBody":{"a":"1"},"ResponseBody":null}', rawBody: 'a=1' });
+        for (const inv of [json, form]) await embedded.invocations.create(inv);
+        const payload = raw.prepare('SELECT raw_body, raw_body_start, raw_body_end FROM invocation_payloads WHERE id = ?');
+        expect(payload.get(json.id)).toEqual({ raw_body: null, raw_body_start: json.entityJson.indexOf(body), raw_body_end: json.entityJson.indexOf(body) + body.length });
+        expect(payload.get(form.id)).toEqual({ raw_body: 'a=1', raw_body_start: null, raw_body_end: null });
+        for (const inv of [json, form]) {
+          expect((await executor.invocations.claim(inv, 'w1', 60_000, clock.now()))?.rawBody).toBe(inv.rawBody);
+          expect((await executor.invocations.get(inv))?.rawBody).toBe(inv.rawBody);
+        }
+      } finally {
+        raw.close();
       }
-    } finally {
-      raw.close();
-      await executor.close();
-      await embedded.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 });
