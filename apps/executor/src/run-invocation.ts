@@ -105,8 +105,10 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Cl
   // Until when the lease is known to be held: from the time each renewal that succeeded was asked.
   let heldUntil = invocation.leaseUntil ?? clock.now() + leaseMs;
   const renewEvery = Math.max(1000, leaseMs / 3);
+  // The ticket of the next heartbeat, deleted when the run ends.
+  let renewal = 0;
   const heartbeat = () => {
-    leaseRenewals.add(heartbeat, performance.now() + renewEvery);
+    renewal = leaseRenewals.add(heartbeat, performance.now() + renewEvery);
     const asked = clock.now();
     // The store out of reach (a partition) for the whole lease: another executor may run it now.
     if (asked >= heldUntil) return loseLease('expired');
@@ -134,7 +136,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Cl
   // The wait of the first run only: a later attempt's time since acceptance includes the runs cut short.
   if (invocation.attempt === 1) metrics.queueWait.observe({ pool }, Math.max(0, clock.now() - invocation.createdAt) / 1000);
   const started = performance.now();
-  leaseRenewals.add(heartbeat, started + renewEvery);
+  renewal = leaseRenewals.add(heartbeat, started + renewEvery);
   try {
     const secrets = integration && (await runSecrets(deps, ref.botId, integration.integrationId, log));
     if (!integration || !secrets) {
@@ -163,7 +165,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Cl
       logs = result.logs;
     }
   } finally {
-    leaseRenewals.delete(heartbeat);
+    leaseRenewals.delete(renewal);
     metrics.jobsInFlight.dec({ pool });
     // What was not written while the run went on is recorded with its outcome, after what was.
     if (live.log) logs = [...(await live.log.close()), ...logs];

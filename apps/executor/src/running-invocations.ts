@@ -1,11 +1,11 @@
-import { Cancellation } from '@gi/domain';
+import { Cancellation, SlotMap } from '@gi/domain';
 import type { InvocationRef } from '@gi/domain';
 
 const keyOf = (ref: InvocationRef) => `${ref.botId}/${ref.id}`;
 
 /** The runs this executor has going, so a cancellation heard on the bus can stop the right one. */
 export class RunningInvocations {
-  private readonly runs = new Map<string, Cancellation>();
+  private readonly runs = new SlotMap<string, Cancellation>();
 
   /** Registers a run; its cancellation is requested when the invocation is cancelled. Call `done` when it ends. */
   start(ref: InvocationRef): Cancellation {

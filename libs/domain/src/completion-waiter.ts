@@ -1,3 +1,5 @@
+import { SlotMap } from './slot-map';
+
 export interface WaitOptions {
   /** This process just created the invocation and runs it: its completion will most likely be seen here. */
   runsHere?: boolean;
@@ -20,7 +22,7 @@ export type CompletionRoute = (invocationId: string, options: { directReply?: bo
  * publishing, and wait for `routed` before reading the store, to avoid missing it.
  */
 export class CompletionWaiter<Event extends { invocationId: string } = { invocationId: string }> {
-  private readonly waiting = new Map<string, Set<(event: Event | null) => void>>();
+  private readonly waiting = new SlotMap<string, Set<(event: Event | null) => void>>();
   private watch: WaitWatcher | null = null;
 
   /**

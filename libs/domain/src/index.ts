@@ -25,3 +25,4 @@ export * from './secrets';
 export * from './line-diff';
 export * from './version-diff';
 export * from './replay';
+export * from './slot-map';

@@ -6,6 +6,8 @@
  */
 export class LruMap<K, V> {
   private readonly entries = new Map<K, V>();
+  /** The most recent key, read again without moving it: a busy key read on every call leaves the table alone. */
+  private newest: K | undefined;
 
   constructor(readonly capacity: number) {}
 
@@ -15,9 +17,10 @@ export class LruMap<K, V> {
 
   get(key: K): V | undefined {
     const value = this.entries.get(key);
-    if (value !== undefined) {
+    if (value !== undefined && key !== this.newest) {
       this.entries.delete(key);
       this.entries.set(key, value);
+      this.newest = key;
     }
     return value;
   }
@@ -25,14 +28,17 @@ export class LruMap<K, V> {
   set(key: K, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);
+    this.newest = key;
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as K);
   }
 
   delete(key: K): boolean {
+    if (key === this.newest) this.newest = undefined;
     return this.entries.delete(key);
   }
 
   clear(): void {
     this.entries.clear();
+    this.newest = undefined;
   }
 }

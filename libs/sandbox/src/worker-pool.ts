@@ -2,7 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { Worker } from 'node:worker_threads';
 import type { RunInput } from './run-connector';
 import { Outbox } from './outbox';
-import { Deadlines, LruMap } from '@gi/domain';
+import { Deadlines, LruMap, SlotMap } from '@gi/domain';
 import { CancelCells, type RunCancellation } from './run-cancellation';
 import { cancelledVerdict, timeoutVerdict, withRunFacts, type SandboxResult } from './run-verdict';
 import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, WORKER_YOUNG_GENERATION_MB, type SandboxEnvironment } from './sandbox-options';
@@ -35,6 +35,8 @@ interface PendingRun {
   cancellable: boolean;
   /** Its cell of the worker's cancellation flags, once it runs there. */
   cancelCell?: number;
+  /** Its ticket in `overdue`, once it was handed to a worker. */
+  overdue?: number;
   /** Removes the run's listener of its cancellation. */
   forget?: () => void;
   /** Its worker said it waits on the host: it no longer holds the thread. */
@@ -47,7 +49,7 @@ interface Slot {
   worker: Worker;
   outbox: Outbox<ToWorker>;
   ready: boolean;
-  runs: Map<number, PendingRun>;
+  runs: SlotMap<number, PendingRun>;
   /** Its runs that hold the thread: handed to it, not yet ended nor waiting on the host. */
   computing: number;
   /** Those of them not known to be quick: while one computes, no run queues behind it. */
@@ -174,7 +176,7 @@ export class WorkerPool {
       },
       (message, error) => this.undeliverable(slot, message, error),
     );
-    const slot: Slot = { worker, outbox, ready: false, runs: new Map(), computing: 0, computingSlow: 0, memoryBytes: 0, cancelCells, codes: new SentCodes() };
+    const slot: Slot = { worker, outbox, ready: false, runs: new SlotMap(), computing: 0, computingSlow: 0, memoryBytes: 0, cancelCells, codes: new SentCodes() };
     this.slots.add(slot);
     worker.unref();
     worker.on('message', (messages: FromWorker[]) => {
@@ -283,7 +285,7 @@ export class WorkerPool {
     const codeId = this.codeIds.idOf(input.cacheKey, input.code);
     const code = slot.codes.sentBefore(input.cacheKey, codeId) ? undefined : input.code;
     const message: ToWorker = { kind: 'run', id: run.id, input: workerRunInput(input), codeId, code, readsFiles: input.readFile !== undefined, streamsLogs: input.onLogs !== undefined, cancelCell: run.cancelCell };
-    this.overdue.add(run, performance.now() + run.input.timeoutMs + this.options.killGraceMs);
+    run.overdue = this.overdue.add(run, performance.now() + run.input.timeoutMs + this.options.killGraceMs);
     slot.outbox.send(message);
   }
 
@@ -366,7 +368,7 @@ export class WorkerPool {
 
   private finish(slot: Slot, run: PendingRun, result: SandboxResult): void {
     run.forget?.();
-    this.overdue.delete(run);
+    if (run.overdue !== undefined) this.overdue.delete(run.overdue);
     if (slot.runs.delete(run.id)) {
       if (!run.waiting) this.stopComputing(slot, run);
       slot.memoryBytes -= run.input.limits.memoryBytes;

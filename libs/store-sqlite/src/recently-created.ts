@@ -1,4 +1,4 @@
-import { rawBodySpan, type InvocationRef, type NewInvocation } from '@gi/domain';
+import { rawBodySpan, SlotMap, type InvocationRef, type NewInvocation } from '@gi/domain';
 
 export interface RecentlyCreatedLimits {
   /** Invocations held at most. */
@@ -16,7 +16,7 @@ export const DEFAULT_RECENTLY_CREATED: RecentlyCreatedLimits = { count: 1024, en
  * after creation. A claim takes its entry out; the oldest go first past the limits.
  */
 export class RecentlyCreated {
-  private readonly entries = new Map<string, { invocation: NewInvocation; entityBytes: number }>();
+  private readonly entries = new SlotMap<string, { invocation: NewInvocation; entityBytes: number }>();
   private entityBytes = 0;
 
   constructor(private readonly limits: RecentlyCreatedLimits = DEFAULT_RECENTLY_CREATED) {}
