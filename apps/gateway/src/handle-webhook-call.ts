@@ -85,15 +85,17 @@ export async function handleWebhookCall(deps: GatewayDeps, call: WebhookCall, ho
   else admission?.release();
   const { invocation, mode } = stored;
   hooks.stored(invocation.id);
-  const answer = { invocationId: invocation.id, location: pollLocation(deps.settings.platformSegment, invocation.botId, invocation.id) };
+  // Each answer names its fields: an object spread followed by more fields is promoted wholesale by V8 (docs/decisions.md).
+  const invocationId = invocation.id;
+  const location = pollLocation(deps.settings.platformSegment, invocation.botId, invocation.id);
 
   if (mode === 'async') {
     if (stored.kind === 'new') {
       await publishJob(deps, invocation);
-      return { ...answer, kind: 'accepted', preferenceApplied: call.prefer.respondAsync ? 'respond-async' : undefined };
+      return { kind: 'accepted', invocationId, location, preferenceApplied: call.prefer.respondAsync ? 'respond-async' : undefined };
     }
-    if (isTerminal(stored.invocation.status)) return { ...answer, kind: 'finished', invocation: stored.invocation };
-    return { ...answer, kind: 'in-use' };
+    if (isTerminal(stored.invocation.status)) return { kind: 'finished', invocationId, location, invocation: stored.invocation };
+    return { kind: 'in-use', invocationId, location };
   }
 
   const waitMs = Math.min(deps.settings.syncTimeoutMs, (call.prefer.waitSeconds ?? Number.POSITIVE_INFINITY) * 1000);
@@ -109,7 +111,7 @@ export async function handleWebhookCall(deps: GatewayDeps, call: WebhookCall, ho
           // A new job is published asking for a direct reply: no completion partition is bound for it.
           ...(stored.kind === 'new' ? { fresh: true, directReply: true, registered: () => publishJob(deps, invocation) } : {}),
         });
-  if (state && isTerminal(state.status)) return { ...answer, kind: 'finished', invocation: state, preferenceApplied: waitApplied };
-  if (call.prefer.respondAsync) return { ...answer, kind: 'accepted', preferenceApplied: `respond-async, ${waitApplied}` };
-  return { ...answer, kind: 'timed-out', waitSeconds: waitMs / 1000, preferenceApplied: waitApplied };
+  if (state && isTerminal(state.status)) return { kind: 'finished', invocationId, location, invocation: state, preferenceApplied: waitApplied };
+  if (call.prefer.respondAsync) return { kind: 'accepted', invocationId, location, preferenceApplied: `respond-async, ${waitApplied}` };
+  return { kind: 'timed-out', invocationId, location, waitSeconds: waitMs / 1000, preferenceApplied: waitApplied };
 }
