@@ -70,6 +70,12 @@ const schema = z.object({
   EMBEDDED_PROCESSES: int(1, 256).optional(),
   /** Sandbox worker threads of a process that runs connectors; unset: as many as the cores, at most 4. */
   SANDBOX_WORKERS: int(1, 64).optional(),
+  /**
+   * How far V8 lets a service process's heap grow past what was live at its last full collection before
+   * the next one, in percent (docs/operations.md, Memory). Lower keeps memory down for a little CPU; 0
+   * leaves the growth to V8 (up to 4x, by its own speed heuristics).
+   */
+  HEAP_GROWTH_PERCENT: int(0, 1000).default(50),
   BOT_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(0),
   BOT_RATE_LIMIT_BURST: int(1, 10_000_000).optional(),
   BOT_MAX_IN_FLIGHT: int(0, 1_000_000).default(0),
