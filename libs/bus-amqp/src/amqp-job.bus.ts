@@ -1,4 +1,4 @@
-import { isValidName, unavailable } from '@gi/domain';
+import { InFlight, isValidName, unavailable } from '@gi/domain';
 import type { CancelEvent, CompletionEvent, CompletionWatch, JobBus, JobHandler, JobMessage, Subscription } from '@gi/contracts';
 import { connect } from 'amqplib';
 import type { ChannelModel, RecoveringChannelModel } from 'amqplib';
@@ -51,7 +51,7 @@ export class AmqpJobBus implements JobBus {
   private readonly interest: PartitionInterest;
   /** Sessions set up so far: from the second on, direct replies expected on an earlier one are lost. */
   private sessionsStarted = 0;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight();
   private connection: RecoveringChannelModel | null = null;
   private session: AmqpSession | null = null;
   private phase: Phase = 'open';
@@ -224,12 +224,12 @@ export class AmqpJobBus implements JobBus {
 
   private async shutdown(): Promise<void> {
     this.phase = 'draining';
-    await Promise.allSettled([...this.inFlight]);
+    await this.inFlight.settled();
     await Promise.all([...this.consumers].map((consumer) => consumer.close()));
     await Promise.all([...this.subscribers, ...this.cancelSubscribers].map((subscriber) => subscriber.close()));
     this.phase = 'closed';
     this.interest.clear();
-    await Promise.allSettled([...this.inFlight]);
+    await this.inFlight.settled();
     const session = this.session;
     this.session = null;
     await session?.closeChannels();
@@ -362,10 +362,7 @@ export class AmqpJobBus implements JobBus {
   }
 
   private track(work: Promise<void>): Promise<void> {
-    this.inFlight.add(work);
-    const forget = () => void this.inFlight.delete(work);
-    work.then(forget, forget);
-    return work;
+    return this.inFlight.track(work);
   }
 }
 

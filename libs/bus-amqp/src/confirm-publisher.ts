@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { unavailable } from '@gi/domain';
+import { SlotMap, unavailable } from '@gi/domain';
 import type { ConfirmChannel, Message } from 'amqplib';
 
 export interface PublishRequest {
@@ -26,7 +26,7 @@ interface Pending {
  * message that no queue takes comes back (basic.return, always before its confirm) and rejects.
  */
 export class ConfirmPublisher {
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new SlotMap<string, Pending>();
   /** Message ids: unique per publisher; the random part tells publishers apart in broker tooling. */
   private readonly idPrefix = `${randomBytes(6).toString('hex')}-`;
   private sequence = 0;

@@ -1,3 +1,4 @@
+import { InFlight, SlotMap } from '@gi/domain';
 import type { JobDecision, JobHandler, JobMessage, Subscription } from '@gi/contracts';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { BusLogger } from './amqp-bus.options';
@@ -23,7 +24,7 @@ interface ChannelState {
   /** Delivery tags handed out on this channel and not settled yet, in the order the broker gave them. */
   unsettled: number[];
   /** Acks decided in this turn of the event loop, sent together by flushAcks. */
-  acksDue: Map<number, ConsumeMessage>;
+  acksDue: SlotMap<number, ConsumeMessage>;
   flushScheduled: boolean;
 }
 
@@ -48,7 +49,7 @@ export class JobConsumer implements Subscription {
   private attaching: Promise<void> | null = null;
   private current: ChannelState | null = null;
   private consumerTag: string | null = null;
-  private readonly running = new Set<Promise<void>>();
+  private readonly running = new InFlight();
   private readonly waiting: Delivery[] = [];
   private readonly sleepers = new Set<() => void>();
   private reattachTimer: NodeJS.Timeout | null = null;
@@ -85,7 +86,7 @@ export class JobConsumer implements Subscription {
     // Declared on every attach: after a broker-side cancel the queue may be gone.
     await session.declarePool(this.pool);
     const channel = await session.model.createChannel();
-    const state: ChannelState = { channel, session, open: true, unsettled: [], acksDue: new Map(), flushScheduled: false };
+    const state: ChannelState = { channel, session, open: true, unsettled: [], acksDue: new SlotMap(), flushScheduled: false };
     channel.on('error', (err: Error) => this.settings.logger.warn({ err, pool: this.pool }, 'consumer channel closed by the broker'));
     channel.on('close', () => this.onChannelClosed(state));
     try {
@@ -132,12 +133,7 @@ export class JobConsumer implements Subscription {
         this.settle(delivery.state, delivery.message, 'requeue');
         continue;
       }
-      const run = this.run(delivery);
-      this.running.add(run);
-      void run.finally(() => {
-        this.running.delete(run);
-        this.pump();
-      });
+      void this.running.track(this.run(delivery)).finally(() => this.pump());
     }
   }
 
@@ -253,7 +249,7 @@ export class JobConsumer implements Subscription {
     if (state?.open && this.consumerTag) await state.channel.cancel(this.consumerTag).catch(() => undefined);
     // Deliveries still waiting for a free slot go back to the queue for other consumers.
     for (const delivery of this.waiting.splice(0)) this.settle(delivery.state, delivery.message, 'requeue');
-    await Promise.all(this.running);
+    await this.running.settled();
     if (state?.open) {
       // Acks still due would otherwise be lost with the channel, and their jobs run again.
       this.flushAcks(state);

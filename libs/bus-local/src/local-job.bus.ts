@@ -1,3 +1,4 @@
+import { InFlight } from '@gi/domain';
 import type { CancelEvent, CompletionEvent, CompletionWatch, JobBus, JobHandler, JobMessage, Subscription } from '@gi/contracts';
 
 interface Delivery {
@@ -13,7 +14,7 @@ interface Consumer {
   pool: string;
   concurrency: number;
   handler: JobHandler;
-  running: Set<Promise<void>>;
+  running: InFlight;
   closed: boolean;
 }
 
@@ -44,14 +45,14 @@ export class LocalJobBus implements JobBus {
   }
 
   async consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription> {
-    const consumer: Consumer = { pool, concurrency, handler, running: new Set(), closed: false };
+    const consumer: Consumer = { pool, concurrency, handler, running: new InFlight(), closed: false };
     this.consumers.add(consumer);
     this.dispatch();
     return {
       close: async () => {
         consumer.closed = true;
         this.consumers.delete(consumer);
-        await Promise.all(consumer.running);
+        await consumer.running.settled();
       },
     };
   }
@@ -82,7 +83,7 @@ export class LocalJobBus implements JobBus {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.consumers].flatMap((c) => [...c.running]));
+    await Promise.all([...this.consumers].map((c) => c.running.settled()));
     this.consumers.clear();
     this.completionListeners.clear();
     this.cancelListeners.clear();
@@ -134,11 +135,9 @@ export class LocalJobBus implements JobBus {
   }
 
   private deliver(consumer: Consumer, delivery: Delivery): void {
-    const run: Promise<void> = this.handle(consumer, delivery).then(() => {
-      consumer.running.delete(run);
+    void consumer.running.track(this.handle(consumer, delivery)).then(() => {
       if (!this.closed) this.dispatch();
     });
-    consumer.running.add(run);
   }
 
   /** Hands the job to its consumer and acts on the decision; never rejects. */

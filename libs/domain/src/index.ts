@@ -26,3 +26,4 @@ export * from './line-diff';
 export * from './version-diff';
 export * from './replay';
 export * from './slot-map';
+export * from './in-flight';
