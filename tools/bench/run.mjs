@@ -328,10 +328,13 @@ async function outcomesReach(service, target) {
 // ---------------------------------------------------------------------------------------------------
 // Services
 
+/** Settings of the services a run may be given from its own environment. */
+const PASSED_SETTINGS = ['ACCESS_LOG', 'HEAP_GROWTH_PERCENT'];
+
 function startService(command, args, env, options) {
-  // ACCESS_LOG passes through, so a run can state what the access line costs (ACCESS_LOG=off npm run bench).
-  const accessLog = process.env.ACCESS_LOG ? { ACCESS_LOG: process.env.ACCESS_LOG } : {};
-  return startNode([CLI, command, ...args], { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ...accessLog, ...env }, options);
+  // These pass through, so a run can state what a setting costs (ACCESS_LOG=off npm run bench).
+  const passed = Object.fromEntries(PASSED_SETTINGS.filter((name) => process.env[name]).map((name) => [name, process.env[name]]));
+  return startNode([CLI, command, ...args], { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ...passed, ...env }, options);
 }
 
 function newDataDir() {
@@ -773,6 +776,7 @@ npm run bench                      # builds, runs every scenario, rewrites this 
 BENCH_SECONDS=2 npm run bench      # shorter measured runs (default ${DEFAULT_SECONDS} s each)
 BENCH_ONLY=embedded npm run bench  # only some scenarios (ceiling, embedded, durability, distributed, sandbox); the doc is not rewritten
 ACCESS_LOG=off BENCH_ONLY=embedded npm run bench  # the same without the access line, for its cost
+HEAP_GROWTH_PERCENT=0 BENCH_ONLY=embedded npm run bench  # with V8's own heap growth (docs/operations.md, Memory)
 AMQP_URL=amqp://user:pass@host:5672 npm run bench   # another broker (default amqp://guest:guest@127.0.0.1:5672)
 \`\`\`
 

@@ -1,8 +1,8 @@
 import { heapGrowthFlag } from './start-service';
 
 describe('heapGrowthFlag', () => {
-  it('asks V8 for the configured heap growth, 50% by default, and leaves V8 its own for 0', () => {
-    expect(heapGrowthFlag({})).toBe('--heap-growing-percent=50');
+  it('asks V8 for the configured heap growth, 100% by default, and leaves V8 its own for 0', () => {
+    expect(heapGrowthFlag({})).toBe('--heap-growing-percent=100');
     expect(heapGrowthFlag({ HEAP_GROWTH_PERCENT: '120' })).toBe('--heap-growing-percent=120');
     expect(heapGrowthFlag({ HEAP_GROWTH_PERCENT: '0' })).toBeNull();
   });

@@ -43,8 +43,8 @@ describe('parseServiceConfig', () => {
     for (const value of ['off', 'extra', '2', 'FULLY']) expect(() => parseServiceConfig({ SQLITE_SYNCHRONOUS: value })).toThrow(/SQLITE_SYNCHRONOUS: normal or full/);
   });
 
-  it('reads the heap growth between full collections in percent, 50 by default, 0 for V8\'s own', () => {
-    expect(parseServiceConfig({}).HEAP_GROWTH_PERCENT).toBe(50);
+  it('reads the heap growth between full collections in percent, 100 by default, 0 for V8\'s own', () => {
+    expect(parseServiceConfig({}).HEAP_GROWTH_PERCENT).toBe(100);
     expect(parseServiceConfig({ HEAP_GROWTH_PERCENT: '0' }).HEAP_GROWTH_PERCENT).toBe(0);
     expect(parseServiceConfig({ HEAP_GROWTH_PERCENT: '200' }).HEAP_GROWTH_PERCENT).toBe(200);
     for (const value of ['-1', '1001', '1.5', 'lots']) expect(() => parseServiceConfig({ HEAP_GROWTH_PERCENT: value })).toThrow(/HEAP_GROWTH_PERCENT/);

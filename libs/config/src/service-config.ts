@@ -75,7 +75,7 @@ const schema = z.object({
    * the next one, in percent (docs/operations.md, Memory). Lower keeps memory down for a little CPU; 0
    * leaves the growth to V8 (up to 4x, by its own speed heuristics).
    */
-  HEAP_GROWTH_PERCENT: int(0, 1000).default(50),
+  HEAP_GROWTH_PERCENT: int(0, 1000).default(100),
   BOT_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(0),
   BOT_RATE_LIMIT_BURST: int(1, 10_000_000).optional(),
   BOT_MAX_IN_FLIGHT: int(0, 1_000_000).default(0),
