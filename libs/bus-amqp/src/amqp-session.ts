@@ -2,6 +2,7 @@ import type { Channel, ChannelModel } from 'amqplib';
 import type { BusLogger } from './amqp-bus.options';
 import { declareTopology, poolTopology } from './amqp-topology';
 import type { BusNames } from './amqp-topology';
+import { brokerSocket, coalesceWrites } from './coalesced-writes';
 import { ConfirmPublisher } from './confirm-publisher';
 
 export interface SessionSettings {
@@ -37,6 +38,8 @@ export class AmqpSession {
     readonly model: ChannelModel,
     private readonly settings: SessionSettings,
   ) {
+    const socket = brokerSocket(model);
+    if (socket) coalesceWrites(socket);
     model.on('close', () => {
       this.alive = false;
     });
