@@ -77,7 +77,7 @@ export class AmqpJobBus implements JobBus {
     if (this.phase !== 'open') throw unavailable('The message bus is shutting down; the job was not published.');
     this.pools.add(job.pool);
     const reply = options.awaitReply ? { replyTo: DIRECT_REPLY_TO, correlationId: job.invocationId } : {};
-    const sent = this.track(this.send({ exchange: this.names.jobs, routingKey: job.pool, content, type: 'job', persistent: true, mandatory: true, ...reply }, job.pool));
+    const sent = this.inFlight.track(this.send({ exchange: this.names.jobs, routingKey: job.pool, content, type: 'job', persistent: true, mandatory: true, ...reply }, job.pool));
     if (!options.awaitReply) return sent;
     try {
       await sent;
@@ -92,7 +92,7 @@ export class AmqpJobBus implements JobBus {
     if (this.phase === 'closed') throw unavailable('The message bus is closed; the reply was not sent.');
     // Through the default exchange to the waiting publisher's channel; gone publishers simply miss it.
     const content = this.completionContent(event);
-    return this.track(this.send({ exchange: '', routingKey: replyTo, content, type: 'completed', persistent: false, mandatory: false, correlationId: event.invocationId }));
+    return this.inFlight.track(this.send({ exchange: '', routingKey: replyTo, content, type: 'completed', persistent: false, mandatory: false, correlationId: event.invocationId }));
   }
 
   async watchCompletion(invocationId: string, options: { directReply?: boolean } = {}): Promise<CompletionWatch> {
@@ -122,14 +122,14 @@ export class AmqpJobBus implements JobBus {
     if (this.phase === 'closed') throw unavailable('The message bus is closed; the completion event was not published.');
     // Hints only, so not persisted; nobody waiting in the partition is the common case, so not mandatory.
     const routingKey = completionPartition(event.invocationId);
-    return this.track(this.send({ exchange: this.names.completions, routingKey, content, type: 'completed', persistent: false, mandatory: false }));
+    return this.inFlight.track(this.send({ exchange: this.names.completions, routingKey, content, type: 'completed', persistent: false, mandatory: false }));
   }
 
   async publishCancel(event: CancelEvent): Promise<void> {
     const content = encodeCancel(event);
     if (this.phase === 'closed') throw unavailable('The message bus is closed; the cancellation was not published.');
     // A hint like completions: the store's Cancelled status is what every executor finally goes by.
-    return this.track(this.send({ exchange: this.names.cancellations, routingKey: '', content, type: 'cancel', persistent: false, mandatory: false }));
+    return this.inFlight.track(this.send({ exchange: this.names.cancellations, routingKey: '', content, type: 'cancel', persistent: false, mandatory: false }));
   }
 
   async consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription> {
@@ -359,10 +359,6 @@ export class AmqpJobBus implements JobBus {
       throw unavailable(`The message broker refuses messages for now (${session.blockedReason}); the message was not published. Try again shortly.`);
     }
     return session;
-  }
-
-  private track(work: Promise<void>): Promise<void> {
-    return this.inFlight.track(work);
   }
 }
 

@@ -57,15 +57,14 @@ export class Deadlines<T> {
     this.timer = null;
     this.armedFor = Infinity;
     const now = performance.now();
-    const due: number[] = [];
+    const due: Array<[ticket: number, item: T]> = [];
     let next = Infinity;
-    for (const [ticket, { deadline }] of this.items) {
-      if (deadline <= now) due.push(ticket);
+    for (const [ticket, { item, deadline }] of this.items) {
+      if (deadline <= now) due.push([ticket, item]);
       else if (deadline < next) next = deadline;
     }
-    const items = due.map((ticket) => (this.items.get(ticket) as { item: T }).item);
-    for (const ticket of due) this.items.delete(ticket);
+    for (const [ticket] of due) this.items.delete(ticket);
     if (next < Infinity) this.arm(next);
-    for (const item of items) this.due(item);
+    for (const [, item] of due) this.due(item);
   };
 }

@@ -112,19 +112,11 @@ async function main(): Promise<void> {
       held.push({ kind: 'waiting', id });
       if (!inThisTurn) postHeld();
     };
-    // Field by field, as workerRunInput: a spread of the message's input measured as most of what this
-    // thread promoted to V8's old generation.
-    const run: RunInput = {
-      cacheKey: input.cacheKey,
-      code,
-      entityJson: input.entityJson,
+    // The message's own input, completed in place: a spread of it into a new object measured as most of
+    // what this thread promoted to V8's old generation.
+    const run: RunInput = Object.assign(input, {
       rawBody: rawBodyOf(input.entityJson, input.rawBody, input.rawBodySpan),
-      secrets: input.secrets,
-      timeoutMs: input.timeoutMs,
-      limits: input.limits,
-      allowedHosts: input.allowedHosts,
-      blockedHttp: input.blockedHttp,
-      trace: input.trace,
+      code,
       onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }),
       onLogs,
       readFile,
@@ -132,7 +124,7 @@ async function main(): Promise<void> {
       cancel,
       onLong,
       onWaitsOnHost,
-    } satisfies Record<keyof RunInput, unknown>;
+    });
     const outcome = engine.start(run);
     inThisTurn = false;
     if (!(outcome instanceof Promise)) {
