@@ -10,6 +10,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brokerPid, brokerVersion, deleteTopology, watchQueue } from './broker.mjs';
+import { brokerCosts, IN_FLIGHT } from './broker-costs.mjs';
 import { CORES, describeMachine } from './machine.mjs';
 import { canPin, childPids, cpuMicros, cpuReading, machineBusyMicros, ownCpuMicros, rssMb, startNode, stop, stopAll } from './processes.mjs';
 import { markdown, table, targets } from './report.mjs';
@@ -21,7 +22,7 @@ const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const DEFAULT_SECONDS = 6;
 const DURATION = Number(process.env.BENCH_SECONDS ?? DEFAULT_SECONDS);
-/** BENCH_ONLY=embedded,distributed runs only those scenarios (ceiling, embedded, durability, processes, writer, distributed, sandbox); docs/benchmarks.md is then left as it is. */
+/** BENCH_ONLY=embedded,distributed runs only those scenarios (ceiling, embedded, durability, processes, writer, distributed, broker, sandbox); docs/benchmarks.md is then left as it is. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((name) => name.trim())) : null;
 const selected = (name) => !ONLY || ONLY.has(name);
 const WARM_UP_SECONDS = 2;
@@ -53,6 +54,8 @@ const DRAIN_SETTLE_MS = 1000;
 const MIN_WINDOW_MS = 2000;
 /** A backlog whose completions stop growing for this long is reported as stalled. */
 const STALL_MS = 30_000;
+/** Operations of each broker-alone row. */
+const BROKER_OPERATIONS = 20_000;
 /** Work outside the benchmark above this many cores during a row is called out: that row's figures are low. */
 const OUTSIDE_LOAD_NOTICE = 0.25;
 
@@ -577,6 +580,16 @@ async function distributedScenario(broker, pinning) {
   }
 }
 
+/**
+ * The broker alone (tools/bench/broker-costs.mjs): its CPU per operation for each kind of message a call
+ * sends, so the distributed rows' broker CPU reads as a sum of parts.
+ */
+async function brokerScenario(brokerProcess) {
+  for (const { id, name, opsPerSecond, brokerMicros } of await brokerCosts(AMQP_URL, brokerProcess, BROKER_OPERATIONS)) {
+    record({ id: `broker-${id}`, name: `broker alone: ${name}`, rps: opsPerSecond, p50: null, p99: null, errors: 0, cpu: null, brokerCpu: brokerMicros, outside: null, rss: null });
+  }
+}
+
 /** Accepts jobs until at least `target` wait in the queue. */
 async function fillQueue(url, token, queued, target) {
   for (let pass = 0; pass < 3; pass++) {
@@ -694,6 +707,7 @@ async function main() {
       if (brokerProcess === null) notes.push('RabbitMQ runs elsewhere or its process is not visible here: its CPU is not counted.');
       await attempt('distributed', () => distributedScenario(brokerProcess, pinning));
     }
+    if (selected('broker') && broker && brokerProcess !== null) await attempt('broker alone', () => brokerScenario(brokerProcess));
     if (selected('sandbox')) await attempt('sandbox overhead', sandboxOverhead);
   } finally {
     await cleanUp();
@@ -767,6 +781,10 @@ Rows:
   executors, gateway and control. What is left of the backlog is then purged. The scaling target calls
   the broker the limit when the cores were at least 90% busy during the two executors' window and RabbitMQ
   used more CPU than the executors lacked for 1.7x. **sync c=50**: with 1 executor, then with 2.
+- **broker alone**: tools/bench/broker-costs.mjs, no service running: each kind of message a call sends,
+  ${BROKER_OPERATIONS.toLocaleString('en')} times with ${IN_FLIGHT} in flight from one connection, after a warm-up; req/s is operations per second,
+  broker the RabbitMQ CPU per operation. Its messages come in larger batches than a service's, so the parts
+  add up to less than a distributed row's broker CPU per call (docs/scaling.md).
 - **sandbox overhead**: the runtime's own micro-benchmark (libs/sandbox/bench/overhead.ts), in the notes.`;
 }
 
@@ -774,7 +792,7 @@ const REPRODUCE = `\`\`\`sh
 npm ci
 npm run bench                      # builds, runs every scenario, rewrites this file (2 to 3 minutes)
 BENCH_SECONDS=2 npm run bench      # shorter measured runs (default ${DEFAULT_SECONDS} s each)
-BENCH_ONLY=embedded npm run bench  # only some scenarios (ceiling, embedded, durability, distributed, sandbox); the doc is not rewritten
+BENCH_ONLY=embedded npm run bench  # only some scenarios (ceiling, embedded, durability, processes, writer, distributed, broker, sandbox); the doc is not rewritten
 ACCESS_LOG=off BENCH_ONLY=embedded npm run bench  # the same without the access line, for its cost
 HEAP_GROWTH_PERCENT=0 BENCH_ONLY=embedded npm run bench  # with V8's own heap growth (docs/operations.md, Memory)
 AMQP_URL=amqp://user:pass@host:5672 npm run bench   # another broker (default amqp://guest:guest@127.0.0.1:5672)
