@@ -708,6 +708,7 @@ async function main() {
       await attempt('distributed', () => distributedScenario(brokerProcess, pinning));
     }
     if (selected('broker') && broker && brokerProcess !== null) await attempt('broker alone', () => brokerScenario(brokerProcess));
+    else if (selected('broker')) notes.push('Broker-alone rows skipped: they need RabbitMQ running on this host, where its CPU can be read.');
     if (selected('sandbox')) await attempt('sandbox overhead', sandboxOverhead);
   } finally {
     await cleanUp();
