@@ -46,13 +46,17 @@ export async function brokerCosts(url, brokerPid, count) {
       consumer.ack(message);
       arrivals.shift()?.();
     });
-    await measure(id, name, async () => {
-      const arrived = new Promise((resolve) => arrivals.push(resolve));
-      await confirmed(exchange, queue, SMALL, { persistent: true, mandatory: true });
-      await arrived;
-    });
-    await consumer.close();
-    await publisher.deleteQueue(queue);
+    try {
+      await measure(id, name, async () => {
+        const arrived = new Promise((resolve) => arrivals.push(resolve));
+        await confirmed(exchange, queue, SMALL, { persistent: true, mandatory: true });
+        await arrived;
+      });
+    } finally {
+      // A durable queue outlives the connection: deleted whatever happened, so a failed run leaves none behind.
+      await consumer.close().catch(() => {});
+      await publisher.deleteQueue(queue).catch(() => {});
+    }
   }
 
   /** Direct reply-to: a consumer of amq.rabbitmq.reply-to, its address learnt from a message it sent itself. */
