@@ -64,6 +64,8 @@ export interface InvocationDocument {
   sweepToken?: string;
   /** Absent or null without a callback. */
   callback?: CallbackDocument | null;
+  /** True once a process besides a sync caller's gateway waits for it (InvocationStore.watch); absent until then. */
+  watched?: boolean;
 }
 
 /**

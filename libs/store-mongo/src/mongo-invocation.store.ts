@@ -6,11 +6,12 @@ import type {
   Clock,
   IdempotencyRecord,
   ClaimedInvocation,
+  Completion,
   Invocation,
   InvocationError,
   InvocationListFilter,
   InvocationRef,
-  InvocationState,
+  StoredInvocationState,
   InvocationStore,
   InvocationSummary,
   InvocationTiming,
@@ -58,6 +59,7 @@ const STATE_PROJECTION = {
   _id: 1,
   botId: 1,
   integrationId: 1,
+  mode: 1,
   status: 1,
   attempt: 1,
   startedAt: 1,
@@ -183,7 +185,7 @@ export class MongoInvocationStore implements InvocationStore {
     return toInvocation(doc, batches);
   }
 
-  async getState(ref: InvocationRef): Promise<InvocationState | null> {
+  async getState(ref: InvocationRef): Promise<StoredInvocationState | null> {
     const doc = await this.invocations.findOne(
       { _id: ref.id, botId: ref.botId, expireAt: { $gt: new Date(this.clock.now()) } },
       { projection: STATE_PROJECTION },
@@ -250,16 +252,26 @@ export class MongoInvocationStore implements InvocationStore {
     return held;
   }
 
-  async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean> {
+  async watch(ref: InvocationRef): Promise<StoredInvocationState | null> {
+    const doc = await this.invocations.findOneAndUpdate(
+      { _id: ref.id, botId: ref.botId, expireAt: { $gt: new Date(this.clock.now()) } },
+      { $set: { watched: true } },
+      { projection: STATE_PROJECTION, returnDocument: 'after' },
+    );
+    return doc ? toState(doc as StateDocument) : null;
+  }
+
+  async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<Completion | null> {
     const recorded = recordedOutcomeJson(outcome, logs);
     // A retryable write: when the reply to a successful update is lost, the retry returns that
     // update's result, so the owner is never told "not recorded" for an outcome that was.
     try {
-      const result = await this.invocations.updateOne(
+      const doc = await this.invocations.findOneAndUpdate(
         this.leased(ref, owner),
         finishing({ status: outcome.status, outcome: recorded, logs, finishedAt: now, leaseOwner: null, leaseUntil: null }, now),
+        { projection: { watched: 1 } },
       );
-      return result.matchedCount === 1;
+      return doc ? { watched: doc.watched === true } : null;
     } catch (error) {
       // Within the budgets no invocation reaches the server's 16 MiB; should one, it is recorded as a
       // failure that says so rather than tried again on every delivery.
@@ -499,11 +511,12 @@ function toDocument(invocation: NewInvocation): InvocationDocument {
   };
 }
 
-function toState(doc: StateDocument): InvocationState {
+function toState(doc: StateDocument): StoredInvocationState {
   return {
     id: doc._id,
     botId: doc.botId,
     integrationId: doc.integrationId,
+    mode: doc.mode,
     status: doc.status,
     attempt: doc.attempt,
     startedAt: doc.startedAt,

@@ -1,4 +1,4 @@
-import type { CallbackDelivery, ClaimedInvocation, CallbackState, IdempotencyRecord, Invocation, InvocationState, InvocationSummary, LogLine, NewInvocation, Outcome, StoredLogLine } from '@gi/domain';
+import type { CallbackDelivery, ClaimedInvocation, CallbackState, IdempotencyRecord, Invocation, InvocationSummary, StoredInvocationState, LogLine, NewInvocation, Outcome, StoredLogLine } from '@gi/domain';
 import { outcomeError, rawBodyOf, rawBodySpan } from '@gi/domain';
 
 /** One row of `invocations`, as SQLite returns it. */
@@ -121,15 +121,16 @@ export function toClaimed(created: NewInvocation, attempt: number, lease: { owne
 }
 
 /** Columns of the state alone; `outcome` and `progress` are small, the entity and logs stay unread. */
-export const STATE_COLUMNS = 'id, bot_id, integration_id, status, attempt, started_at, finished_at, progress, outcome, response_content_type';
+export const STATE_COLUMNS = 'id, bot_id, integration_id, mode, status, attempt, started_at, finished_at, progress, outcome, response_content_type';
 
-export type StateRow = Pick<InvocationRow, 'id' | 'bot_id' | 'integration_id' | 'status' | 'attempt' | 'started_at' | 'finished_at' | 'progress' | 'outcome' | 'response_content_type'>;
+export type StateRow = Pick<InvocationRow, 'id' | 'bot_id' | 'integration_id' | 'mode' | 'status' | 'attempt' | 'started_at' | 'finished_at' | 'progress' | 'outcome' | 'response_content_type'>;
 
-export function toState(row: StateRow): InvocationState {
+export function toState(row: StateRow): StoredInvocationState {
   return {
     id: row.id,
     botId: row.bot_id,
     integrationId: row.integration_id,
+    mode: row.mode as Invocation['mode'],
     status: row.status as Invocation['status'],
     attempt: row.attempt,
     startedAt: row.started_at,

@@ -233,4 +233,9 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE invocation_payloads ADD COLUMN raw_body_start INTEGER;
   ALTER TABLE invocation_payloads ADD COLUMN raw_body_end INTEGER;
   `,
+  // Set when a process besides a sync caller's gateway waits for the invocation (InvocationStore.watch):
+  // only then does its executor publish a completion event beside the direct reply.
+  `
+  ALTER TABLE invocations ADD COLUMN watched INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

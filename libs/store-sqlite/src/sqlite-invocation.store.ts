@@ -1,13 +1,14 @@
 import type {
   ActiveCount,
   ClaimedInvocation,
+  Completion,
   Clock,
   IdempotencyRecord,
   Invocation,
   InvocationError,
   InvocationListFilter,
   InvocationRef,
-  InvocationState,
+  StoredInvocationState,
   InvocationStatus,
   InvocationStore,
   InvocationSummary,
@@ -96,7 +97,9 @@ export class SqliteInvocationStore implements InvocationStore {
         WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner AND attempt = @attempt`),
       complete: db.prepare(`UPDATE invocations
         SET status = @status, outcome = @outcome, logs = @logs, finished_at = @now, lease_owner = NULL, lease_until = NULL, ${CALLBACK_FALLS_DUE}
-        WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
+        WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner
+        RETURNING watched`),
+      watch: db.prepare(`UPDATE invocations SET watched = 1 WHERE id = ? AND bot_id = ? AND expire_at > ? RETURNING ${STATE_COLUMNS}`),
       // Gives up on or cancels an unfinished invocation, whatever its lease.
       end: db.prepare(`UPDATE invocations
         SET status = @status, outcome = @outcome, finished_at = @now, lease_owner = NULL, lease_until = NULL, ${CALLBACK_FALLS_DUE}
@@ -178,7 +181,7 @@ export class SqliteInvocationStore implements InvocationStore {
     return toInvocation(row, this.statements.logBatches.all(ref.botId, ref.id) as LogBatchRow[]);
   }
 
-  async getState(ref: InvocationRef): Promise<InvocationState | null> {
+  async getState(ref: InvocationRef): Promise<StoredInvocationState | null> {
     const row = this.statements.getState.get(ref.id, ref.botId, this.clock.now()) as StateRow | undefined;
     return row ? toState(row) : null;
   }
@@ -217,11 +220,17 @@ export class SqliteInvocationStore implements InvocationStore {
     return this.writes.write(() => appendLogs.run(params).changes === 1 || leasedAttempt.get(params) !== undefined);
   }
 
-  async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean> {
+  async watch(ref: InvocationRef): Promise<StoredInvocationState | null> {
+    const row = await this.writes.write(() => this.statements.watch.get(ref.id, ref.botId, this.clock.now()) as StateRow | undefined);
+    return row ? toState(row) : null;
+  }
+
+  async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<Completion | null> {
     // The ref's two fields by name: callers pass whole invocations, and a copy of all their fields per write
     // measured as most of what the embedded service promoted to V8's old generation.
     const params = { id: ref.id, botId: ref.botId, owner, now, status: outcome.status, outcome: recordedOutcomeJson(outcome, logs), logs: JSON.stringify(logs) };
-    return (await this.writes.write(() => this.statements.complete.run(params))).changes === 1;
+    const row = await this.writes.write(() => this.statements.complete.get(params) as { watched: number } | undefined);
+    return row ? { watched: row.watched === 1 } : null;
   }
 
   async giveUp(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {

@@ -244,9 +244,9 @@ export const serverReplies = {
     };
   },
 
-  /** An update whose result would pass 16 MiB (BSONObjectTooLarge). */
+  /** A findAndModify whose result would pass 16 MiB: the server answers it as a command error. */
   documentTooLarge(): Document {
-    return { n: 0, nModified: 0, writeErrors: [{ index: 0, code: 10334, errmsg: 'Resulting document after update is larger than 16777216' }], ok: 1 };
+    return { ok: 0, code: 10334, codeName: 'BSONObjectTooLarge', errmsg: 'Resulting document after update is larger than 16777216' };
   },
 };
 

@@ -12,11 +12,12 @@ import type {
   IntegrationSettings,
   IntegrationTarget,
   ClaimedInvocation,
+  Completion,
   Invocation,
   InvocationError,
   InvocationListFilter,
   InvocationRef,
-  InvocationState,
+  StoredInvocationState,
   InvocationStore,
   InvocationSummary,
   InvocationTiming,
@@ -54,6 +55,8 @@ interface Row {
   batches: Map<string, LogBatch>;
   /** The lines its last attempt recorded with its outcome. */
   finalLogs: LogLine[];
+  /** Some process besides a sync caller's gateway waits for it (InvocationStore.watch). */
+  watched?: boolean;
 }
 
 /**
@@ -124,11 +127,17 @@ export class FakeInvocationStore implements InvocationStore {
     return copy({ ...stored, entity: JSON.parse(entityJson), logs });
   }
 
-  async getState(ref: InvocationRef): Promise<InvocationState | null> {
+  async getState(ref: InvocationRef): Promise<StoredInvocationState | null> {
     const row = this.live(ref);
     if (!row) return null;
-    const { id, botId, integrationId, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType } = row.invocation;
-    return copy({ id, botId, integrationId, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType });
+    const { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType } = row.invocation;
+    return copy({ id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType });
+  }
+
+  async watch(ref: InvocationRef): Promise<StoredInvocationState | null> {
+    const row = this.live(ref);
+    if (row) row.watched = true;
+    return this.getState(ref);
   }
 
   async claim(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<ClaimedInvocation | null> {
@@ -165,13 +174,13 @@ export class FakeInvocationStore implements InvocationStore {
     return true;
   }
 
-  async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean> {
+  async complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<Completion | null> {
     const recorded = JSON.parse(recordedOutcomeJson(outcome, logs)) as Outcome;
     const row = this.leased(ref, owner);
-    if (!row) return false;
+    if (!row) return null;
     this.finish(row, recorded, now);
     row.finalLogs = copy(logs);
-    return true;
+    return { watched: row.watched === true };
   }
 
   private finish(row: Row, outcome: Outcome, now: number): void {

@@ -154,7 +154,7 @@ describe('MongoDB store under lag, failover and large documents (on the wire)', 
       await open();
       fake.stepDown();
       await expect(store!.invocations.complete({ botId: 'bot-a', id: 'x' }, 'w1', { status: 'Completed', responseBody: 1 }, [], now)).rejects.toMatchObject(unavailable);
-      const updates = on('update', 'invocations');
+      const updates = on('findAndModify', 'invocations');
       expect(updates).toHaveLength(2);
       expect(updates[1].txnNumber).toEqual(updates[0].txnNumber);
       fake.stepUp();
@@ -204,15 +204,16 @@ describe('MongoDB store under lag, failover and large documents (on the wire)', 
       });
       await store!.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: '$where' }, [{ at: now, level: 'info', message: '$$ROOT' }], now);
       await store!.invocations.cancel(inv, { code: 'cancelled', title: 't', detail: 'd' }, now);
-      for (const update of on('update', 'invocations')) {
+      const [completion] = on('findAndModify', 'invocations');
+      const [cancellation] = on('update', 'invocations');
+      for (const pipeline of [completion.update, (cancellation.updates as Document[])[0].u] as Document[][]) {
         // One atomic pipeline update: the callback (where there is one) falls due, caller data stays literal.
-        const [stage] = (update.updates as Document[])[0].u as Document[];
+        const [stage] = pipeline;
         expect(stage.$set.callback).toEqual({ $cond: [{ $eq: ['$callback.state', 'pending'] }, { $mergeObjects: ['$callback', { dueAt: now }] }, '$callback'] });
         expect(stage.$set.status).toEqual({ $literal: expect.any(String) });
         expect(stage.$set.outcome).toEqual({ $literal: expect.any(String) });
       }
-      const [completion] = on('update', 'invocations');
-      expect(((completion.updates as Document[])[0].u as Document[])[0].$set.logs).toEqual({ $literal: [{ at: now, level: 'info', message: '$$ROOT' }] });
+      expect((completion.update as Document[])[0].$set.logs).toEqual({ $literal: [{ at: now, level: 'info', message: '$$ROOT' }] });
     });
 
     it('never deletes an invocation whose run holds its lease: only unleased ones, and running ones whose lease lapsed', async () => {
@@ -227,7 +228,7 @@ describe('MongoDB store under lag, failover and large documents (on the wire)', 
 
   it('records an outcome the server finds too large as a failure that says so, not an error tried on every delivery', async () => {
     await open();
-    fake.answer('update', () => serverReplies.documentTooLarge());
+    fake.answer('findAndModify', () => serverReplies.documentTooLarge());
     await expect(store!.invocations.complete({ botId: 'bot-a', id: 'x' }, 'w1', { status: 'Completed', responseBody: 1 }, [], now)).rejects.toBeInstanceOf(
       UnrecordableOutcome,
     );

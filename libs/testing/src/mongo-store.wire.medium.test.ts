@@ -111,14 +111,14 @@ describe('MongoDB store on the wire', () => {
     await store.tokens.get('bot-a', 't1');
     await store.catalog.resolveIntegration('bot-a', 'ack');
 
-    const [claim] = fake.named('findAndModify');
+    const [claim, complete] = fake.named('findAndModify');
     expect(claim).toMatchObject({ findAndModify: 'invocations', new: true, writeConcern: { w: 'majority' }, query: { _id: 'inv-1', botId: 'bot-a' } });
     expect(claim.txnNumber).toBeDefined();
     expect(claim.lsid).toBeDefined();
-    const [complete] = fake.named('update');
-    expect(complete).toMatchObject({ update: 'invocations', writeConcern: { w: 'majority' } });
+    // The completion returns whether others wait (the watched flag) and nothing else.
+    expect(complete).toMatchObject({ findAndModify: 'invocations', writeConcern: { w: 'majority' }, fields: { watched: 1 } });
     expect(complete.txnNumber).toBeDefined();
-    expect(complete.updates).toEqual([expect.objectContaining({ q: { _id: 'inv-1', botId: 'bot-a', status: 'Running', leaseOwner: 'w1' } })]);
+    expect(complete.query).toEqual({ _id: 'inv-1', botId: 'bot-a', status: 'Running', leaseOwner: 'w1' });
     const reads = fake.named('find');
     expect(reads.map((command) => command.find)).toEqual(['invocations', 'invocations', 'tokens', 'integrations']);
     for (const read of reads) expect(read.readConcern).toEqual({ level: 'majority' });

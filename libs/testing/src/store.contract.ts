@@ -42,8 +42,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         const stateOf = async () => {
           const full = await store.invocations.get(inv);
           if (!full) return null;
-          const { id, botId, integrationId, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType } = full;
-          return { id, botId, integrationId, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType };
+          const { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType } = full;
+          return { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType };
         };
         expect(await store.invocations.getState(inv)).toEqual(await stateOf());
         await store.invocations.claim(inv, 'w1', 10_000, clock.now());
@@ -61,6 +61,41 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.getState({ botId: 'bot-b', id: inv.id })).toBeNull();
         clock.advance(60_000);
         expect(await store.invocations.getState(inv)).toBeNull();
+      });
+
+      it('marks an invocation watched for good, returning its state as of the mark; its completion says so', async () => {
+        const { store, clock } = subject;
+        const plain = newInvocation({ createdAt: clock.now(), mode: 'sync' });
+        const watched = newInvocation({ createdAt: clock.now(), mode: 'sync' });
+        for (const inv of [plain, watched]) {
+          await store.invocations.create(inv);
+          await store.invocations.claim(inv, 'w1', 10_000, clock.now());
+        }
+        const marked = await store.invocations.watch(watched);
+        expect(marked).toEqual(await store.invocations.getState(watched));
+        expect(marked).toMatchObject({ id: watched.id, mode: 'sync', status: 'Running', attempt: 1 });
+        expect(await store.invocations.watch(watched)).toEqual(marked);
+        const done = { status: 'Completed' as const, responseBody: 1 };
+        expect(await store.invocations.complete(plain, 'w1', done, [], clock.now())).toEqual({ watched: false });
+        expect(await store.invocations.complete(watched, 'w1', done, [], clock.now())).toEqual({ watched: true });
+        // A mark after the completion finds it finished: its waiter answers from it, needing no event.
+        expect(await store.invocations.watch(plain)).toMatchObject({ status: 'Completed', outcome: done });
+        expect(await store.invocations.watch({ botId: 'bot-b', id: plain.id })).toBeNull();
+        expect(await store.invocations.watch({ botId: 'bot-a', id: 'nope' })).toBeNull();
+      });
+
+      it('orders marks with the completion: of a mark and a completion racing, the completion sees the mark or the mark sees it finished', async () => {
+        const { store, clock } = subject;
+        for (let round = 0; round < 20; round++) {
+          const inv = newInvocation({ createdAt: clock.now(), mode: 'sync' });
+          await store.invocations.create(inv);
+          await store.invocations.claim(inv, 'w1', 10_000, clock.now());
+          const [completion, mark] = await Promise.all([
+            store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: round }, [], clock.now()),
+            store.invocations.watch(inv),
+          ]);
+          expect(completion?.watched === true || mark?.status === 'Completed').toBe(true);
+        }
       });
 
       it('refuses a second invocation with the same id', async () => {
@@ -125,9 +160,9 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         await store.invocations.create(inv);
         await store.invocations.claim(inv, 'w1', 10_000, clock.now());
         const logs = [{ at: clock.now(), level: 'info' as const, message: 'hello' }];
-        expect(await store.invocations.complete(inv, 'w2', { status: 'Completed', responseBody: 'no' }, [], clock.now())).toBe(false);
-        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: { ok: 1 } }, logs, clock.now())).toBe(true);
-        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: { ok: 2 } }, [], clock.now())).toBe(false);
+        expect(await store.invocations.complete(inv, 'w2', { status: 'Completed', responseBody: 'no' }, [], clock.now())).toBeNull();
+        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: { ok: 1 } }, logs, clock.now())).toEqual({ watched: false });
+        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: { ok: 2 } }, [], clock.now())).toBeNull();
         const done = await store.invocations.get(inv);
         expect(done).toMatchObject({ status: 'Completed', outcome: { status: 'Completed', responseBody: { ok: 1 } }, logs, leaseOwner: null });
         expect(await store.invocations.claim(inv, 'w3', 10_000, clock.now() + 3600_000 - 1)).toBeNull();
@@ -158,7 +193,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.giveUp(running, error, clock.now())).toBe(false);
         expect(await store.invocations.giveUp({ botId: 'bot-b', id: queued.id }, error, clock.now())).toBe(false);
         expect(await store.invocations.get(running)).toMatchObject({ status: 'Failed', outcome: { status: 'Failed', error }, leaseOwner: null });
-        expect(await store.invocations.complete(running, 'w1', { status: 'Completed', responseBody: 1 }, [], clock.now())).toBe(false);
+        expect(await store.invocations.complete(running, 'w1', { status: 'Completed', responseBody: 1 }, [], clock.now())).toBeNull();
       });
 
       it('refuses an outcome it cannot serialise without writing anything, and then records another', async () => {
@@ -170,7 +205,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         await expect(store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: deep }, [], clock.now())).rejects.toBeInstanceOf(UnrecordableOutcome);
         await expect(store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: { n: 1n } }, [], clock.now())).rejects.toBeInstanceOf(UnrecordableOutcome);
         expect(await store.invocations.get(inv)).toMatchObject({ status: 'Running', leaseOwner: 'w1' });
-        expect(await store.invocations.complete(inv, 'w1', unrecordableOutcome, [], clock.now())).toBe(true);
+        expect(await store.invocations.complete(inv, 'w1', unrecordableOutcome, [], clock.now())).toEqual({ watched: false });
         expect((await store.invocations.get(inv))?.outcome).toEqual(unrecordableOutcome);
       });
 
@@ -205,7 +240,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.get(queued)).toMatchObject({ status: 'Cancelled', outcome: { status: 'Cancelled', error }, finishedAt: clock.now() });
         expect(await store.invocations.claim(queued, 'w2', 60_000, clock.now())).toBeNull();
         expect(await store.invocations.renewLease(running, 'w1', 60_000, clock.now())).toBe(false);
-        expect(await store.invocations.complete(running, 'w1', { status: 'Completed', responseBody: 2 }, [], clock.now())).toBe(false);
+        expect(await store.invocations.complete(running, 'w1', { status: 'Completed', responseBody: 2 }, [], clock.now())).toBeNull();
         expect(await store.invocations.requeueExpiredLeases(clock.now() + 3600_000)).toEqual([]);
         expect((await store.invocations.get(done))?.status).toBe('Completed');
         const cancelled = await store.invocations.list('bot-a', { status: 'Cancelled', limit: 10 });
@@ -269,7 +304,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         // A batch sent again (its first write's answer lost) is stored once.
         expect(await store.invocations.appendLogs(inv, 'w1', batch(0, 'one', 'two'))).toBe(true);
         expect(await store.invocations.appendLogs(inv, 'w1', batch(1, 'three'))).toBe(true);
-        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: 1 }, [line('four')], clock.now())).toBe(true);
+        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: 1 }, [line('four')], clock.now())).toEqual({ watched: false });
         expect(await store.invocations.appendLogs(inv, 'w1', batch(2, 'after the end'))).toBe(false);
         const done = await store.invocations.get(inv);
         expect(done?.logs.map((l) => [l.attempt, l.message])).toEqual([
@@ -531,8 +566,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         // The queued, the finished and the one whose executor is gone (its lease lapsed) go.
         expect(await store.invocations.deleteExpired(clock.now())).toBe(3);
         expect(await store.invocations.renewLease(running, 'w1', 60_000, clock.now())).toBe(true);
-        expect(await store.invocations.complete(running, 'w1', { status: 'Completed', responseBody: 2 }, [], clock.now())).toBe(true);
-        expect(await store.invocations.complete(lapsed, 'w2', { status: 'Completed', responseBody: 3 }, [], clock.now())).toBe(false);
+        expect(await store.invocations.complete(running, 'w1', { status: 'Completed', responseBody: 2 }, [], clock.now())).toEqual({ watched: false });
+        expect(await store.invocations.complete(lapsed, 'w2', { status: 'Completed', responseBody: 3 }, [], clock.now())).toBeNull();
         expect(await store.invocations.deleteExpired(clock.now())).toBe(1);
       });
 
@@ -547,7 +582,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         await store.invocations.claim(inv, 'w1', 60_000, clock.now());
         const responseBody = 'y'.repeat(10 * 1024 * 1024 - 2);
         const logs: LogLine[] = Array.from({ length: 10_000 }, (_, i) => ({ at: clock.now(), level: 'info', message: 'z'.repeat(i === 0 ? 1024 * 1024 - 9_999 * 104 : 104) }));
-        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody }, logs, clock.now())).toBe(true);
+        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody }, logs, clock.now())).toEqual({ watched: false });
         const done = await store.invocations.get(inv);
         expect(done?.entity.RequestBody).toBe(body);
         expect(done?.outcome).toEqual({ status: 'Completed', responseBody });
@@ -586,7 +621,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         const logs: LogLine[] = Array.from({ length: 8 }, () => ({ at: clock.now(), level: 'info', message: 'z'.repeat(128 * 1024) }));
         await expect(store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody }, logs, clock.now())).rejects.toBeInstanceOf(UnrecordableOutcome);
         expect(await store.invocations.get(inv)).toMatchObject({ status: 'Running', outcome: null, logs: [] });
-        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody }, logs.slice(1), clock.now())).toBe(true);
+        expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody }, logs.slice(1), clock.now())).toEqual({ watched: false });
       });
     });
 

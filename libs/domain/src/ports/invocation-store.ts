@@ -31,6 +31,18 @@ export type InvocationState = Pick<
   'id' | 'botId' | 'integrationId' | 'status' | 'attempt' | 'startedAt' | 'finishedAt' | 'progress' | 'outcome' | 'responseContentType'
 >;
 
+/** The state as the store reads it, with the call's mode: a waiter `watch`es a sync call's invocation. */
+export type StoredInvocationState = InvocationState & Pick<Invocation, 'mode'>;
+
+/** An outcome `complete` recorded. */
+export interface Completion {
+  /**
+   * Some process besides a sync caller's gateway waits for the invocation (`watch`): its completion event
+   * must be published, not only replied to that gateway.
+   */
+  watched: boolean;
+}
+
 export interface InvocationStore {
   /** Persists a new invocation in status Queued. Resolves only once it is durable. */
   create(invocation: NewInvocation): Promise<void>;
@@ -43,7 +55,15 @@ export interface InvocationStore {
   createWithKey(invocation: NewInvocation, record: IdempotencyRecord): Promise<IdempotencyRecord | null>;
   get(ref: InvocationRef): Promise<Invocation | null>;
   /** The same invocation's state alone, neither reading nor decoding its entity and logs; null when `get` is. */
-  getState(ref: InvocationRef): Promise<InvocationState | null>;
+  getState(ref: InvocationRef): Promise<StoredInvocationState | null>;
+  /**
+   * Notes that a process other than the sync caller's gateway waits for this invocation (a repeat of the
+   * call, a poll, the gateway itself once its direct reply cannot come), so the executor that completes it
+   * publishes its completion event (`Completion.watched`). Returns the state as of that write, which the
+   * store orders with the completion: either the completion sees the mark, or the state returned is
+   * finished. Null when `getState` would be.
+   */
+  watch(ref: InvocationRef): Promise<StoredInvocationState | null>;
   /**
    * Claims an invocation for a run: Queued, or Running with an expired lease, becomes Running with
    * attempt + 1 and a lease for `owner`. Null when it is terminal or leased by someone else. The
@@ -64,9 +84,9 @@ export interface InvocationStore {
   /**
    * Records the outcome once: only the lease owner of a Running invocation can complete it. `logs`
    * are the attempt's lines not appended yet (they follow those that were). Data that cannot be
-   * serialised is refused with UnrecordableOutcome, and nothing is written.
+   * serialised is refused with UnrecordableOutcome, and nothing is written. Null when the lease was not held.
    */
-  complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<boolean>;
+  complete(ref: InvocationRef, owner: string, outcome: Outcome, logs: LogLine[], now: number): Promise<Completion | null>;
   /**
    * Records a Failed outcome for an invocation that cannot be run (a poison job), whatever its lease,
    * without reading its data. False when it is already finished.
