@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { deleteBusTopology, eventually } from '@gi/testing';
+import { closeBrokerConnection, deleteBusTopology, eventually } from '@gi/testing';
 import { Api } from './api-client';
 import { busy, example, loops } from './connectors';
 import { distributedDeployment } from './distributed-env';
@@ -145,8 +145,11 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
       headers: { authorization: `Bearer ${token}`, 'if-none-match': running.headers.get('etag')! },
     });
     expect(unchanged.status).toBe(304);
+    const polledAt = Date.now();
     const done = await poller.poll('acme', token, id, 'waitSeconds=20');
     expect([done.status, done.json]).toEqual([200, { done: true, ms: 2000 }]);
+    // Woken by the completion event (the poll marked the sync call watched), not by the end of its wait.
+    expect(Date.now() - polledAt).toBeLessThan(10_000);
   });
 
   it('keeps the job of a sync caller that hung up; its result is polled through results', async () => {
@@ -161,8 +164,25 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     await expect(hangingUp).rejects.toThrow();
     const runs = (await new Api(control.baseUrl).admin('GET', '/bots/acme/invocations?integrationId=busy&limit=500')).json.invocations as Array<{ id: string; createdAt: string }>;
     const run = runs.find((r) => Date.parse(r.createdAt) >= before)!;
+    const polledAt = Date.now();
     const polled = await new Api(results.baseUrl).poll('acme', token, run.id, 'waitSeconds=20');
     expect([polled.status, polled.json]).toEqual([200, { done: true, ms: 1500 }]);
+    expect(Date.now() - polledAt).toBeLessThan(10_000);
+  });
+
+  it('answers a sync call as soon as its run ends when the gateway lost its broker connection during the run', async () => {
+    // The executor's direct reply goes to the lost connection: the gateway, once reconnected, marks the
+    // invocation watched, so the executor publishes the event its new queue hears (or finds it finished).
+    const api = new Api(gateway.baseUrl);
+    const startedAt = Date.now();
+    const call = api.postJson(api.webhookUrl('acme', 'Order', 'busy', 'ms=2500&n=reconnect'), token, {});
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await closeBrokerConnection(`gi-gateway-${gateway.child.pid}`);
+    const reply = await call;
+    expect([reply.status, reply.json]).toEqual([200, { done: true, ms: 2500 }]);
+    // Not at the end of the sync wait (SYNC_TIMEOUT_SECONDS, 300 s here).
+    expect(Date.now() - startedAt).toBeLessThan(20_000);
+    expect(gateway.output.join('\n')).toContain('lost the message broker connection');
   });
 
   it('exposes health, readiness and queue depth per pool on an executor', async () => {

@@ -24,12 +24,16 @@ export const finishedFacts = (
 
 /**
  * Announces a finished invocation: to the processes watching it (long polls; the broker drops the event
- * when none does) and, for a sync call, straight back to the waiting gateway. A lost direct reply costs
- * that caller one store read at the end of its wait.
+ * when none does) and, for a sync call, straight back to the waiting gateway. A sync call's event is
+ * published only when `othersWait` (the store's Completion.watched: a repeat of the call, a poll, or the
+ * gateway itself once its reply could not come): usually its gateway alone waits, and the event would
+ * route nowhere. A lost direct reply costs that caller one store read at the end of its wait.
  */
-export async function announce(deps: AnnounceDeps, event: CompletionEvent, delivery?: JobDelivery): Promise<void> {
+export async function announce(deps: AnnounceDeps, event: CompletionEvent, delivery?: JobDelivery, othersWait = true): Promise<void> {
   // Most jobs have no sync caller to reply to: they publish alone, without a promise to join.
   if (!delivery?.replyTo) return deps.bus.publishCompletion(event);
+  // The reply alone: when it cannot be sent the job is requeued, and its redelivery announces it to all.
+  if (!othersWait) return deps.bus.reply(delivery.replyTo, event);
   await Promise.all([reply(deps, delivery.replyTo, event), deps.bus.publishCompletion(event)]);
 }
 
@@ -45,9 +49,15 @@ const reply = (deps: AnnounceDeps, replyTo: string, event: CompletionEvent): Pro
   deps.bus.reply(replyTo, event).catch((err) => deps.logger.warn({ err, invocationId: event.invocationId }, 'direct reply not sent'));
 
 /** Announces a recorded outcome; when that fails the job is requeued, and its redelivery announces it again. */
-export async function announceRecorded(deps: AnnounceDeps, event: CompletionEvent, log: { warn(fields: object, message: string): void }, delivery?: JobDelivery): Promise<JobDecision> {
+export async function announceRecorded(
+  deps: AnnounceDeps,
+  event: CompletionEvent,
+  log: { warn(fields: object, message: string): void },
+  delivery?: JobDelivery,
+  othersWait = true,
+): Promise<JobDecision> {
   try {
-    await announce(deps, event, delivery);
+    await announce(deps, event, delivery, othersWait);
     return 'ack';
   } catch (err) {
     log.warn({ err, status: event.status }, 'outcome recorded, but its announcement failed; the job is requeued to announce it again');

@@ -3,7 +3,7 @@ import { completionEvent } from '@gi/contracts';
 import type { JobBus, JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
 import { SecretUnreadable } from '@gi/auth';
 import type { SecretVault } from '@gi/auth';
-import type { Cancellation, ClaimedInvocation, Clock, ConnectorRuntime, FileEntity, FileStore, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store, WebhookEntity } from '@gi/domain';
+import type { Cancellation, ClaimedInvocation, Clock, Completion, ConnectorRuntime, FileEntity, FileStore, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store, WebhookEntity } from '@gi/domain';
 import { traceContextOf } from '@gi/observability';
 import { connectorFileReader } from '@gi/use-cases';
 import type { Logger, Metrics } from '@gi/observability';
@@ -206,7 +206,7 @@ function requestFilesOf(invocation: ClaimedInvocation): FileEntity[] | undefined
  */
 async function finish(deps: ExecutorDeps, invocation: ClaimedInvocation, outcome: Outcome, logs: LogLine[], log: RunLog, delivery?: JobDelivery): Promise<JobDecision> {
   let recorded = outcome;
-  let completed: boolean;
+  let completed: Completion | null;
   let finishedAt = deps.clock.now();
   try {
     completed = await deps.store.invocations.complete(invocation, deps.ownerId, outcome, logs, finishedAt);
@@ -225,7 +225,8 @@ async function finish(deps: ExecutorDeps, invocation: ClaimedInvocation, outcome
   // Successes are counted in metrics; one log line each would cost more than the run at high volume.
   if (recorded.status === 'Completed') log.debug({ status: recorded.status }, 'invocation finished');
   else log.info({ status: recorded.status, code: recorded.error.code, title: recorded.error.title }, 'invocation finished');
-  return announceRecorded(deps, completionEvent(invocation, recorded.status, finishedFacts(invocation, recorded, finishedAt)), log, delivery);
+  const event = completionEvent(invocation, recorded.status, finishedFacts(invocation, recorded, finishedAt));
+  return announceRecorded(deps, event, log, delivery, completed.watched);
 }
 
 /**

@@ -35,7 +35,7 @@ export function resultsRouter(deps: ResultsDeps): Routes {
     const ref = { botId, id: query.invocationId };
 
     // The state alone: no answer needs the entity or the logs.
-    let invocation = await store.invocations.getState(ref);
+    let invocation: InvocationState | null = await store.invocations.getState(ref);
     if (!invocation) throw notFound(`No invocation '${query.invocationId.slice(0, 80)}' exists for this bot (unknown or expired).`);
     if (!isTerminal(invocation.status) && query.waitSeconds > 0) {
       const hangUp = (stop: () => void) => ctx.res.once('close', stop);

@@ -151,8 +151,10 @@ describe('AmqpJobBus against RabbitMQ', () => {
     const { bus: executor } = await openBus({ prefix: gateway.names.prefix });
     const heard: string[] = [];
     await gateway.onCompletion((event) => heard.push(event.invocationId));
-    await gateway.watchCompletion('sync-lost', { directReply: true });
-    const done = await gateway.watchCompletion('sync-done', { directReply: true });
+    // Told once routed by partition: its waiter then marks the invocation watched, so its event is published.
+    const promoted: string[] = [];
+    await gateway.watchCompletion('sync-lost', { directReply: true, onPromoted: () => promoted.push('sync-lost') });
+    const done = await gateway.watchCompletion('sync-done', { directReply: true, onPromoted: () => promoted.push('sync-done') });
     done.release();
     const event = (invocationId: string) => ({ kind: 'completed', version: 1, botId: 'bot-a', invocationId, status: 'Completed' }) as const;
     await executor.publishCompletion(event('sync-lost'));
@@ -162,6 +164,8 @@ describe('AmqpJobBus against RabbitMQ', () => {
     await closeConnectionFromBroker(connectionName);
     await waitFor(() => !gateway.isConnected(), 5000, 'disconnect seen');
     await waitFor(() => gateway.isConnected(), 10_000, 'reconnect');
+    await waitFor(() => promoted.length > 0, 5000, 'promotion');
+    expect(promoted).toEqual(['sync-lost']);
     await executor.publishCompletion(event('sync-done'));
     await executor.publishCompletion(event('sync-lost'));
     await waitFor(() => heard.length > 0, 5000, 'event after reconnect');

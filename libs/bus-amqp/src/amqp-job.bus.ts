@@ -92,11 +92,11 @@ export class AmqpJobBus implements JobBus {
     if (this.phase === 'closed') throw unavailable('The message bus is closed; the reply was not sent.');
     // Through the default exchange to the waiting publisher's channel; gone publishers simply miss it.
     const content = this.completionContent(event);
-    return this.inFlight.track(this.send({ exchange: '', routingKey: replyTo, content, type: 'completed', persistent: false, mandatory: false, correlationId: event.invocationId }));
+    return this.inFlight.track(this.sendReply(replyTo, content, event.invocationId));
   }
 
-  async watchCompletion(invocationId: string, options: { directReply?: boolean } = {}): Promise<CompletionWatch> {
-    return this.interest.watch(invocationId, options.directReply === true);
+  async watchCompletion(invocationId: string, options: { directReply?: boolean; onPromoted?: () => void } = {}): Promise<CompletionWatch> {
+    return this.interest.watch(invocationId, options.directReply ? { onPromoted: options.onPromoted } : null);
   }
 
   /** A direct reply: handed to this bus's own completion listeners. */
@@ -350,6 +350,13 @@ export class AmqpJobBus implements JobBus {
     const publisher: ConfirmPublisher =
       session.openPublisher() ?? (await withDeadline(session.publisher(), this.options.publishTimeoutMs, 'The message broker did not open a channel in time.'));
     await publisher.publish(request);
+  }
+
+  /** A direct reply: handed to the connection, not confirmed (ReplyPublisher says why). */
+  private async sendReply(replyTo: string, content: Buffer, correlationId: string): Promise<void> {
+    const session = this.usableSession();
+    const replier = session.openReplier() ?? (await withDeadline(session.replier(), this.options.publishTimeoutMs, 'The message broker did not open a channel in time.'));
+    await replier.publish(replyTo, content, correlationId);
   }
 
   private usableSession(): AmqpSession {

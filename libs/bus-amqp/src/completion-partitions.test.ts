@@ -38,14 +38,14 @@ describe('completion partitions', () => {
       const { calls, binder } = recordingBinder();
       const interest = new PartitionInterest(binder, 1000);
       const key = completionPartition('a');
-      const first = await interest.watch('a', false);
-      const second = await interest.watch('a', false);
+      const first = await interest.watch('a', null);
+      const second = await interest.watch('a', null);
       expect(calls).toEqual([`bind ${key}`]);
       first.release();
       second.release();
       second.release();
       jest.advanceTimersByTime(500);
-      const third = await interest.watch('a', false);
+      const third = await interest.watch('a', null);
       jest.advanceTimersByTime(1000);
       expect(calls).toEqual([`bind ${key}`]);
       third.release();
@@ -62,8 +62,8 @@ describe('completion partitions', () => {
     recorder.hold();
     const interest = new PartitionInterest(recorder.binder, 1000);
     let secondReady = false;
-    const first = interest.watch('a', false);
-    void interest.watch('a', false).then(() => (secondReady = true));
+    const first = interest.watch('a', null);
+    void interest.watch('a', null).then(() => (secondReady = true));
     await Promise.resolve();
     await Promise.resolve();
     expect(secondReady).toBe(false);
@@ -77,13 +77,33 @@ describe('completion partitions', () => {
   it('binds nothing for a wait expecting a direct reply, until the connection is lost', async () => {
     const { calls, binder } = recordingBinder();
     const interest = new PartitionInterest(binder, 1000);
-    const standing = await interest.watch('sync-call', true);
-    const done = await interest.watch('other', true);
+    const promoted: string[] = [];
+    const standby = (id: string) => ({ onPromoted: () => promoted.push(`${id} after ${calls.length} binding(s)`) });
+    const standing = await interest.watch('sync-call', standby('sync-call'));
+    const done = await interest.watch('other', standby('other'));
     done.release();
     expect(calls).toEqual([]);
     await interest.promoteStandby();
     expect(calls).toEqual([`bind ${completionPartition('sync-call')}`]);
+    // Told once its partition is bound (its waiter then asks the store for the event), the released one never.
+    expect(promoted).toEqual(['sync-call after 1 binding(s)']);
+    await interest.promoteStandby();
+    expect(promoted).toHaveLength(1);
     standing.release();
+    interest.clear();
+  });
+
+  it('promotes the waits of one invocation whose job was not published with its reply address', async () => {
+    const { calls, binder } = recordingBinder();
+    const interest = new PartitionInterest(binder, 1000);
+    const promoted: string[] = [];
+    const mine = await interest.watch('unpublished', { onPromoted: () => promoted.push('unpublished') });
+    const other = await interest.watch('published', { onPromoted: () => promoted.push('published') });
+    await interest.promoteStandbyOf('unpublished');
+    expect(calls).toEqual([`bind ${completionPartition('unpublished')}`]);
+    expect(promoted).toEqual(['unpublished']);
+    mine.release();
+    other.release();
     interest.clear();
   });
 });

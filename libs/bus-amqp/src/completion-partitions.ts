@@ -32,6 +32,13 @@ interface WatchEntry {
   /** Counted in `active` (its partition is bound); else a standby watch, waiting for a direct reply. */
   active: boolean;
   released: boolean;
+  /** A standby watch's: called once it is active. */
+  onPromoted?: () => void;
+}
+
+/** A standby watch: a sync call expecting a direct reply, told when it is routed by partition instead. */
+export interface Standby {
+  onPromoted?: () => void;
 }
 
 /**
@@ -54,8 +61,8 @@ export class PartitionInterest {
   ) {}
 
   /** Resolves once the partition of `invocationId` is bound (at once for a standby watch or a bound partition). */
-  async watch(invocationId: string, standby: boolean): Promise<PartitionWatch> {
-    const entry: WatchEntry = { invocationId, key: completionPartition(invocationId), active: false, released: false };
+  async watch(invocationId: string, standby: Standby | null): Promise<PartitionWatch> {
+    const entry: WatchEntry = { invocationId, key: completionPartition(invocationId), active: false, released: false, onPromoted: standby?.onPromoted };
     if (standby) this.standby.add(entry);
     else await this.activate(entry);
     return { release: () => this.release(entry) };
@@ -70,20 +77,26 @@ export class PartitionInterest {
   async promoteStandby(): Promise<void> {
     const entries = [...this.standby];
     this.standby.clear();
-    await Promise.all(entries.map((entry) => this.activate(entry)));
+    await Promise.all(entries.map((entry) => this.promote(entry)));
   }
 
   /** The job of a sync call was not published with its reply address (it is left for the sweeper): route its waits by partition. */
   async promoteStandbyOf(invocationId: string): Promise<void> {
     const entries = [...this.standby].filter((entry) => entry.invocationId === invocationId);
     for (const entry of entries) this.standby.delete(entry);
-    await Promise.all(entries.map((entry) => this.activate(entry)));
+    await Promise.all(entries.map((entry) => this.promote(entry)));
   }
 
   /** Forgets every timer (the bus is closing). */
   clear(): void {
     for (const timer of this.lingering.values()) clearTimeout(timer);
     this.lingering.clear();
+  }
+
+  /** A standby watch made active: bound first, so the event its waiter now asks for cannot slip past. */
+  private async promote(entry: WatchEntry): Promise<void> {
+    await this.activate(entry);
+    if (!entry.released) entry.onPromoted?.();
   }
 
   private async activate(entry: WatchEntry): Promise<void> {

@@ -44,9 +44,10 @@ export interface JobBus {
    * resolves once they are routed (register it before reading the store, or an event can slip between).
    * `directReply`: the job was published with `awaitReply` by this bus, so the reply is expected
    * instead; the bus routes the events here as well only if that reply can no longer come (its job was
-   * not published, or the connection it was expected on was lost).
+   * not published, or the connection it was expected on was lost), and then calls `onPromoted`: the
+   * waiter must tell the store it waits (InvocationStore.watch), or no event may be published for it.
    */
-  watchCompletion(invocationId: string, options?: { directReply?: boolean }): Promise<CompletionWatch>;
+  watchCompletion(invocationId: string, options?: { directReply?: boolean; onPromoted?: () => void }): Promise<CompletionWatch>;
   /** Hears the completion events of the invocations watched through this bus, and its direct replies. */
   onCompletion(listener: (event: CompletionEvent) => void): Promise<Subscription>;
   /** Broadcasts a cancellation to every executor (a hint: the store's Cancelled status is the truth). */

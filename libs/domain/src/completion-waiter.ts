@@ -5,6 +5,8 @@ export interface WaitOptions {
   runsHere?: boolean;
   /** The job asks for a direct reply to this process: its completion event comes that way (see CompletionRoute). */
   directReply?: boolean;
+  /** Called once a `directReply` wait is routed by partition instead, its reply no longer able to come (see CompletionRoute). */
+  onPromoted?: () => void;
 }
 
 export type WaitWatcher = (invocationId: string, options: WaitOptions) => void;
@@ -12,9 +14,10 @@ export type WaitWatcher = (invocationId: string, options: WaitOptions) => void;
 /**
  * Asks the bus to route one invocation's completion event to this process while it is waited for
  * (JobBus.watchCompletion); resolves once it does. `directReply`: the event comes as a direct reply
- * to this process instead, unless that reply is lost.
+ * to this process instead, unless that reply can no longer come: the bus then routes it by partition and
+ * calls `onPromoted`.
  */
-export type CompletionRoute = (invocationId: string, options: { directReply?: boolean }) => Promise<{ release(): void }>;
+export type CompletionRoute = (invocationId: string, options: Pick<WaitOptions, 'directReply' | 'onPromoted'>) => Promise<{ release(): void }>;
 
 /**
  * Lets callers wait for an invocation's completion event (the bus's `completed` message): sync replies

@@ -64,6 +64,11 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
 
   const job = (id: string) => ({ kind: 'job' as const, version: 1 as const, botId: 'bot-a', invocationId: id, pool: 'default' });
   const flush = () => new Promise((resolve) => setImmediate(resolve));
+  /** The stored state as a waiter answers it (without the call's mode, which only decides how it waits). */
+  const answeredState = async (ref: { botId: string; id: string }) => {
+    const { mode: _mode, ...state } = (await store.invocations.getState(ref))!;
+    return state;
+  };
 
   it('runs the pinned connector version once, records the outcome and announces it', async () => {
     const inv = newInvocation({ createdAt: clock.now(), integrationVersion: 1 });
@@ -76,7 +81,51 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     await flush();
     expect(events).toEqual([expect.objectContaining({ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Completed' })]);
     // What it announces is what it recorded: a waiter answers from the event as it would from the store.
-    expect(finishedStateOf(events[0])).toEqual(await store.invocations.getState(inv));
+    expect(finishedStateOf(events[0])).toEqual(await answeredState(inv));
+  });
+
+  describe('a sync call, whose gateway waits for a direct reply', () => {
+    const sync = { replyTo: 'gateway-reply-address', deliveryCount: 1 };
+    let replies: CompletionEvent[];
+    beforeEach(() => {
+      replies = [];
+      bus.reply = async (_replyTo, event) => void replies.push(event);
+    });
+
+    it('is answered by the reply alone while nobody else waits: no event would be heard', async () => {
+      const inv = newInvocation({ createdAt: clock.now(), mode: 'sync' });
+      await store.invocations.create(inv);
+      expect(await runInvocation(deps, job(inv.id), sync)).toBe('ack');
+      await flush();
+      expect(replies).toEqual([expect.objectContaining({ invocationId: inv.id, status: 'Completed' })]);
+      expect(events).toEqual([]);
+    });
+
+    it('is announced to all as well once another waiter marked it watched', async () => {
+      const inv = newInvocation({ createdAt: clock.now(), mode: 'sync' });
+      await store.invocations.create(inv);
+      await store.invocations.watch(inv);
+      expect(await runInvocation(deps, job(inv.id), sync)).toBe('ack');
+      await flush();
+      expect(replies).toHaveLength(1);
+      expect(events).toEqual([replies[0]]);
+    });
+
+    it('is requeued when its reply alone cannot be sent; the redelivery announces it to all', async () => {
+      const inv = newInvocation({ createdAt: clock.now(), mode: 'sync' });
+      await store.invocations.create(inv);
+      bus.reply = async () => {
+        throw new Error('the channel closed');
+      };
+      expect(await runInvocation(deps, job(inv.id), sync)).toBe('requeue');
+      expect((await store.invocations.getState(inv))?.status).toBe('Completed');
+      bus.reply = async (_replyTo, event) => void replies.push(event);
+      expect(await runInvocation(deps, job(inv.id), { ...sync, deliveryCount: 2 })).toBe('ack');
+      await flush();
+      expect(replies).toEqual([expect.objectContaining({ invocationId: inv.id, status: 'Completed' })]);
+      expect(events).toEqual([replies[0]]);
+      expect(runtime.runs).toHaveLength(1);
+    });
   });
 
   it("hands the connector the raw body, writes the lines it hands over while it runs, and records the rest after them, once each", async () => {
@@ -300,7 +349,7 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     expect(await store.invocations.get(inv)).toMatchObject({ status: 'Failed', outcome: unrecordableOutcome });
     await flush();
     expect(events).toEqual([expect.objectContaining({ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Failed' })]);
-    expect(finishedStateOf(events[0])).toEqual(await store.invocations.getState(inv));
+    expect(finishedStateOf(events[0])).toEqual(await answeredState(inv));
   });
 
   describe('when the announcement of a recorded outcome fails (the broker restarting)', () => {
@@ -334,7 +383,7 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
       await flush();
       expect(events).toEqual([expect.objectContaining({ kind: 'completed', version: 1, botId: 'bot-a', invocationId: inv.id, status: 'Completed' })]);
       // The redelivery announces what the store holds.
-      expect(finishedStateOf(events[0])).toEqual(await store.invocations.getState(inv));
+      expect(finishedStateOf(events[0])).toEqual(await answeredState(inv));
       expect(runtime.runs).toHaveLength(1);
       expect(lines.filter((l) => l.level >= 50)).toEqual([]);
       expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(Array(2).fill('outcome recorded, but its announcement failed; the job is requeued to announce it again'));

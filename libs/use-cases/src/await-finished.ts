@@ -6,7 +6,7 @@ import type { CompletionWaiter, InvocationRef, InvocationState, InvocationStore 
 export interface AwaitDeps {
   /** Fed with the bus's completion events. */
   waiter: CompletionWaiter<CompletionEvent>;
-  invocations: Pick<InvocationStore, 'getState'>;
+  invocations: Pick<InvocationStore, 'getState' | 'watch'>;
 }
 
 export interface AwaitOptions {
@@ -30,13 +30,20 @@ export interface AwaitOptions {
  * long polls alike.
  */
 export async function awaitFinished(deps: AwaitDeps, ref: InvocationRef, options: AwaitOptions): Promise<InvocationState | null> {
-  const waiting = deps.waiter.wait(ref.id, options.waitMs, { runsHere: options.fresh, directReply: options.directReply });
+  // The direct reply can no longer come: wait like any other waiter, and end at once if it finished meanwhile.
+  const onPromoted = () =>
+    void watched(deps, ref).then(
+      (state) => state && isTerminal(state.status) && waiting.cancel(),
+      // The store out of reach: the wait ends at its deadline, with a read of the store.
+      () => undefined,
+    );
+  const waiting = deps.waiter.wait(ref.id, options.waitMs, { runsHere: options.fresh, directReply: options.directReply, onPromoted: options.directReply ? onPromoted : undefined });
   options.hangUp?.(waiting.cancel);
   try {
     await waiting.routed;
     await options.registered?.();
     if (!options.fresh) {
-      const current = await deps.invocations.getState(ref);
+      const current = await watched(deps, ref);
       if (current && isTerminal(current.status)) return current;
     }
     // The event of the executor that recorded the outcome says what it recorded: no read needed.
@@ -47,4 +54,16 @@ export async function awaitFinished(deps: AwaitDeps, ref: InvocationRef, options
     waiting.cancel();
   }
   return deps.invocations.getState(ref);
+}
+
+/**
+ * The invocation's state, read by a waiter the bus routes its completion event to. A sync call's executor
+ * replies to the call's gateway and publishes the event only when the store says others wait, so this
+ * waiter says it does first (unless the invocation finished): the store orders that mark with the
+ * completion, so either the event is published or the state returned is finished.
+ */
+async function watched(deps: AwaitDeps, ref: InvocationRef): Promise<InvocationState | null> {
+  const current = await deps.invocations.getState(ref);
+  if (current?.mode !== 'sync' || isTerminal(current.status)) return current;
+  return deps.invocations.watch(ref);
 }
