@@ -59,8 +59,12 @@ export async function brokerCosts(url, brokerPid, count) {
     }
   }
 
-  /** Direct reply-to: a consumer of amq.rabbitmq.reply-to, its address learnt from a message it sent itself. */
+  /**
+   * Direct reply-to: a consumer of amq.rabbitmq.reply-to, its address learnt from a message it sent itself.
+   * Replies go out unconfirmed on a channel of their own, as executors send them (libs/bus-amqp reply-publisher.ts).
+   */
   async function directReply(body, id, name) {
+    const replies = await connection.createChannel();
     const waiting = await connection.createChannel();
     const arrivals = [];
     await waiting.consume('amq.rabbitmq.reply-to', () => arrivals.shift()?.(), { noAck: true });
@@ -76,16 +80,17 @@ export async function brokerCosts(url, brokerPid, count) {
     await publisher.deleteQueue(probe);
     await measure(id, name, async () => {
       const arrived = new Promise((resolve) => arrivals.push(resolve));
-      await confirmed('', address, body, { persistent: false });
+      replies.publish('', address, body, { persistent: false });
       await arrived;
     });
     await waiting.close();
+    await replies.close();
   }
 
   try {
     await jobQueue({ 'x-queue-type': 'quorum', 'x-delivery-limit': 4 }, 'quorum-job', 'a job through a quorum queue, as the pools use: publish, confirm, delivery, ack');
     await jobQueue({ 'x-queue-type': 'classic' }, 'classic-job', 'the same through a durable classic queue, for comparison (not replicated)');
-    await directReply(SMALL, 'direct-reply', 'a direct reply of 300 bytes: publish, confirm, delivery');
+    await directReply(SMALL, 'direct-reply', 'a direct reply of 300 bytes: publish (unconfirmed, as executors send it), delivery');
     await directReply(LARGE, 'direct-reply-64k', 'a direct reply of 64 KB (a large ResponseBody)');
     await measure('event-unrouted', 'a completion event no process waits for: publish, confirm', () => confirmed(exchange, `${prefix}.nobody`, SMALL, { persistent: false }));
   } finally {

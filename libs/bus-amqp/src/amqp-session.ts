@@ -1,9 +1,10 @@
-import type { Channel, ChannelModel } from 'amqplib';
+import type { Channel, ChannelModel, ConfirmChannel } from 'amqplib';
 import type { BusLogger } from './amqp-bus.options';
 import { declareTopology, poolTopology } from './amqp-topology';
 import type { BusNames } from './amqp-topology';
 import { brokerSocket, coalesceWrites } from './coalesced-writes';
 import { ConfirmPublisher } from './confirm-publisher';
+import { ReplyPublisher } from './reply-publisher';
 
 export interface SessionSettings {
   names: BusNames;
@@ -19,18 +20,18 @@ export const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
 /**
  * One broker connection and the channels the bus shares on it: one for declarations, one confirm
- * channel for publishing. A reconnect makes a new session; nothing of an old one is reused.
- * Channels a broker error closed are opened again on next use while the connection lives.
+ * channel for publishing, one for direct replies (ReplyPublisher). A reconnect makes a new session;
+ * nothing of an old one is reused. Channels a broker error closed are opened again on next use while
+ * the connection lives (SharedChannel).
  */
 export class AmqpSession {
   /** False once the connection closed. */
   alive = true;
   /** The broker's reason while it refuses publishes (resource alarm), else null. */
   blockedReason: string | null = null;
-  private admin: Promise<Channel> | null = null;
-  private publisherPromise: Promise<ConfirmPublisher> | null = null;
-  /** The publisher once open, for the hot path (no await). */
-  private openedPublisher: ConfirmPublisher | null = null;
+  private readonly admin: SharedChannel<Channel, Channel>;
+  private readonly publishing: SharedChannel<ConfirmChannel, ConfirmPublisher>;
+  private readonly replying: SharedChannel<Channel, ReplyPublisher>;
   private readonly declaredPools = new Map<string, Promise<void>>();
   private readonly settledPools = new Set<string>();
 
@@ -38,6 +39,20 @@ export class AmqpSession {
     readonly model: ChannelModel,
     private readonly settings: SessionSettings,
   ) {
+    const { logger, publishTimeoutMs } = settings;
+    this.admin = new SharedChannel(() => model.createChannel(), (channel) => channel, 'declaration channel closed by the broker', logger);
+    this.publishing = new SharedChannel(
+      () => model.createConfirmChannel(),
+      async (channel) => {
+        // Direct reply-to needs the publishing channel itself to consume the replies.
+        await channel.consume(DIRECT_REPLY_TO, (message) => message && settings.onDirectReply(message.content), { noAck: true });
+        // A returned job means its pool queue is gone: declare it again on the next publish.
+        return new ConfirmPublisher(channel, publishTimeoutMs, (pool) => this.forgetPool(pool));
+      },
+      'publishing channel closed by the broker',
+      logger,
+    );
+    this.replying = new SharedChannel(() => model.createChannel(), (channel) => new ReplyPublisher(channel, publishTimeoutMs), 'direct reply channel closed by the broker', logger);
     const socket = brokerSocket(model);
     if (socket) coalesceWrites(socket);
     model.on('close', () => {
@@ -58,47 +73,23 @@ export class AmqpSession {
 
   /** The channel for declarations and checks. */
   adminChannel(): Promise<Channel> {
-    if (!this.admin) {
-      const opening = this.model.createChannel().then((channel) => {
-        channel.on('error', (err: Error) => this.settings.logger.warn({ err }, 'declaration channel closed by the broker'));
-        channel.on('close', () => {
-          if (this.admin === opening) this.admin = null;
-        });
-        return channel;
-      });
-      opening.catch(() => {
-        if (this.admin === opening) this.admin = null;
-      });
-      this.admin = opening;
-    }
-    return this.admin;
+    return this.admin.get();
   }
 
   publisher(): Promise<ConfirmPublisher> {
-    if (!this.publisherPromise) {
-      const opening = this.model.createConfirmChannel().then(async (channel) => {
-        channel.on('error', (err: Error) => this.settings.logger.warn({ err }, 'publishing channel closed by the broker'));
-        // Direct reply-to needs the publishing channel itself to consume the replies.
-        await channel.consume(DIRECT_REPLY_TO, (message) => message && this.settings.onDirectReply(message.content), { noAck: true });
-        // A returned job means its pool queue is gone: declare it again on the next publish.
-        const publisher = new ConfirmPublisher(channel, this.settings.publishTimeoutMs, (pool) => this.forgetPool(pool));
-        channel.on('close', () => {
-          if (this.publisherPromise === opening) this.publisherPromise = null;
-          if (this.openedPublisher === publisher) this.openedPublisher = null;
-        });
-        this.openedPublisher = publisher;
-        return publisher;
-      });
-      opening.catch(() => {
-        if (this.publisherPromise === opening) this.publisherPromise = null;
-      });
-      this.publisherPromise = opening;
-    }
-    return this.publisherPromise;
+    return this.publishing.get();
   }
 
   openPublisher(): ConfirmPublisher | null {
-    return this.openedPublisher?.isOpen ? this.openedPublisher : null;
+    return this.publishing.now();
+  }
+
+  replier(): Promise<ReplyPublisher> {
+    return this.replying.get();
+  }
+
+  openReplier(): ReplyPublisher | null {
+    return this.replying.now();
   }
 
   isDeclared(pool: string): boolean {
@@ -145,11 +136,59 @@ export class AmqpSession {
 
   /** Closes the shared channels; consumers close their own first. */
   async closeChannels(): Promise<void> {
-    const [publisher, admin] = await Promise.allSettled([this.publisherPromise, this.admin]);
-    this.publisherPromise = null;
-    this.openedPublisher = null;
-    this.admin = null;
-    if (publisher.status === 'fulfilled' && publisher.value) await publisher.value.close();
-    if (admin.status === 'fulfilled' && admin.value) await admin.value.close().catch(() => undefined);
+    const [publisher, replier, admin] = await Promise.all([this.publishing.forget(), this.replying.forget(), this.admin.forget()]);
+    await publisher?.close();
+    await replier?.close();
+    await admin?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * One channel the session shares: opened on first use, and opened again on the next use after the broker
+ * closed it (while the connection lives). `wrap` makes what callers use of the opened channel.
+ */
+class SharedChannel<C extends Channel, T> {
+  private opening: Promise<T> | null = null;
+  /** What `opening` resolved to, while its channel is open: for the hot path, without an await. */
+  private opened: T | null = null;
+
+  constructor(
+    private readonly open: () => Promise<C>,
+    private readonly wrap: (channel: C) => T | Promise<T>,
+    private readonly closedByBroker: string,
+    private readonly logger: BusLogger,
+  ) {}
+
+  get(): Promise<T> {
+    if (!this.opening) {
+      const opening = this.open().then(async (channel) => {
+        channel.on('error', (err: Error) => this.logger.warn({ err }, this.closedByBroker));
+        channel.on('close', () => {
+          if (this.opening !== opening) return;
+          this.opening = null;
+          this.opened = null;
+        });
+        const value = await this.wrap(channel);
+        if (this.opening === opening) this.opened = value;
+        return value;
+      });
+      opening.catch(() => {
+        if (this.opening === opening) this.opening = null;
+      });
+      this.opening = opening;
+    }
+    return this.opening;
+  }
+
+  now(): T | null {
+    return this.opened;
+  }
+
+  /** Forgets the channel; resolves what was opened on it, if anything, for the caller to close. */
+  async forget(): Promise<T | null> {
+    const opening = this.opening;
+    this.opening = null;
+    this.opened = null;
+    return opening ? opening.catch(() => null) : null;
   }
 }
