@@ -413,8 +413,28 @@ describe('web console (headless Chromium)', () => {
     await botSecrets.getByText('A secret name is 1-64 upper-case letters', { exact: false }).waitFor();
 
     const integration = page.locator('.card', { hasText: 'Integration settings' });
-    await integration.getByLabel('Integration to configure').selectOption('orders');
-    expect(page.url()).toMatch(/#\/bots\/acme\/settings\/orders$/);
+    // While the chosen integration loads, the one shown before takes no input: what is typed next
+    // cannot land on it, nor be wiped when the chosen one arrives.
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    const integrationReads = /\/bots\/acme\/integrations(\/orders)?$/;
+    const continued: Promise<void>[] = [];
+    await page.route(integrationReads, (route) => {
+      const sent = held.then(() => route.continue());
+      continued.push(sent);
+      return sent;
+    });
+    try {
+      expect(await integration.locator('.secrets-panel').count()).toBe(1);
+      await integration.getByLabel('Integration to configure').selectOption('orders');
+      expect(page.url()).toMatch(/#\/bots\/acme\/settings\/orders$/);
+      expect(await integration.locator('.secrets-panel').count()).toBe(0);
+    } finally {
+      answer();
+      await Promise.all(continued);
+      await page.unroute(integrationReads);
+    }
+    await integration.locator('.secrets-panel[data-scope="orders"]').waitFor();
     await integration.getByLabel('Secret name').fill('API_KEY');
     await integration.getByLabel('Secret value').fill(`${SECRET_VALUE}-orders`);
     await integration.getByRole('button', { name: 'Set secret' }).click();

@@ -204,16 +204,24 @@ export function settingsView(root, { api, bot, item, go, toast, leaveBot }) {
     );
   }
 
+  /** Counts the integrations asked for: only the latest one's answers are shown. */
+  let shown = 0;
+
   /** @param {string | undefined} integrationId */
   async function showIntegration(integrationId) {
+    const turn = ++shown;
+    // The integration shown until now stops taking input at once, so nothing typed lands on it.
+    const previous = integrationBox.querySelector('.integration-body');
+    if (previous) fill(previous, h('p', { class: 'muted' }, 'Loading…'));
     /** @type {import('../api.js').Integration[]} */
     let list;
     try {
       list = await api.integrations(bot);
     } catch (error) {
-      fill(integrationBox, errorNotice(error));
+      if (turn === shown) fill(integrationBox, errorNotice(error));
       return;
     }
+    if (turn !== shown) return;
     if (list.length === 0) {
       fill(integrationBox, emptyState('No connector deployed yet', h('p', {}, 'Deploy one (Connectors tab) to set its limits, hosts and secrets.')));
       return;
@@ -225,13 +233,14 @@ export function settingsView(root, { api, bot, item, go, toast, leaveBot }) {
       list.map((i) => h('option', { value: i.integrationId, selected: i.integrationId === chosen }, i.integrationId)),
     );
     picker.addEventListener('change', () => go('settings', picker.value));
-    const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+    const body = h('div', { class: 'integration-body' }, h('p', { class: 'muted' }, 'Loading…'));
     fill(integrationBox, h('label', { class: 'picker' }, 'Integration', picker), body);
     try {
       const detail = await api.integration(bot, chosen);
+      if (turn !== shown) return;
       fill(body, integrationSettings({ api, bot, detail, toast, saved: () => void showIntegration(chosen) }), h('h3', {}, 'Secrets of ', h('code', {}, chosen)), secretsPanel({ api, bot, integrationId: chosen, toast }));
     } catch (error) {
-      fill(body, errorNotice(error));
+      if (turn === shown) fill(body, errorNotice(error));
     }
   }
 
