@@ -39,3 +39,25 @@ export function pageProblems(page: Page): string[] {
   });
   return problems;
 }
+
+/**
+ * Holds the page's requests that `match` until `release()`, so a test can make their answers come late.
+ * `release` lets them through and resolves once each one's answer has reached the page.
+ */
+export async function holdRequests(page: Page, match: (url: URL) => boolean): Promise<{ release(): Promise<void> }> {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const answered: Promise<unknown>[] = [];
+  await page.route(match, (route) => {
+    const answer = opened.then(() => route.continue()).then(() => route.request().response());
+    answered.push(answer);
+    return answer.then(() => undefined);
+  });
+  return {
+    async release() {
+      open();
+      await Promise.all(answered);
+      await page.unroute(match);
+    },
+  };
+}

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Api } from './api-client';
-import { artifactPath, launchChromium, pageProblems } from './browser';
+import { artifactPath, holdRequests, launchChromium, pageProblems } from './browser';
 import { MULTIPART, multipartBody } from './multipart';
 import { ADMIN_TOKEN, startService } from './service-process';
 import type { ServiceProcess } from './service-process';
@@ -222,6 +222,21 @@ describe('web console (headless Chromium)', () => {
     await failedRow.click();
     await detail.getByRole('alert').getByText('The order has no orderId').waitFor();
     await detail.locator('.logs').getByText('Order rejected').waitFor();
+
+    // A list read that a newer filter outdated (a live refresh, a slow answer) is dropped when it comes back.
+    const unfiltered = await holdRequests(page, (url) => url.pathname.endsWith('/bots/acme/invocations') && !url.searchParams.has('status'));
+    try {
+      await page.getByLabel('Status').selectOption('');
+      const filtered = page.waitForResponse((response) => new URL(response.url()).searchParams.get('status') === 'Failed');
+      await page.getByLabel('Status').selectOption('Failed');
+      await filtered;
+    } finally {
+      await unfiltered.release();
+    }
+    await page.waitForTimeout(500); // the late answer is in: the page would have drawn it by now
+    expect(await okRow.count()).toBe(0);
+    expect(await failedRow.count()).toBe(1);
+
     await page.getByLabel('Status').selectOption('');
     await page.getByLabel('Integration').selectOption('orders');
     await okRow.waitFor();
@@ -274,9 +289,18 @@ describe('web console (headless Chromium)', () => {
     const code = 'var reply = (text) => ({ text });\nContext.SetResponseEntity({ ResponseBody: reply("ok") });\n';
     expect((await api.admin('PUT', '/bots/acme/integrations/bundled', { entityName: 'Order', code, sources })).status).toBe(200);
     await tab('Connectors').click();
-    await page.getByRole('link', { name: /^bundled/ }).click();
+    // The answer for a connector picked before another one is dropped when it comes back late.
+    const ordersReads = await holdRequests(page, (url) => /\/bots\/acme\/integrations\/orders(\/draft)?$/.test(url.pathname));
     const detail = page.locator('.detail-pane');
-    await detail.getByRole('heading', { name: 'Sources' }).waitFor();
+    try {
+      await page.getByRole('link', { name: /^orders/ }).click();
+      await page.getByRole('link', { name: /^bundled/ }).click();
+      await detail.getByRole('heading', { name: 'Sources' }).waitFor();
+    } finally {
+      await ordersReads.release();
+    }
+    await page.waitForTimeout(500); // the late answer is in: the page would have drawn it by now
+    expect(await detail.getByRole('heading', { level: 2 }).textContent()).toMatch(/^bundled/);
     const files = detail.getByRole('group', { name: 'Source files' });
     expect(await files.getByRole('button').allTextContents()).toEqual(['src/index.ts', 'src/reply.ts']);
     await detail.getByLabel('src/index.ts of bundled version 1').getByText("import { reply } from './reply';").waitFor();
@@ -415,24 +439,14 @@ describe('web console (headless Chromium)', () => {
     const integration = page.locator('.card', { hasText: 'Integration settings' });
     // While the chosen integration loads, the one shown before takes no input: what is typed next
     // cannot land on it, nor be wiped when the chosen one arrives.
-    let answer!: () => void;
-    const held = new Promise<void>((resolve) => (answer = resolve));
-    const integrationReads = /\/bots\/acme\/integrations(\/orders)?$/;
-    const continued: Promise<void>[] = [];
-    await page.route(integrationReads, (route) => {
-      const sent = held.then(() => route.continue());
-      continued.push(sent);
-      return sent;
-    });
+    const integrationReads = await holdRequests(page, (url) => /\/bots\/acme\/integrations(\/orders)?$/.test(url.pathname));
     try {
       expect(await integration.locator('.secrets-panel').count()).toBe(1);
       await integration.getByLabel('Integration to configure').selectOption('orders');
       expect(page.url()).toMatch(/#\/bots\/acme\/settings\/orders$/);
       expect(await integration.locator('.secrets-panel').count()).toBe(0);
     } finally {
-      answer();
-      await Promise.all(continued);
-      await page.unroute(integrationReads);
+      await integrationReads.release();
     }
     await integration.locator('.secrets-panel[data-scope="orders"]').waitFor();
     await integration.getByLabel('Secret name').fill('API_KEY');

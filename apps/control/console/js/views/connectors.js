@@ -77,7 +77,11 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
     );
   }
 
+  /** Counts the connectors asked for: only the latest one's answer is drawn, in whatever order they come back. */
+  let asked = 0;
+
   async function showSelected() {
+    const turn = ++asked;
     renderList();
     if (selected === '+new') return renderEditor(null);
     if (!selected) {
@@ -92,9 +96,9 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
     fill(detail, h('p', { class: 'muted' }, 'Loading…'));
     try {
       const [integration, draft] = await Promise.all([api.integration(bot, selected, viewedVersion), api.draft(bot, selected)]);
-      renderDetail(integration, draft);
+      if (turn === asked) renderDetail(integration, draft);
     } catch (error) {
-      fill(detail, errorNotice(error));
+      if (turn === asked) fill(detail, errorNotice(error));
     }
   }
 

@@ -161,9 +161,15 @@ export function invocationsView(root, { api, bot, item, go, toast }) {
     }
   }
 
+  /** Counts the list reads: only the latest one's answer is shown, in whatever order they come back. */
+  let listed = 0;
+
   async function loadList() {
+    const turn = ++listed;
     try {
       const page = await api.invocations(bot, { integrationId: integration.value, status: status.value, limit: PAGE_SIZE, before: pages[pages.length - 1] });
+      // A live refresh or a slow answer outdated by a newer filter or page: showing it would mix them up.
+      if (turn !== listed) return;
       const { invocations } = page;
       nextBefore = page.nextBefore;
       newer.disabled = pages.length === 1;
@@ -207,7 +213,7 @@ export function invocationsView(root, { api, bot, item, go, toast }) {
         );
       }
     } catch (error) {
-      fill(listBox, errorNotice(error));
+      if (turn === listed) fill(listBox, errorNotice(error));
     }
   }
 
