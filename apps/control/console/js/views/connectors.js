@@ -4,6 +4,7 @@ import { ApiError } from '../api.js';
 import { fill, h } from '../dom.js';
 import { formatTime } from '../format.js';
 import { deleteUnlessInUse } from '../deletion.js';
+import { latestRead } from '../latest.js';
 import { codeBlock, confirmButton, emptyState, errorNotice, notice } from '../widgets.js';
 import { draftSection } from './draft-replay.js';
 import { versionDiffView } from './version-diff.js';
@@ -77,11 +78,10 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
     );
   }
 
-  /** Counts the connectors asked for: only the latest one's answer is drawn, in whatever order they come back. */
-  let asked = 0;
+  const detailRead = latestRead();
 
   async function showSelected() {
-    const turn = ++asked;
+    const isLatest = detailRead();
     renderList();
     if (selected === '+new') return renderEditor(null);
     if (!selected) {
@@ -96,9 +96,9 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
     fill(detail, h('p', { class: 'muted' }, 'Loading…'));
     try {
       const [integration, draft] = await Promise.all([api.integration(bot, selected, viewedVersion), api.draft(bot, selected)]);
-      if (turn === asked) renderDetail(integration, draft);
+      if (isLatest()) renderDetail(integration, draft);
     } catch (error) {
-      if (turn === asked) fill(detail, errorNotice(error));
+      if (isLatest()) fill(detail, errorNotice(error));
     }
   }
 

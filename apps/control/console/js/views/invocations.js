@@ -2,6 +2,7 @@
 // in full (found from the list or by its id), which can be cancelled while it is Queued or Running.
 import { fill, h } from '../dom.js';
 import { formatBytes, formatData, formatDuration, formatTime, queryPairs } from '../format.js';
+import { latestRead } from '../latest.js';
 import { codeBlock, confirmButton, copyField, emptyState, errorNotice, notice, pairsTable, statusBadge } from '../widgets.js';
 
 const REFRESH_MS = 2_000;
@@ -161,15 +162,14 @@ export function invocationsView(root, { api, bot, item, go, toast }) {
     }
   }
 
-  /** Counts the list reads: only the latest one's answer is shown, in whatever order they come back. */
-  let listed = 0;
+  const listRead = latestRead();
 
   async function loadList() {
-    const turn = ++listed;
+    const isLatest = listRead();
     try {
       const page = await api.invocations(bot, { integrationId: integration.value, status: status.value, limit: PAGE_SIZE, before: pages[pages.length - 1] });
       // A live refresh or a slow answer outdated by a newer filter or page: showing it would mix them up.
-      if (turn !== listed) return;
+      if (!isLatest()) return;
       const { invocations } = page;
       nextBefore = page.nextBefore;
       newer.disabled = pages.length === 1;
@@ -213,7 +213,7 @@ export function invocationsView(root, { api, bot, item, go, toast }) {
         );
       }
     } catch (error) {
-      if (turn === listed) fill(listBox, errorNotice(error));
+      if (isLatest()) fill(listBox, errorNotice(error));
     }
   }
 

@@ -4,6 +4,7 @@
 import { ApiError } from '../api.js';
 import { fill, h } from '../dom.js';
 import { formatTime } from '../format.js';
+import { latestRead } from '../latest.js';
 import { card, confirmButton, copyButton, emptyState, errorNotice, notice } from '../widgets.js';
 import { deleteBotPanel } from './delete-bot.js';
 import { integrationSettings } from './integration-settings.js';
@@ -204,12 +205,11 @@ export function settingsView(root, { api, bot, item, go, toast, leaveBot }) {
     );
   }
 
-  /** Counts the integrations asked for: only the latest one's answers are shown. */
-  let shown = 0;
+  const integrationRead = latestRead();
 
   /** @param {string | undefined} integrationId */
   async function showIntegration(integrationId) {
-    const turn = ++shown;
+    const isLatest = integrationRead();
     // The integration shown until now stops taking input at once, so nothing typed lands on it.
     const previous = integrationBox.querySelector('.integration-body');
     if (previous) fill(previous, h('p', { class: 'muted' }, 'Loading…'));
@@ -218,10 +218,10 @@ export function settingsView(root, { api, bot, item, go, toast, leaveBot }) {
     try {
       list = await api.integrations(bot);
     } catch (error) {
-      if (turn === shown) fill(integrationBox, errorNotice(error));
+      if (isLatest()) fill(integrationBox, errorNotice(error));
       return;
     }
-    if (turn !== shown) return;
+    if (!isLatest()) return;
     if (list.length === 0) {
       fill(integrationBox, emptyState('No connector deployed yet', h('p', {}, 'Deploy one (Connectors tab) to set its limits, hosts and secrets.')));
       return;
@@ -237,10 +237,10 @@ export function settingsView(root, { api, bot, item, go, toast, leaveBot }) {
     fill(integrationBox, h('label', { class: 'picker' }, 'Integration', picker), body);
     try {
       const detail = await api.integration(bot, chosen);
-      if (turn !== shown) return;
+      if (!isLatest()) return;
       fill(body, integrationSettings({ api, bot, detail, toast, saved: () => void showIntegration(chosen) }), h('h3', {}, 'Secrets of ', h('code', {}, chosen)), secretsPanel({ api, bot, integrationId: chosen, toast }));
     } catch (error) {
-      if (turn === shown) fill(body, errorNotice(error));
+      if (isLatest()) fill(body, errorNotice(error));
     }
   }
 
