@@ -217,16 +217,18 @@ export function invocationsView(root, { api, bot, item, go, toast }) {
     }
   }
 
+  const detailRead = latestRead();
   async function loadDetail() {
+    const isLatest = detailRead();
     if (!selected) {
       shown = null;
       fill(detail, emptyState('Pick an invocation', h('p', {}, 'to see its entity, connector logs and error.')));
       return;
     }
-    const id = selected;
     try {
-      const inv = await api.invocation(bot, id);
-      if (id !== selected) return;
+      const inv = await api.invocation(bot, selected);
+      // Another invocation was picked, or a live refresh read this one again, meanwhile.
+      if (!isLatest()) return;
       // Re-render only on change, so reading or selecting text is not disturbed by the live refresh; new
       // log lines of a running invocation are added to its list.
       const logBox = detail.querySelector('.log-box');
@@ -235,6 +237,7 @@ export function invocationsView(root, { api, bot, item, go, toast }) {
       if (!kept) fill(detail, detailContent(inv, cancelButton(inv)));
       shown = inv;
     } catch (error) {
+      if (!isLatest()) return;
       shown = null;
       fill(detail, errorNotice(error));
     }

@@ -1,6 +1,7 @@
 // A bot at a glance: the last hour of invocations (per minute, per integration) and its entities.
 import { fill, h } from '../dom.js';
 import { formatDuration, formatTime } from '../format.js';
+import { latestRead } from '../latest.js';
 import { card, confirmButton, emptyState, errorNotice } from '../widgets.js';
 import { activityChart, sparkline } from './activity-chart.js';
 
@@ -135,12 +136,16 @@ export function overviewView(root, { api, bot, toast, botsChanged }) {
     ),
   );
 
+  const activityRead = latestRead();
   async function loadActivity() {
+    const isLatest = activityRead();
     try {
-      fill(activityBox, activityContent(await api.activity(bot, 60)));
+      const activity = await api.activity(bot, 60);
+      if (!isLatest()) return;
+      fill(activityBox, activityContent(activity));
       fill(updated, `updated ${formatTime(Date.now())}`);
     } catch (error) {
-      fill(activityBox, errorNotice(error));
+      if (isLatest()) fill(activityBox, errorNotice(error));
     }
   }
   /**
