@@ -31,13 +31,15 @@ export interface AwaitOptions {
  */
 export async function awaitFinished(deps: AwaitDeps, ref: InvocationRef, options: AwaitOptions): Promise<InvocationState | null> {
   // The direct reply can no longer come: wait like any other waiter, and end at once if it finished meanwhile.
-  const onPromoted = () =>
-    void watched(deps, ref).then(
-      (state) => state && isTerminal(state.status) && waiting.cancel(),
-      // The store out of reach: the wait ends at its deadline, with a read of the store.
-      () => undefined,
-    );
-  const waiting = deps.waiter.wait(ref.id, options.waitMs, { runsHere: options.fresh, directReply: options.directReply, onPromoted: options.directReply ? onPromoted : undefined });
+  const onPromoted = options.directReply
+    ? () =>
+        void watched(deps, ref).then(
+          (state) => state && isTerminal(state.status) && waiting.cancel(),
+          // The store out of reach: the wait ends at its deadline, with a read of the store.
+          () => undefined,
+        )
+    : undefined;
+  const waiting = deps.waiter.wait(ref.id, options.waitMs, { runsHere: options.fresh, directReply: options.directReply, onPromoted });
   options.hangUp?.(waiting.cancel);
   try {
     await waiting.routed;
