@@ -4,6 +4,7 @@ export * from './versions';
 export * from './request-entity';
 export * from './render';
 export * from './invocation';
+export * from './journal';
 export * from './catalog';
 export * from './connector-code';
 export * from './ports/index';

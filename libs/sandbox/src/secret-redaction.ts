@@ -46,6 +46,8 @@ export class SecretRedaction {
         return { ...result, title: this.redact(result.title), message: this.redact(result.message), logs };
       case 'failed':
         return { ...result, message: this.redact(result.message), logs };
+      case 'suspended':
+        return { ...result, logs };
     }
   }
 }
