@@ -231,6 +231,10 @@ export function describeJournalContract(subject: () => StoreUnderTest): void {
       expect(await store.journal.sendEvent(ref, { name: 'reply', payloadJson: '"late"', at: t + 1001 }, limits)).toEqual({ delivered: 'kept' });
       expect((await store.journal.read(ref))[0]).toMatchObject({ status: 'done', resultJson: 'null' });
       expect(await store.journal.beginWait(ref, lease, eventWait('reply', 2, t + 1002, t + 5000), limits)).toMatchObject({ status: 'done', resultJson: '"late"' });
+      // An event at a wait's timeout is kept too, even before the run timed the wait out.
+      await store.journal.beginWait(ref, lease, eventWait('slow', 1, t, t + 500), limits);
+      expect(await store.journal.sendEvent(ref, { name: 'slow', payloadJson: '"too late"', at: t + 500 }, limits)).toEqual({ delivered: 'kept' });
+      expect(await store.journal.timeOut(ref, lease, { name: 'slow', occurrence: 1 }, t + 500)).toMatchObject({ status: 'done', resultJson: 'null' });
       for (let occurrence = 3; occurrence < 13; occurrence++) {
         await store.journal.beginWait(ref, lease, eventWait('reply', occurrence, t, t + 2000), limits);
         const [timedOut, sent] = await Promise.all([
