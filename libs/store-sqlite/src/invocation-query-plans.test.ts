@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_JOURNAL_LIMITS, INVOCATION_STATUSES, systemClock } from '@gi/domain';
+import { INVOCATION_STATUSES, systemClock } from '@gi/domain';
 import type { InvocationStatus, NewInvocation } from '@gi/domain';
 import { GroupCommit } from './group-commit';
 import { openSqliteDatabase } from './sqlite-database';
