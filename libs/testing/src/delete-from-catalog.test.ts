@@ -10,7 +10,7 @@ async function worldWithAWaitingRun() {
   const store = createFakeStore(clock);
   const now = clock.now();
   await store.catalog.putEntity('bot-a', 'Order', [], now);
-  await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 30, allowedHosts: [], limits: { ...DEFAULT_CONNECTOR_LIMITS } }, now);
+  await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 30, allowedHosts: [], limits: { ...DEFAULT_CONNECTOR_LIMITS }, callbackUrl: null }, now);
   const inv = newInvocation({ createdAt: now });
   await store.invocations.create(inv);
   await store.invocations.claim(inv, 'w1', 60_000, now);
