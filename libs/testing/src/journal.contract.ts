@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { DEFAULT_JOURNAL_LIMITS, JournalLimitExceeded } from '@gi/domain';
 import type { InvocationRef, JournalLimits, NewInvocation, StepRecord, Suspension, WaitRecord } from '@gi/domain';
 import { newInvocation } from './fixtures';
@@ -456,6 +457,32 @@ export function describeJournalContract(subject: () => StoreUnderTest): void {
       clock.advance(1000);
       await store.invocations.cancel(waited.ref, cancelled, clock.now());
       expect((await store.invocations.get(waited.ref))?.expireAt).toBe(clock.now() + HOUR);
+    });
+
+    it('keeps any step name and result exactly, each name counting its own occurrences, in the order written', async () => {
+      const { store, clock } = subject();
+      const t = clock.now();
+      // Names a connector may give (1 to 200 characters, no control characters), hostile to a query language or a document store among them.
+      const name = fc.oneof(
+        fc.constantFrom('send', "'; DROP TABLE invocation_journal; --", '$where', 'a.b', '_id', 'é\u{1F600}', 'x'.repeat(200), ' ', 'SEND'),
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).filter((n) => !/[\u0000-\u001f\u007f-\u009f]/.test(n)),
+      );
+      const result = fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value) ?? 'null');
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(name, result), { minLength: 1, maxLength: 12 }), async (steps) => {
+          const { ref, lease } = await running();
+          const seen = new Map<string, number>();
+          const written = steps.map(([stepName, json]) => {
+            const occurrence = (seen.get(stepName) ?? 0) + 1;
+            seen.set(stepName, occurrence);
+            return { name: stepName, occurrence, resultJson: json };
+          });
+          for (const step of written) await store.journal.record(ref, lease, { ...done(step.name, step.occurrence, null, t), resultJson: step.resultJson }, limits);
+          expect((await store.journal.read(ref)).map(({ name: n, occurrence, resultJson }) => ({ name: n, occurrence, resultJson }))).toEqual(written);
+          expect((await store.invocations.get(ref))?.steps).toBe(written.length);
+        }),
+        { numRuns: 15 },
+      );
     });
 
     it('reads a long journal whole, in order', async () => {
