@@ -7,7 +7,6 @@ import { IntegrationVersions, runInvocation, startSweeper } from '@gi/executor';
 import type { ExecutorDeps } from '@gi/executor';
 import { createMetrics } from '@gi/observability';
 import { createSqliteStore } from '@gi/store-sqlite';
-import { eventually } from './bus.contract';
 import { newInvocation, TEST_DURABLE_SETTINGS } from './fixtures';
 import { ManualClock } from './manual-clock';
 
@@ -37,6 +36,20 @@ const untilStopped = async (request: ConnectorRunRequest): Promise<ConnectorRunR
   return { kind: 'failed', reason: 'cancelled', message: 'stopped', logs: [], durationMs: 1 };
 };
 
+/** Waits until `check` passes (it throws until then), at most 5 s. */
+async function eventually(check: () => unknown | Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}
+
 const sent = (name: string, occurrence: number, resultJson: string, at = 1) => ({ name, occurrence, attempts: 1, startedAt: at, status: 'done' as const, resultJson, finishedAt: at + 1 });
 
 describe('durable runs in the executor (SQLite store, in-process bus)', () => {
@@ -56,9 +69,9 @@ describe('durable runs in the executor (SQLite store, in-process bus)', () => {
     published = [];
     events = [];
     const publish = bus.publish.bind(bus);
-    bus.publish = async (job, options) => {
+    bus.publish = async (job: JobMessage) => {
       published.push(job);
-      return publish(job, options);
+      return publish(job);
     };
     await bus.onCompletion((event) => events.push(event));
     deps = {
@@ -216,7 +229,7 @@ describe('durable runs in the executor (SQLite store, in-process bus)', () => {
       return { kind: 'ok', responseBody: { message }, logs: [], durationMs: 1 };
     };
     expect(await runInvocation({ ...deps, durable: tiny }, job(inv.id))).toBe('ack');
-    expect(message).toMatch(/big/);
+    expect(message).toMatch(/over the limit of 8 bytes \(STEP_RESULT_MAX_SIZE\)/);
     expect(await store.invocations.get(inv)).toMatchObject({ status: 'Completed', steps: 0 });
   });
 
