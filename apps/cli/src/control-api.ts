@@ -51,7 +51,7 @@ export const webhookSchema = z.looseObject({
     z.looseObject({
       integrationId: z.string(),
       entityName: z.string(),
-      urls: z.looseObject({ sync: z.string(), async: url, fileTransfer: url, poll: url }),
+      urls: z.looseObject({ sync: z.string(), async: url, fileTransfer: url, poll: url, event: url }),
     }),
   ),
 });

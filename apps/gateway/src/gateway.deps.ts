@@ -1,6 +1,6 @@
 import type { TokenService } from '@gi/auth';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
-import type { Clock, CompletionWaiter, PlatformVersion, Store } from '@gi/domain';
+import type { Clock, CompletionWaiter, JournalLimits, PlatformVersion, Store } from '@gi/domain';
 import type { BodyTimeouts } from '@gi/http';
 import type { Logger } from '@gi/observability';
 import type { QuotaGate } from './quota-gate';
@@ -18,6 +18,8 @@ export interface GatewaySettings {
   invocationTtlMs: number;
   /** How long an Idempotency-Key holds its request and outcome. */
   idempotencyKeyTtlMs: number;
+  /** The limits of a durable run's journal: an event's payload, and the events kept for one invocation. */
+  journalLimits: JournalLimits;
 }
 
 export interface GatewayDeps {

@@ -1,13 +1,15 @@
 import type { Context } from 'koa';
-import { assertName, assertTextMediaType, CALLBACK_HEADER, GiError, notFound, parseIdempotencyKey, supportsAsync, supportsFileTransfer, webhookApiRoot } from '@gi/domain';
+import { assertName, assertTextMediaType, CALLBACK_HEADER, GiError, notFound, parseIdempotencyKey, requestBodyJson, supportsAsync, supportsFileTransfer, webhookApiRoot } from '@gi/domain';
 import type { Endpoint } from '@gi/domain';
-import { botAccess, readExactTextBody, Routes, setReplyHeader } from '@gi/http';
+import { botAccess, noteInvocation, readExactTextBody, Routes, setReplyHeader } from '@gi/http';
+import { parseEventQuery } from './event-query';
 import { fileTransferReader } from './file-transfer';
 import type { GatewayDeps } from './gateway.deps';
 import { handleWebhookCall } from './handle-webhook-call';
 import type { BodyReader } from './handle-webhook-call';
 import { parsePrefer } from './prefer';
 import { renderAnswer } from './render-answer';
+import { sendEvent } from './send-event';
 
 const methodNotAllowed = (ctx: Context) => {
   throw new GiError('method_not_allowed', 'Method not allowed', `${ctx.method} is not supported here; use POST.`, { headers: { Allow: 'POST' } });
@@ -16,7 +18,7 @@ const methodNotAllowed = (ctx: Context) => {
 /**
  * POST .../GenericIntegration and .../GenericIntegrationFileTransfer (docs/openapi.yaml), for a token of
  * the bot in the path: reads the call from the request line and headers, hands it to handleWebhookCall
- * and renders its answer.
+ * and renders its answer. POST .../GenericIntegrationEvent resumes a durable run that waits for an event.
  */
 export function gatewayRouter(deps: GatewayDeps): Routes {
   const { settings } = deps;
@@ -62,6 +64,22 @@ export function gatewayRouter(deps: GatewayDeps): Routes {
     routes.post(path, bot, handle(endpoint));
     routes.otherMethods(path, bot, methodNotAllowed);
   }
+
+  const eventPath = '/:botId/GenericIntegrationEvent';
+  routes.post(eventPath, bot, async (ctx: Context) => {
+    // Durable runs are jobs of async mode: before it (9.10) there is nothing to resume.
+    if (!supportsAsync(settings.platformVersion)) throw notFound('GenericIntegrationEvent needs platform version 9.10 or later.');
+    const { botId } = ctx.params as Record<string, string>;
+    const { invocationId, name } = parseEventQuery(ctx.query);
+    noteInvocation(ctx, invocationId);
+    const contentType = ctx.get('content-type') || undefined;
+    const text = await readExactTextBody(ctx, { maxBytes: settings.journalLimits.maxResultBytes, ...settings.bodyTimeouts });
+    // The payload as JSON text, checked like a webhook call's body (JSON kept as sent, text and forms converted); none is null.
+    const payloadJson = text.length === 0 ? 'null' : requestBodyJson(contentType, text, settings.maxJsonDepth);
+    ctx.status = 202;
+    ctx.body = await sendEvent(deps, { botId, id: invocationId }, name, payloadJson);
+  });
+  routes.otherMethods(eventPath, bot, methodNotAllowed);
   return routes;
 }
 

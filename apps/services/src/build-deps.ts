@@ -6,10 +6,10 @@ import type { ServiceConfig } from '@gi/config';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
 import type { ControlDeps } from '@gi/control';
 import { CompletionWaiter, parseSecretKey } from '@gi/domain';
-import type { ConnectorRuntime, QuotaDefaults, WebhookEntity } from '@gi/domain';
+import type { ConnectorRuntime, JournalLimits, QuotaDefaults, WebhookEntity } from '@gi/domain';
 import { HttpCallbackSender } from '@gi/egress';
 import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
-import type { ExecutorDeps, SweeperSettings } from '@gi/executor';
+import type { DurableSettings, ExecutorDeps, SweeperSettings } from '@gi/executor';
 import { QuotaGate } from '@gi/gateway';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { GatewayDeps, UploadLimits } from '@gi/gateway';
@@ -152,6 +152,7 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
       maxJsonDepth: config.MAX_JSON_DEPTH,
       invocationTtlMs: config.INVOCATION_TTL_HOURS * 3600_000,
       idempotencyKeyTtlMs: config.IDEMPOTENCY_KEY_TTL_SECONDS * 1000,
+      journalLimits: journalLimits(config),
     },
   };
 }
@@ -206,10 +207,29 @@ export function executorDeps(
     secrets: secretVault(base),
     leaseMs: config.LEASE_SECONDS * 1000,
     maxAttempts: config.MAX_ATTEMPTS,
+    durable: durableSettings(config),
     ...parts,
     ...executorFaults(config),
   };
 }
+
+/** How durable runs behave (the settings of docs/operations.md, *Durable jobs*). */
+export function durableSettings(config: ServiceConfig): DurableSettings {
+  return {
+    suspendAfterMs: config.SUSPEND_AFTER_SECONDS * 1000,
+    maxLifetimeMs: config.INVOCATION_MAX_LIFETIME_DAYS * 86_400_000,
+    invocationTtlMs: config.INVOCATION_TTL_HOURS * 3_600_000,
+    limits: journalLimits(config),
+  };
+}
+
+/** The limits of one invocation's journal, for the executors that write it and the gateways that send it events. */
+export const journalLimits = (config: ServiceConfig): JournalLimits => ({
+  maxSteps: config.JOURNAL_MAX_STEPS,
+  maxResultBytes: config.STEP_RESULT_MAX_SIZE,
+  maxJournalBytes: config.JOURNAL_MAX_SIZE,
+  maxKeptEvents: config.JOURNAL_MAX_KEPT_EVENTS,
+});
 
 /**
  * The sender of callbacks of a process that runs executors. Its deliveries are claimed for twice the time

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { createTokenService, SecretVault } from '@gi/auth';
 import { LocalJobBus } from '@gi/bus-local';
 import { controlRouter } from '@gi/control';
-import { CompletionWaiter, DEFAULT_CONNECTOR_LIMITS, MAX_STORED_ENTITY_BYTES, systemClock } from '@gi/domain';
+import { CompletionWaiter, DEFAULT_CONNECTOR_LIMITS, DEFAULT_JOURNAL_LIMITS, MAX_STORED_ENTITY_BYTES, systemClock } from '@gi/domain';
 import type { Store } from '@gi/domain';
 import { gatewayRouter } from '@gi/gateway';
 import { createHttpApp } from '@gi/http';
@@ -43,6 +43,7 @@ describe('store limits over HTTP', () => {
       maxJsonDepth: 64,
       invocationTtlMs: 60_000,
       idempotencyKeyTtlMs: 60_000,
+      journalLimits: DEFAULT_JOURNAL_LIMITS,
     };
     const { url, server } = await serve(gatewayRouter({ store, bus, tokens, waiter: new CompletionWaiter<CompletionEvent>(), clock: systemClock, logger, settings }));
     try {

@@ -1,4 +1,4 @@
-import { InFlight, isValidName, unavailable } from '@gi/domain';
+import { InFlight, isTerminal, isValidName, unavailable } from '@gi/domain';
 import type { CancelEvent, CompletionEvent, CompletionWatch, JobBus, JobHandler, JobMessage, Subscription } from '@gi/contracts';
 import { connect } from 'amqplib';
 import type { ChannelModel, RecoveringChannelModel } from 'amqplib';
@@ -99,10 +99,18 @@ export class AmqpJobBus implements JobBus {
     return this.interest.watch(invocationId, options.directReply ? { onPromoted: options.onPromoted } : null);
   }
 
-  /** A direct reply: handed to this bus's own completion listeners. */
+  /**
+   * A direct reply: handed to this bus's own completion listeners. One that says the run suspended
+   * (a durable run's long wait) is no outcome: its outcome will come from whichever executor resumes
+   * it, without a reply address, so the waits for it are routed by partition from now on.
+   */
   private deliverDirectReply(content: Buffer): void {
     const decoded = decodeCompletion(content);
     if (!decoded.ok) return this.options.logger.warn({ reason: decoded.reason }, 'malformed direct reply ignored');
+    if (!isTerminal(decoded.value.status)) {
+      this.interest.promoteStandbyOf(decoded.value.invocationId).catch((err) => this.options.logger.warn({ err }, 'the waits of a suspended run could not be routed by partition; they end at their deadline'));
+      return;
+    }
     for (const subscriber of this.subscribers) subscriber.deliver(decoded.value);
   }
 

@@ -13,7 +13,7 @@ import type { ExecutorDeps } from '@gi/executor';
 import { createMetrics } from '@gi/observability';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { eventually } from './bus.contract';
-import { newInvocation } from './fixtures';
+import { newInvocation, TEST_DURABLE_SETTINGS } from './fixtures';
 import { ManualClock } from './manual-clock';
 
 /** The connector runtime is the edge here: a scripted stand-in. */
@@ -52,7 +52,7 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     runtime = new ScriptedRuntime();
     events = [];
     await bus.onCompletion((e) => events.push(e));
-    deps = { store, bus, runtime, clock, logger: pino({ level: 'silent' }), metrics: createMetrics(), ownerId: 'w1', leaseMs: 30_000, maxAttempts: 3, versions: new IntegrationVersions(store.catalog) };
+    deps = { store, bus, runtime, clock, logger: pino({ level: 'silent' }), metrics: createMetrics(), ownerId: 'w1', leaseMs: 30_000, maxAttempts: 3, durable: TEST_DURABLE_SETTINGS, versions: new IntegrationVersions(store.catalog) };
     await store.catalog.putEntity('bot-a', 'Order', [], clock.now());
     await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: ['x.example'], limits: { ...DEFAULT_CONNECTOR_LIMITS, memoryMiB: 16, cpuSeconds: 2 }, callbackUrl: null }, clock.now());
     await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v2', pool: 'default', timeoutSeconds: 5, allowedHosts: [], limits: DEFAULT_CONNECTOR_LIMITS, callbackUrl: null }, clock.now());

@@ -19,11 +19,12 @@ export const webhookShow: CommandSpec = {
       ]),
     ];
     for (const integration of webhook.integrations) {
-      const { sync, async, fileTransfer, poll } = integration.urls;
+      const { sync, async, fileTransfer, poll, event } = integration.urls;
       const urls: Array<[string, string]> = [['sync', sync]];
       if (async) urls.push(['async', async]);
       if (fileTransfer) urls.push(['file transfer', fileTransfer]);
       if (poll) urls.push(['poll', poll]);
+      if (event) urls.push(['event', event]);
       const indented = fields(urls).replace(/^/gm, '  ');
       blocks.push(`${integration.integrationId} (entity ${integration.entityName})\n${indented}`);
     }

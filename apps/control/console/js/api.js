@@ -11,7 +11,7 @@
  * @typedef {{ from: number, to: number, code: string, sources: { path: string, diff: string }[], settings: { name: string, from: unknown, to: unknown }[] }} VersionDiff
  * @typedef {{ tokenId: string, label: string | null, createdAt: string, expiresAt: string | null, revokedAt: string | null }} TokenInfo
  * @typedef {{ token: string, tokenId: string, expiresAt: string | null }} CreatedToken
- * @typedef {{ sync: string, async: string, fileTransfer: string, poll: string }} WebhookUrls
+ * @typedef {{ sync: string, async: string, fileTransfer: string, poll: string, event?: string }} WebhookUrls
  * @typedef {{ baseUrl: string, botId: string, platformSegment: string, pollUrl: string, integrations: { integrationId: string, entityName: string, version: number, urls: WebhookUrls }[] }} Webhook
  * @typedef {'Queued' | 'Running' | 'Completed' | 'Failed' | 'Cancelled'} Status
  * @typedef {{ code: string, title: string, detail: string }} InvocationError

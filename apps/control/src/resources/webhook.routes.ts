@@ -1,5 +1,5 @@
 import { newSigningSecret } from '@gi/auth';
-import { notFound, pollPath, webhookApiRoot, webhookCallPath } from '@gi/domain';
+import { eventPath, notFound, pollPath, webhookApiRoot, webhookCallPath } from '@gi/domain';
 import type { ControlRoutes } from '../control-routes';
 import { iso } from '../control.views';
 
@@ -34,12 +34,14 @@ export function webhookRoutes({ routes, admin, deps }: ControlRoutes): void {
     const baseUrl = (settings.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`).replace(/\/$/, '');
     const root = webhookApiRoot(settings.platformSegment, baseUrl);
     const poll = `${root}${pollPath(botId)}?invocationId={invocationId}`;
+    const event = `${root}${eventPath(botId)}?invocationId={invocationId}&name={name}`;
     const integrations = await store.catalog.listIntegrations(botId);
     ctx.body = {
       baseUrl,
       botId,
       platformSegment: settings.platformSegment,
       pollUrl: poll,
+      eventUrl: event,
       integrations: integrations.map((i) => {
         const call = `${root}${webhookCallPath({ botId, entityName: i.entityName, integrationId: i.integrationId })}`;
         return {
@@ -51,6 +53,7 @@ export function webhookRoutes({ routes, admin, deps }: ControlRoutes): void {
             async: `${call}?asyncResponse=true`,
             fileTransfer: `${root}${webhookCallPath({ botId, entityName: i.entityName, integrationId: i.integrationId }, 'GenericIntegrationFileTransfer')}`,
             poll,
+            event,
           },
         };
       }),

@@ -62,6 +62,7 @@ function integrationCard(integration) {
       ['Async', copyField(integration.urls.async, `async URL of ${integration.integrationId}`)],
       ['File transfer', copyField(integration.urls.fileTransfer, `file transfer URL of ${integration.integrationId}`)],
       ['Polling', copyField(integration.urls.poll, `polling URL of ${integration.integrationId}`)],
+      ...(integration.urls.event ? [['Event (resumes a run waiting in Context.WaitForEvent)', copyField(integration.urls.event, `event URL of ${integration.integrationId}`)]] : []),
     ]),
     example,
   );
