@@ -288,4 +288,9 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX invocation_events_by_name ON invocation_events (invocation_id, name);
   `,
+  // A second index of the journal, by invocation in write order, made by the first build of the migration
+  // above: the entries are read through the index by step now, and each step wrote it for nothing.
+  `
+  DROP INDEX IF EXISTS invocation_journal_in_order;
+  `,
 ];

@@ -164,4 +164,23 @@ describe('SQLite store opening a database written before durable runs', () => {
       await store.close();
     }
   });
+
+  it('drops the second journal index an early build of its migration made', async () => {
+    const path = join(dir, 'store.db');
+    const early = new Database(path);
+    const journal = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE invocation_journal'));
+    early.exec(MIGRATIONS.slice(0, journal + 1).join('\n'));
+    early.exec('CREATE INDEX invocation_journal_in_order ON invocation_journal (invocation_id)');
+    early.pragma(`user_version = ${journal + 1}`);
+    early.close();
+    const store = createSqliteStore(path, systemClock);
+    const reader = new Database(path, { readonly: true });
+    try {
+      const indexes = reader.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'invocation_journal' AND sql IS NOT NULL").pluck().all();
+      expect(indexes).toEqual(['invocation_journal_by_step']);
+    } finally {
+      reader.close();
+      await store.close();
+    }
+  });
 });
