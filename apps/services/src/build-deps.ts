@@ -303,6 +303,5 @@ export async function openPublicApi(base: ServiceProcessBase, name: 'gateway' | 
   const bus = await openAmqpBus(base, name);
   const tokens = openTokenService(base);
   const waiter = await completionWaiter(bus);
-  const ready = async () => (await base.store.ping()) && (await bus.ping());
-  return { bus, tokens, waiter, ready };
+  return { bus, tokens, waiter };
 }

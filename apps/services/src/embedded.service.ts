@@ -10,7 +10,7 @@ import type { CompletionWaiter, ConnectorRuntime } from '@gi/domain';
 import { startExecutor, startSweeper } from '@gi/executor';
 import { GatewayPresence } from '@gi/gateway';
 import type { QuotaGate } from '@gi/gateway';
-import { createHttpApp } from '@gi/http';
+import { createHttpApp, readinessOf } from '@gi/http';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { Routes } from '@gi/http';
 import { callbackDispatcher, completionWaiter, executorDeps, openConnectorRuntime, openTokenService, quarantineOnCrash, quotaGate, sealStoredSecrets, sweeperSettings } from './build-deps';
@@ -22,6 +22,7 @@ import { embeddedWorkerRole, joinCluster, runEmbeddedCluster } from './embedded-
 import { embeddedProcessCount } from './embedded-shares';
 import { gatewayServiceRoutes } from './gateway.service';
 import { openServiceBase } from './open-store';
+import { writerChecks } from './readiness-checks';
 import type { ServiceBase } from './open-store';
 import { listen, stopListening } from './serve-http';
 
@@ -73,7 +74,7 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   metrics.sources.queueDepth = () => bus.depthByPool();
   const quotas = quotaGate(base, presence ? () => presence.peers() : () => 1);
   const routes = embeddedRoutes({ base, bus, tokens, waiter, runtime, adminToken, consoleAssets: loadConsoleAssets(), quotas });
-  const app = createHttpApp({ logger, metrics, ready: () => store.ping(), routes, accessLog: config.ACCESS_LOG });
+  const app = createHttpApp({ logger, metrics, ready: readinessOf(writerChecks(base)), routes, accessLog: config.ACCESS_LOG });
   const banner = { dataDir: config.DATA_DIR, sandbox: runtime.isolation, console: '/console' };
   const server = sole ? await listen(app, base, banner) : await listen(app, base, { ...banner, process: role.index, ownerId }, 'process listening');
   if (!sole) joinCluster(base, { bus, ownerId, server, fields: banner });

@@ -5,11 +5,12 @@ import type { CompletionWaiter } from '@gi/domain';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
 import { GatewayPresence, gatewayRouter } from '@gi/gateway';
 import type { QuotaGate } from '@gi/gateway';
-import { createHttpApp } from '@gi/http';
+import { createHttpApp, readinessOf } from '@gi/http';
 import type { Routes } from '@gi/http';
 import { resultsRouter } from '@gi/results';
 import { gatewayDeps, openPublicApi, quotaGate, resultsDeps } from './build-deps';
 import { openServiceBase } from './open-store';
+import { brokerAnswers, writerChecks } from './readiness-checks';
 import type { ServiceBase } from './open-store';
 import { drain, listen } from './serve-http';
 
@@ -20,7 +21,8 @@ import { drain, listen } from './serve-http';
  */
 export async function runGateway(): Promise<void> {
   const base = await openServiceBase('gateway');
-  const { bus, tokens, waiter, ready } = await openPublicApi(base, 'gateway');
+  const { bus, tokens, waiter } = await openPublicApi(base, 'gateway');
+  const ready = readinessOf({ ...writerChecks(base), broker: brokerAnswers(bus) });
   const instanceId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const presence = await GatewayPresence.start({
     registry: base.store.instances,

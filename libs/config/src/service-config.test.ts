@@ -43,6 +43,13 @@ describe('parseServiceConfig', () => {
     for (const value of ['off', 'extra', '2', 'FULLY']) expect(() => parseServiceConfig({ SQLITE_SYNCHRONOUS: value })).toThrow(/SQLITE_SYNCHRONOUS: normal or full/);
   });
 
+  it('reads the free disk readiness asks for as a size, 64 MiB by default, 0 for no check', () => {
+    expect(parseServiceConfig({}).READY_MIN_FREE_DISK).toBe(64 * 1024 ** 2);
+    expect(parseServiceConfig({ READY_MIN_FREE_DISK: '0' }).READY_MIN_FREE_DISK).toBe(0);
+    expect(parseServiceConfig({ READY_MIN_FREE_DISK: '1gb' }).READY_MIN_FREE_DISK).toBe(1024 ** 3);
+    for (const value of ['-1mb', 'lots', '5 tb']) expect(() => parseServiceConfig({ READY_MIN_FREE_DISK: value })).toThrow(/READY_MIN_FREE_DISK/);
+  });
+
   it('reads the heap growth between full collections in percent, 100 by default, 0 for V8\'s own', () => {
     expect(parseServiceConfig({}).HEAP_GROWTH_PERCENT).toBe(100);
     expect(parseServiceConfig({ HEAP_GROWTH_PERCENT: '0' }).HEAP_GROWTH_PERCENT).toBe(0);

@@ -110,6 +110,11 @@ const schema = z.object({
    * a process crash and may lose the last commits on a power loss; full fsyncs the WAL at every commit.
    */
   SQLITE_SYNCHRONOUS: z.enum(['normal', 'full'], 'normal or full').default('normal'),
+  /**
+   * Disk pressure in readiness: a process that writes to local disk (a SQLite store, uploaded files on
+   * disk) reports not ready while their file system has less free space than this; 0 turns the check off.
+   */
+  READY_MIN_FREE_DISK: bytes.default(64 * 1024 ** 2),
   AMQP_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// or amqps:// URL').optional(),
   BUS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . -').default('gi'),
   EXECUTOR_POOLS: z.string().regex(/^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$/, 'comma-separated pool names').default('default'),

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { busNames, poolQueueName } from '@gi/bus-amqp';
 import { mongoUrlOf, parseServiceConfig } from '@gi/config';
-import { operationsRouter } from '@gi/http';
+import { operationsRouter, readinessOf } from '@gi/http';
 import { createMetrics } from '@gi/observability';
 
 /**
@@ -301,7 +301,7 @@ describe('deploy/k8s', () => {
   });
 
   it('probes /readyz and /healthz, which every service serves, on the port the services listen on', () => {
-    const routes = operationsRouter(createMetrics(), async () => true).list().map((route) => route.path);
+    const routes = operationsRouter(createMetrics(), readinessOf({})).list().map((route) => route.path);
     expect(routes).toEqual(expect.arrayContaining(['/healthz', '/readyz']));
     const port = parseServiceConfig(config).PORT;
     for (const deployment of deployments) {
