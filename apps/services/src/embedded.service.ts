@@ -84,11 +84,12 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   base.lifecycle.onShutdown([
     stopSweeper,
     async () => presence?.stop(),
-    // No new connections; running jobs finish (answering their sync callers); then every other wait
-    // ends with what the store holds (202 for polls, 504 + invocationId for sync calls still queued).
+    // No new connections; running jobs finish (answering their sync callers) until the drain deadline,
+    // then those still going are handed back (Queued again: the next start runs them); then every other
+    // wait ends with what the store holds (202 for polls, 504 + invocationId for sync calls still queued).
     async () => {
       const stopped = stopListening(server);
-      await executor.stop();
+      await executor.stop(config.DRAIN_DEADLINE_SECONDS * 1000);
       waiter.releaseAll();
       await stopped;
     },

@@ -26,8 +26,9 @@ export async function runExecutor(pools: string[]): Promise<void> {
   const server = await listen(app, base, { service: 'executor', pools, ownerId, sandbox: runtime.isolation });
   base.lifecycle.onShutdown([
     stopSweeper,
-    // Stop consuming and finish running jobs; unacknowledged ones go back to the queue.
-    () => executor.stop(),
+    // Stop consuming and let running jobs finish until the drain deadline; then hand back the rest
+    // (stopped, leases released, jobs requeued). Unacknowledged ones go back to the queue.
+    () => executor.stop(config.DRAIN_DEADLINE_SECONDS * 1000),
     () => callbacks.stop(),
     () => bus.close(),
     () => stopListening(server),

@@ -43,6 +43,13 @@ describe('parseServiceConfig', () => {
     for (const value of ['off', 'extra', '2', 'FULLY']) expect(() => parseServiceConfig({ SQLITE_SYNCHRONOUS: value })).toThrow(/SQLITE_SYNCHRONOUS: normal or full/);
   });
 
+  it('reads the drain deadline in whole seconds, 20 by default (below a 30 s grace period), 0 to hand back at once', () => {
+    expect(parseServiceConfig({}).DRAIN_DEADLINE_SECONDS).toBe(20);
+    expect(parseServiceConfig({ DRAIN_DEADLINE_SECONDS: '0' }).DRAIN_DEADLINE_SECONDS).toBe(0);
+    expect(parseServiceConfig({ DRAIN_DEADLINE_SECONDS: '100' }).DRAIN_DEADLINE_SECONDS).toBe(100);
+    for (const value of ['-1', '1.5', 'soon', '86401']) expect(() => parseServiceConfig({ DRAIN_DEADLINE_SECONDS: value })).toThrow(/DRAIN_DEADLINE_SECONDS/);
+  });
+
   it('reads the free disk readiness asks for as a size, 64 MiB by default, 0 for no check', () => {
     expect(parseServiceConfig({}).READY_MIN_FREE_DISK).toBe(64 * 1024 ** 2);
     expect(parseServiceConfig({ READY_MIN_FREE_DISK: '0' }).READY_MIN_FREE_DISK).toBe(0);

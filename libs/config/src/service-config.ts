@@ -123,6 +123,12 @@ const schema = z.object({
   SWEEP_INTERVAL_SECONDS: int(1, 3600).default(15),
   REPUBLISH_AFTER_SECONDS: int(5, 24 * 3600).default(60),
   /**
+   * On SIGTERM a process that runs connectors lets its runs finish for at most this long; then it hands
+   * back those still going (stopped, lease released, job requeued) to run again elsewhere. Keep it below
+   * the orchestrator's grace period (Kubernetes: 30 s by default) less a few seconds for the rest of the stop.
+   */
+  DRAIN_DEADLINE_SECONDS: int(0, 24 * 3600).default(20),
+  /**
    * Private or loopback addresses connectors may call although Context.Http refuses such addresses by
    * default (an internal ERP, a local test server). The integration's allowedHosts still apply.
    */
