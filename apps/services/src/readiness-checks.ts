@@ -63,9 +63,19 @@ export function storeTakesWrites(store: Pick<Store, 'instances'>, clock: Clock):
       );
       void probing.finally(() => (probing = null));
     }
-    if (probing) await Promise.race([probing, new Promise((resolve) => setTimeout(resolve, PROBE_ANSWER_MS).unref())]);
+    if (probing) await settledOrAfter(probing, PROBE_ANSWER_MS);
     return verdict;
   };
+}
+
+/** Resolves when `work` settles or `ms` has passed, whichever comes first. */
+async function settledOrAfter(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
