@@ -52,7 +52,7 @@ describe('a broker outage (the services reach RabbitMQ through a proxy the test 
   afterEach(() => proxy.restore());
 
   it("takes the gateway and the executor out of service but keeps control (store only) ready, and says which dependency failed", async () => {
-    for (const service of [gateway, control, executor]) expect((await send(`${service.baseUrl}/readyz`)).status).toBe(200);
+    for (const service of [gateway, control, executor]) expect((await readinessUntil(service, (reply) => reply.status === 200)).status).toBe(200);
     proxy.cut();
     const gatewayDown = await readinessUntil(gateway, (reply) => reply.status === 503);
     const executorDown = await readinessUntil(executor, (reply) => reply.status === 503);

@@ -77,7 +77,9 @@ describe('readiness of the embedded service when its disk refuses writes or runs
     // The floor sits 512 MiB below what is free now; a 1 GiB file takes the disk under it.
     const dataDir = mkdtempSync(join(tmpdir(), 'gi-e2e-disk-'));
     const stats = statfsSync(dataDir);
-    const floor = stats.bavail * stats.bsize - 512 * 1024 ** 2;
+    const free = stats.bavail * stats.bsize;
+    expect({ freeGiB: Math.floor(free / 1024 ** 3), enough: free > 2 * 1024 ** 3 }).toMatchObject({ enough: true });
+    const floor = free - 512 * 1024 ** 2;
     service = await startService({ dataDir, env: { READY_MIN_FREE_DISK: String(floor) } });
     const filler = join(dataDir, 'filler');
     try {
