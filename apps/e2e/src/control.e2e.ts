@@ -132,7 +132,8 @@ describe('control API and operations endpoints', () => {
 
   it('serves health, readiness and Prometheus metrics', async () => {
     expect((await send(`${service.baseUrl}/healthz`)).json).toEqual({ status: 'ok' });
-    expect((await send(`${service.baseUrl}/readyz`)).json).toEqual({ status: 'ready' });
+    // The embedded service covers the store, its writes and the disk of DATA_DIR.
+    expect((await send(`${service.baseUrl}/readyz`)).json).toEqual({ status: 'ready', checks: { store: 'ok', storeWrites: 'ok', disk: 'ok' } });
     const metrics = await send(`${service.baseUrl}/metrics`);
     expect(metrics.text).toContain('gi_http_request_duration_seconds_bucket');
     expect(metrics.text).toContain('gi_invocation_outcomes_total');

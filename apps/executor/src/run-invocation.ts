@@ -77,7 +77,7 @@ export async function runInvocation(
       // Unknown or expired: nothing to do. Leased by another executor: it finishes it, or the sweeper requeues it.
       return 'ack';
     }
-    return await handling(ref, invocation.attempt - invocation.progressAttempt, () => inRunSpan(invocation, () => runClaimed(deps, ref, invocation, run, delivery)));
+    return await handling(ref, invocation.attempt - invocation.progressAttempt, () => inRunSpan(invocation, () => runClaimed(deps, ref, invocation, run, running, delivery)));
   } finally {
     running.done(ref, run);
   }
@@ -87,7 +87,14 @@ export async function runInvocation(
 const leaseRenewals = new Deadlines<() => void>((heartbeat) => heartbeat());
 
 /** Runs a claimed invocation's connector, records the outcome and announces it. */
-async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: ClaimedInvocation, run: Cancellation, delivery?: JobDelivery): Promise<JobDecision> {
+async function runClaimed(
+  deps: ExecutorDeps,
+  ref: InvocationRef,
+  invocation: ClaimedInvocation,
+  run: Cancellation,
+  running: RunningInvocations,
+  delivery?: JobDelivery,
+): Promise<JobDecision> {
   const { store, clock, ownerId, leaseMs } = deps;
   const log = new RunLog(deps.logger, invocation);
   if (invocation.attempt - invocation.progressAttempt > deps.maxAttempts) {
@@ -208,6 +215,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Cl
     if (leaseLost === 'expired') log.warn('run stopped: its lease ran out while the store could not be reached to renew it');
     else if (leaseLost === 'store-failed') log.warn('run stopped: its journal could not be written; it runs again once its lease ends');
     else if (leaseLost) log.warn('run stopped: its lease was lost (the invocation was cancelled or taken over)');
+    else if (running.isHandedBack(run)) return handBack(deps, ref, log);
     else {
       log.info('run stopped: the invocation was cancelled');
       // The canceller's event reaches the processes watching the invocation, not a sync caller's gateway.
@@ -230,6 +238,22 @@ function lifetimeExceeded(wait: WaitReason, maxLifetimeMs: number): Outcome {
   const days = Math.round(maxLifetimeMs / 86_400_000);
   const detail = `The run asked to wait (${wait.kind} '${wait.name.slice(0, 100)}') until ${new Date(wait.until).toISOString()}, past the invocation's lifetime limit of ${days} day(s) from its acceptance (INVOCATION_MAX_LIFETIME_DAYS).`;
   return { status: 'Failed', error: { code: 'connector_failed', title: 'Lifetime exceeded', detail } };
+}
+
+/**
+ * A run stopped because its executor stops and its drain deadline passed: nothing is recorded, the lease
+ * is released (the invocation is Queued again at once) and the job goes back to the queue, so another
+ * executor takes it now, as a new attempt. Released only once the run has stopped: two runs of it never
+ * overlap. A store out of reach leaves the lease to lapse; the sweepers requeue it then.
+ */
+async function handBack(deps: ExecutorDeps, ref: InvocationRef, log: RunLog): Promise<JobDecision> {
+  try {
+    const released = await deps.store.invocations.releaseLease(ref, deps.ownerId);
+    log.warn({ released }, 'run handed back: the executor is stopping and its drain deadline passed');
+  } catch (err) {
+    log.warn({ err }, 'run handed back, but its lease could not be released; it runs again once the lease lapses');
+  }
+  return 'requeue';
 }
 
 /** RequestFiles of a file transfer's entity; other calls carry no files, and their entity is not parsed here. */

@@ -5,6 +5,7 @@ import type { BodyTimeouts } from '@gi/http';
 import type { Logger } from '@gi/observability';
 import type { QuotaGate } from './quota-gate';
 import type { Uploads } from './receive-files';
+import type { UnpublishedJobs } from './unpublished-jobs';
 
 export interface GatewaySettings {
   platformSegment: string;
@@ -35,6 +36,8 @@ export interface GatewayDeps {
   quotas?: QuotaGate;
   /** The file store and limits of GenericIntegrationFileTransfer; without them the endpoint answers 501. */
   uploads?: Uploads;
+  /** Jobs whose publish failed, published again once the broker is back; without it they wait for the sweepers. */
+  unpublished?: Pick<UnpublishedJobs, 'add'>;
   /** Recovery tests only: called between the store write and the publish. */
   afterPersist?: () => void;
 }

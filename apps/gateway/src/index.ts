@@ -6,3 +6,4 @@ export type { UploadLimits, Uploads } from './receive-files';
 export { QuotaGate, QUOTA_CACHE_MS } from './quota-gate';
 export type { QuotaGateDeps, QuotaName, QuotaScope } from './quota-gate';
 export { GatewayPresence, PRESENCE_INTERVAL_MS, PRESENCE_TTL_MS } from './gateway-presence';
+export { UnpublishedJobs } from './unpublished-jobs';

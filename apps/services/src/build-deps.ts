@@ -10,7 +10,7 @@ import type { ConnectorRuntime, JournalLimits, QuotaDefaults, WebhookEntity } fr
 import { HttpCallbackSender } from '@gi/egress';
 import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
 import type { DurableSettings, ExecutorDeps, SweeperSettings } from '@gi/executor';
-import { QuotaGate } from '@gi/gateway';
+import { QuotaGate, UnpublishedJobs } from '@gi/gateway';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { GatewayDeps, UploadLimits } from '@gi/gateway';
 import type { ResultsDeps } from '@gi/results';
@@ -131,7 +131,14 @@ export function uploadLimits(config: ServiceConfig): UploadLimits {
   };
 }
 
-export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter<CompletionEvent>, quotas: QuotaGate): GatewayDeps {
+export function gatewayDeps(
+  base: ServiceBase,
+  bus: JobBus,
+  tokens: TokenService,
+  waiter: CompletionWaiter<CompletionEvent>,
+  quotas: QuotaGate,
+  unpublished?: UnpublishedJobs,
+): GatewayDeps {
   const { config } = base;
   return {
     store: base.store,
@@ -142,6 +149,7 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
     logger: base.logger,
     uploads: { files: base.files, limits: uploadLimits(config), timeouts: uploadTimeouts(config) },
     quotas,
+    unpublished,
     afterPersist: config.FAULT_INJECTION === 'gateway-exit-after-persist' ? () => process.kill(process.pid, 'SIGKILL') : undefined,
     settings: {
       platformSegment: config.PLATFORM_SEGMENT,
@@ -298,11 +306,20 @@ function executorFaults(config: ServiceConfig): Pick<ExecutorDeps, 'beforeRun'> 
   };
 }
 
+/**
+ * The jobs a gateway on RabbitMQ could not publish, published again as soon as its connection is back
+ * (jobs kept longer than REPUBLISH_AFTER_SECONDS are left to the sweepers, which would publish them then).
+ */
+export function unpublishedJobs(base: ServiceBase, bus: AmqpJobBus): UnpublishedJobs {
+  const unpublished = new UnpublishedJobs({ bus, clock: base.clock, logger: base.logger, maxAgeMs: base.config.REPUBLISH_AFTER_SECONDS * 1000 });
+  bus.onReconnected(() => void unpublished.republish());
+  return unpublished;
+}
+
 /** What the gateway and results services share: the store, the bus, tokens and a completion waiter. */
 export async function openPublicApi(base: ServiceProcessBase, name: 'gateway' | 'results') {
   const bus = await openAmqpBus(base, name);
   const tokens = openTokenService(base);
   const waiter = await completionWaiter(bus);
-  const ready = async () => (await base.store.ping()) && (await bus.ping());
-  return { bus, tokens, waiter, ready };
+  return { bus, tokens, waiter };
 }

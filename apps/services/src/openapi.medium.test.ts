@@ -84,7 +84,7 @@ describe('docs/openapi.yaml', () => {
     const base = { config, logger: createLogger('silent', 'openapi'), metrics: createMetrics(), clock: systemClock, store, files: new DiskFileStore(join(dir, 'files')) };
     const tokens = createTokenService({ secret: 'openapi-test-secret-0123456789abcdef', tokens: store.tokens, clock: systemClock });
     const parts = { base, bus, tokens, waiter: new CompletionWaiter<CompletionEvent>(), runtime, adminToken: 'openapi-test-admin-token-0123', consoleAssets: loadConsoleAssets() };
-    routes = appRoutes(createHttpApp({ logger: base.logger, metrics: base.metrics, ready: async () => true, routes: embeddedRoutes(parts) }));
+    routes = appRoutes(createHttpApp({ logger: base.logger, metrics: base.metrics, routes: embeddedRoutes(parts) }));
   });
   afterAll(async () => {
     await runtime.close();

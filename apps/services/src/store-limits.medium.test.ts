@@ -20,7 +20,7 @@ const logger = pino({ level: 'silent' });
 const bodyTimeouts = { idleMs: 10_000, totalMs: 60_000 };
 
 async function serve(routes: Routes): Promise<{ url: string; server: Server }> {
-  const server = createServer(createHttpApp({ logger, metrics: createMetrics(), ready: async () => true, routes: [routes] }).callback());
+  const server = createServer(createHttpApp({ logger, metrics: createMetrics(), routes: [routes] }).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }

@@ -52,6 +52,7 @@ export class AmqpJobBus implements JobBus {
   /** Sessions set up so far: from the second on, direct replies expected on an earlier one are lost. */
   private sessionsStarted = 0;
   private readonly inFlight = new InFlight();
+  private readonly reconnectListeners = new Set<() => void>();
   private connection: RecoveringChannelModel | null = null;
   private session: AmqpSession | null = null;
   private phase: Phase = 'open';
@@ -169,6 +170,16 @@ export class AmqpJobBus implements JobBus {
     this.cancelSubscribers.add(subscriber);
     await this.attachNow(subscriber);
     return subscriber;
+  }
+
+  /**
+   * Calls `listener` each time the connection is back after it was lost, once its topology, listeners
+   * and consumers are in place again (a gateway then publishes what failed meanwhile). Returns the way
+   * to stop.
+   */
+  onReconnected(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => void this.reconnectListeners.delete(listener);
   }
 
   /** True while connected to the broker (readiness). */
@@ -307,8 +318,22 @@ export class AmqpJobBus implements JobBus {
     this.session = session;
     // Consumers and listeners registered while the above ran (attach is idempotent per session).
     await this.attachAll(session);
-    // Direct replies to the previous connection's channel go nowhere now: route those waits by partition.
-    if (++this.sessionsStarted > 1) await this.interest.promoteStandby();
+    if (++this.sessionsStarted > 1) {
+      // Direct replies to the previous connection's channel go nowhere now: route those waits by partition.
+      await this.interest.promoteStandby();
+      // After this setup has returned and the connection counts as up.
+      setImmediate(() => this.announceReconnect());
+    }
+  }
+
+  private announceReconnect(): void {
+    for (const listener of this.reconnectListeners) {
+      try {
+        listener();
+      } catch (err) {
+        this.options.logger.error({ err }, 'reconnect listener threw');
+      }
+    }
   }
 
   /**

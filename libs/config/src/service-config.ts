@@ -110,6 +110,11 @@ const schema = z.object({
    * a process crash and may lose the last commits on a power loss; full fsyncs the WAL at every commit.
    */
   SQLITE_SYNCHRONOUS: z.enum(['normal', 'full'], 'normal or full').default('normal'),
+  /**
+   * Disk pressure in readiness: a process that writes to local disk (a SQLite store, uploaded files on
+   * disk) reports not ready while their file system has less free space than this; 0 turns the check off.
+   */
+  READY_MIN_FREE_DISK: bytes.default(64 * 1024 ** 2),
   AMQP_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// or amqps:// URL').optional(),
   BUS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . -').default('gi'),
   EXECUTOR_POOLS: z.string().regex(/^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$/, 'comma-separated pool names').default('default'),
@@ -117,6 +122,12 @@ const schema = z.object({
   MAX_ATTEMPTS: int(1, 100).default(5),
   SWEEP_INTERVAL_SECONDS: int(1, 3600).default(15),
   REPUBLISH_AFTER_SECONDS: int(5, 24 * 3600).default(60),
+  /**
+   * On SIGTERM a process that runs connectors lets its runs finish for at most this long; then it hands
+   * back those still going (stopped, lease released, job requeued) to run again elsewhere. Keep it below
+   * the orchestrator's grace period (Kubernetes: 30 s by default) less a few seconds for the rest of the stop.
+   */
+  DRAIN_DEADLINE_SECONDS: int(0, 24 * 3600).default(20),
   /**
    * Private or loopback addresses connectors may call although Context.Http refuses such addresses by
    * default (an internal ERP, a local test server). The integration's allowedHosts still apply.

@@ -387,6 +387,11 @@ export class MongoInvocationStore implements InvocationStore {
     return taken.map((doc) => ({ botId: doc.botId, id: doc._id }));
   }
 
+  async releaseLease(ref: InvocationRef, owner: string): Promise<boolean> {
+    const result = await this.invocations.updateOne(this.leased(ref, owner), { $set: { status: 'Queued', leaseOwner: null, leaseUntil: null } });
+    return result.matchedCount === 1;
+  }
+
   async releaseLeasesOf(owner: string): Promise<InvocationRef[]> {
     const held: Filter<InvocationDocument> = { status: 'Running', leaseOwner: owner };
     const taken = await this.sweep(held, { leaseUntil: 1 }, { status: 'Queued', leaseOwner: null, leaseUntil: null, publishedAt: 0 }, SWEEP_BATCH);

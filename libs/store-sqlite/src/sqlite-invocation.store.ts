@@ -129,6 +129,8 @@ export class SqliteInvocationStore implements InvocationStore {
       // A requeued invocation counts as never published, so the next sweep publishes it.
       requeue: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL, published_at = 0
         WHERE ${IN_FLIGHT} AND status = 'Running' AND lease_until < ? RETURNING id, bot_id`),
+      releaseLease: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL
+        WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
       releaseLeasesOf: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL, published_at = 0
         WHERE ${IN_FLIGHT} AND status = 'Running' AND lease_owner = ? RETURNING id, bot_id`),
       takeUnpublished: db.prepare(`UPDATE invocations SET published_at = @now
@@ -320,6 +322,11 @@ export class SqliteInvocationStore implements InvocationStore {
   async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {
     const rows = this.statements.requeue.all(before) as Array<{ id: string; bot_id: string }>;
     return rows.map((row) => ({ id: row.id, botId: row.bot_id }));
+  }
+
+  async releaseLease(ref: InvocationRef, owner: string): Promise<boolean> {
+    const params = { id: ref.id, botId: ref.botId, owner };
+    return (await this.writes.write(() => this.statements.releaseLease.run(params))).changes === 1;
   }
 
   async releaseLeasesOf(owner: string): Promise<InvocationRef[]> {

@@ -305,6 +305,12 @@ export class FakeInvocationStore implements InvocationStore {
     return [...this.rows.values()].filter(({ invocation: inv }) => inv.status === 'Waiting' && inv.expireAt > now).length;
   }
 
+  async releaseLease(ref: InvocationRef, owner: string): Promise<boolean> {
+    const row = this.leased(ref, owner);
+    if (row) Object.assign(row.invocation, { status: 'Queued', leaseOwner: null, leaseUntil: null });
+    return row !== undefined;
+  }
+
   async releaseLeasesOf(owner: string): Promise<InvocationRef[]> {
     const released: InvocationRef[] = [];
     for (const row of this.rows.values()) {

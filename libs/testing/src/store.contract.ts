@@ -370,6 +370,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.takeUnpublished(clock.now() - 30_000, clock.now(), 10)).toEqual([]);
       });
 
+      it('hands a run back: its lease owner alone releases it, Queued again and claimable at once by another', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        await store.invocations.claim(inv, 'stopping', 60_000, clock.now());
+        expect(await store.invocations.releaseLease(inv, 'someone-else')).toBe(false);
+        expect((await store.invocations.get(inv))?.status).toBe('Running');
+        expect(await store.invocations.releaseLease({ botId: 'bot-b', id: inv.id }, 'stopping')).toBe(false);
+        expect(await store.invocations.releaseLease(inv, 'stopping')).toBe(true);
+        expect(await store.invocations.get(inv)).toMatchObject({ status: 'Queued', leaseOwner: null, leaseUntil: null, attempt: 1 });
+        // Long before the lease would have ended, the next claim takes it: a new attempt.
+        expect(await store.invocations.claim(inv, 'next', 60_000, clock.now())).toMatchObject({ attempt: 2 });
+        expect(await store.invocations.releaseLease(inv, 'stopping')).toBe(false);
+        expect(await store.invocations.renewLease(inv, 'stopping', 60_000, clock.now())).toBe(false);
+        await store.invocations.complete(inv, 'next', { status: 'Completed', responseBody: 2 }, [], clock.now());
+        expect(await store.invocations.releaseLease(inv, 'next')).toBe(false);
+        expect(await store.invocations.get(inv)).toMatchObject({ status: 'Completed', attempt: 2 });
+      });
+
       it('releases the leases of a dead owner at once, and no one else\'s', async () => {
         const { store, clock } = subject;
         const dead = newInvocation({ createdAt: clock.now() });

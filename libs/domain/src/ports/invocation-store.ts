@@ -132,6 +132,12 @@ export interface InvocationStore {
   wakeDue(now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>>;
   /** How many invocations wait (status Waiting, not expired), for the waiting-invocations gauge. */
   countWaiting(now: number): Promise<number>;
+  /**
+   * Hands a run back: the Running invocation whose lease `owner` holds goes back to Queued at once, its
+   * lease released, so the next claim (its job requeued) takes it without waiting for the lease to end.
+   * For a run its executor stopped itself (a drain deadline). False when `owner` holds no such lease.
+   */
+  releaseLease(ref: InvocationRef, owner: string): Promise<boolean>;
   /** Running invocations whose lease ended before `before` go back to Queued; returns them. */
   requeueExpiredLeases(before: number): Promise<InvocationRef[]>;
   /**
