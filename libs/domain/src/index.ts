@@ -5,6 +5,7 @@ export * from './request-entity';
 export * from './render';
 export * from './invocation';
 export * from './journal';
+export * from './journal-rules';
 export * from './catalog';
 export * from './connector-code';
 export * from './ports/index';

@@ -1,6 +1,7 @@
 import { DEFAULT_CONNECTOR_LIMITS, GiError, MAX_RECORDED_RESULT_BYTES, MAX_STORED_ENTITY_BYTES, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
 import type { ClaimedInvocation, IdempotencyRecord, LogLine, NewInvocation, SecretRef, Store } from '@gi/domain';
 import { newInvocation } from './fixtures';
+import { describeJournalContract } from './journal.contract';
 import type { ManualClock } from './manual-clock';
 
 export interface StoreUnderTest {
@@ -42,8 +43,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         const stateOf = async () => {
           const full = await store.invocations.get(inv);
           if (!full) return null;
-          const { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType } = full;
-          return { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType };
+          const { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType, waiting, steps } = full;
+          return { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType, waiting, steps };
         };
         expect(await store.invocations.getState(inv)).toEqual(await stateOf());
         await store.invocations.claim(inv, 'w1', 10_000, clock.now());
@@ -624,6 +625,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.complete(inv, 'w1', { status: 'Completed', responseBody }, logs.slice(1), clock.now())).toEqual({ watched: false });
       });
     });
+
+    describeJournalContract(() => subject);
 
     describe('Idempotency-Keys', () => {
       const recordOf = (inv: NewInvocation, key: string, fingerprint = 'f1', ttlMs = 60_000): IdempotencyRecord => ({

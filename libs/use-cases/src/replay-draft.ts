@@ -123,6 +123,8 @@ async function replayOne(deps: ReplayDeps, draft: IntegrationDraft, invocation: 
     ...(outbound === 'block' && { blockedHttp: BLOCKED_HTTP_MESSAGE }),
     readFile: connectorFileReader(deps.files, invocation, invocation.entity.RequestFiles, deps.log),
   });
+  // Without a journal (ConnectorRunRequest.durable) a run never suspends.
+  if (result.kind === 'suspended') throw new Error('A replay ran without a journal, yet suspended.');
   const outcome = outcomeOf(result, timeoutMs);
   const published: ReplaySide & { version: number } = {
     version: invocation.integrationVersion,
