@@ -62,10 +62,11 @@ beforeEach(async () => {
 const concrete = (path: string) => path.replace(/[:*](\w+)/g, (_m, name: string) => values[name]);
 const staticSegments = (path: string) => path.split('/').filter((segment) => segment !== '' && !/^[:*]/.test(segment));
 
-/** What a route's call needs besides its path: a query that starts or polls without waiting, a JSON body. */
+/** What a route's call needs besides its path: a query that starts or polls without waiting, or names the event it sends; a JSON body. */
 function queryOf(path: string): string {
   if (/GenericIntegration(FileTransfer)?$/.test(path)) return '?asyncResponse=true';
   if (path.endsWith('/GetGenericIntegrationResponse')) return `?invocationId=${values.invocationId}&waitSeconds=0`;
+  if (path.endsWith('/GenericIntegrationEvent')) return `?invocationId=${values.invocationId}&name=approved`;
   return '';
 }
 
@@ -162,6 +163,18 @@ describe.each(SERVICES)('route-auth matrix of the %s service', (name) => {
       return null;
     });
     expect(failures).toEqual([]);
+  });
+
+  it('covers the routes of durable jobs: the event route as a bot route, the steps route as an admin route, each taking its own credential', async () => {
+    const event = { method: 'POST', path: '/api/Platform/:botId/GenericIntegrationEvent' };
+    const steps = { method: 'GET', path: '/admin/bots/:botId/invocations/:invocationId/steps' };
+    const expected = [...(['embedded', 'gateway'].includes(name) ? [{ ...event, caller: 'bot' }] : []), ...(['embedded', 'control'].includes(name) ? [{ ...steps, caller: 'admin' }] : [])];
+    const found = service().routes.filter((route) => route.method !== '*' && [event.path, steps.path].includes(route.path));
+    expect(found).toEqual(expected);
+    const statuses = [];
+    for (const route of found) statuses.push((await send(service(), { route, method: route.method, path: concrete(route.path), credential: route.caller === 'bot' ? 'bot' : 'admin' })).status);
+    // The event is kept for the queued invocation; the steps of one that made none are an empty page.
+    expect(statuses).toEqual(expected.map((route) => (route.caller === 'bot' ? 202 : 200)));
   });
 
   it('matches no other spelling of a path, whatever the credential: case, %-encoding, double and trailing slashes, dot segments', async () => {
