@@ -356,7 +356,7 @@ describe('admin commands against the control API', () => {
 
     it('list refuses an unknown status', async () => {
       const result = await gi(['invocations', 'list', '--bot', 'acme', '--status', 'Done']);
-      expect(result).toMatchObject({ code: 2, err: expect.stringContaining('--status must be one of Queued, Running, Completed, Failed, Cancelled, got "Done"') });
+      expect(result).toMatchObject({ code: 2, err: expect.stringContaining('--status must be one of Queued, Running, Waiting, Completed, Failed, Cancelled, got "Done"') });
     });
 
     it('show prints the run, its response body and the logs of the connector', async () => {
