@@ -52,7 +52,7 @@ function stepRow(step) {
 }
 
 /**
- * The steps of one invocation, the newest page first; "Older" and "Newer" move a page. `refresh` reads
+ * The steps of one invocation, the newest page first; "Older steps" and "Newer steps" move a page. `refresh` reads
  * the page shown again (the live refresh calls it when the invocation's step count changed).
  * @param {import('../api.js').Api} api
  * @param {string} bot
@@ -61,8 +61,8 @@ function stepRow(step) {
 export function stepsPanel(api, bot, invocationId) {
   const rows = h('tbody');
   const box = h('div', { class: 'steps-box' }, h('p', { class: 'muted' }, 'Loading…'));
-  const newer = h('button', { type: 'button', class: 'small', disabled: true }, '← Newer');
-  const older = h('button', { type: 'button', class: 'small', disabled: true }, 'Older →');
+  const newer = h('button', { type: 'button', class: 'small', disabled: true }, '← Newer steps');
+  const older = h('button', { type: 'button', class: 'small', disabled: true }, 'Older steps →');
   const pageLabel = h('span', { class: 'muted small' });
   /** The `before` of each page down to the one shown (the newest page has none). */
   let pages = [/** @type {string | undefined} */ (undefined)];

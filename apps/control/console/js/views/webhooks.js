@@ -96,7 +96,7 @@ function integrationCard(integration) {
       ['Async', copyField(integration.urls.async, `async URL of ${integration.integrationId}`)],
       ['File transfer', copyField(integration.urls.fileTransfer, `file transfer URL of ${integration.integrationId}`)],
       ['Polling', copyField(integration.urls.poll, `polling URL of ${integration.integrationId}`)],
-      ...optionalRow('Event (resumes a run waiting in Context.WaitForEvent)', integration.urls.event, (url) => copyField(url, `event URL of ${integration.integrationId}`)),
+      ...optionalRow('Event', integration.urls.event, (url) => copyField(url, `event URL of ${integration.integrationId}`)),
     ]),
     example,
   );
