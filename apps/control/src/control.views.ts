@@ -45,7 +45,8 @@ export function detailView(inv: Invocation) {
     // Durable runs (docs/connectors.md, Durable jobs): what it waits for while Waiting, its journal's size, its run time so far.
     waiting: inv.status === 'Waiting' && inv.waiting ? waitView(inv.waiting) : null,
     steps: inv.steps,
-    activeMs: inv.activeMs,
+    // Whole milliseconds: the executor adds up run times measured to a fraction.
+    activeMs: Math.round(inv.activeMs),
   };
 }
 

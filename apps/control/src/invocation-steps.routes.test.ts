@@ -24,7 +24,7 @@ async function durableInvocation(world: SmallServices, { steps = 3, botId = 'bot
   const until = t0 + HOUR;
   await store.journal.beginWait(ref, lease, { kind: 'event', name: 'approved', occurrence: 1, startedAt: t0 + 5000, until }, DEFAULT_JOURNAL_LIMITS);
   if (suspend) {
-    await store.invocations.suspend(ref, lease, { reason: { kind: 'event', name: 'approved', until }, activeMs: 1234, keepUntil: t0 + 30 * 24 * HOUR }, t0 + 5000);
+    await store.invocations.suspend(ref, lease, { reason: { kind: 'event', name: 'approved', until }, activeMs: 1234.4, keepUntil: t0 + 30 * 24 * HOUR }, t0 + 5000);
   }
   return { inv, ref, lease, t0, until };
 }
@@ -41,7 +41,7 @@ describe('the admin API on durable runs (a Waiting invocation and its steps)', (
     return c;
   }
 
-  it('shows what a Waiting invocation waits for and until when, its step count and its active time', async () => {
+  it('shows what a Waiting invocation waits for and until when, its step count and its active time in whole milliseconds', async () => {
     const c = setUp();
     const { inv, until } = await durableInvocation(c.world);
     const { json } = await c.admin('GET', `/bots/bot-a/invocations/${inv.id}`);
