@@ -239,8 +239,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE invocations ADD COLUMN watched INTEGER NOT NULL DEFAULT 0;
   `,
   // Durable runs (docs/connectors.md, *Durable jobs*). An invocation's journal: one row per step name and
-  // occurrence, `seq` (the rowid) in the order first written, which the index by invocation keeps after its
-  // column. The events sent before a wait took them. Both go with their invocation (ON DELETE CASCADE).
+  // occurrence, found by them through one index, `seq` (the rowid) the order first written. The steps of
+  // runs under way at once append to the same last pages of the table, so a group commit of many steps
+  // writes about one scattered page each (the index's), not two: reads sort an invocation's entries by
+  // seq instead (10,000 in a few milliseconds). The events sent before a wait took them. Both go with
+  // their invocation (ON DELETE CASCADE).
   // On the invocation: what a Waiting one waits for (`waiting`, JSON) and its wake time (`wake_at`), the
   // journal's counters (checked against its limits by the write that grows it), the active time of its
   // suspended attempts, the attempt that last made progress, and `retain_ms`, its TTL as created, kept at
@@ -274,7 +277,6 @@ export const MIGRATIONS: readonly string[] = [
     until INTEGER
   );
   CREATE UNIQUE INDEX invocation_journal_by_step ON invocation_journal (invocation_id, name, occurrence);
-  CREATE INDEX invocation_journal_in_order ON invocation_journal (invocation_id);
 
   CREATE TABLE invocation_events (
     seq INTEGER PRIMARY KEY,

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { DEFAULT_JOURNAL_LIMITS, JournalLimitExceeded } from '@gi/domain';
 import type { InvocationRef, JournalLimits, NewInvocation, StepRecord, Suspension, WaitRecord } from '@gi/domain';
 import { newInvocation } from './fixtures';
@@ -160,7 +161,8 @@ export function describeJournalContract(subject: () => StoreUnderTest): void {
       ]);
       expect(page1[0]).not.toHaveProperty('resultJson');
       const pages = [page1];
-      for (let before = page1.at(-1); before; before = pages.at(-1)?.at(-1)) pages.push(await store.journal.list(ref, { limit: 2, before }));
+      // At most as many pages as entries: a listing that never moves on fails rather than loops.
+      for (let before = page1.at(-1); before && pages.length <= 5; before = pages.at(-1)?.at(-1)) pages.push(await store.journal.list(ref, { limit: 2, before }));
       expect(pages.map((page) => page.map((s) => s.occurrence))).toEqual([[5, 4], [3, 2], [1], []]);
       expect(await store.journal.list({ botId: 'bot-b', id: inv.id }, { limit: 10 })).toEqual([]);
     });
@@ -231,6 +233,10 @@ export function describeJournalContract(subject: () => StoreUnderTest): void {
       expect(await store.journal.sendEvent(ref, { name: 'reply', payloadJson: '"late"', at: t + 1001 }, limits)).toEqual({ delivered: 'kept' });
       expect((await store.journal.read(ref))[0]).toMatchObject({ status: 'done', resultJson: 'null' });
       expect(await store.journal.beginWait(ref, lease, eventWait('reply', 2, t + 1002, t + 5000), limits)).toMatchObject({ status: 'done', resultJson: '"late"' });
+      // An event at a wait's timeout is kept too, even before the run timed the wait out.
+      await store.journal.beginWait(ref, lease, eventWait('slow', 1, t, t + 500), limits);
+      expect(await store.journal.sendEvent(ref, { name: 'slow', payloadJson: '"too late"', at: t + 500 }, limits)).toEqual({ delivered: 'kept' });
+      expect(await store.journal.timeOut(ref, lease, { name: 'slow', occurrence: 1 }, t + 500)).toMatchObject({ status: 'done', resultJson: 'null' });
       for (let occurrence = 3; occurrence < 13; occurrence++) {
         await store.journal.beginWait(ref, lease, eventWait('reply', occurrence, t, t + 2000), limits);
         const [timedOut, sent] = await Promise.all([
@@ -451,6 +457,34 @@ export function describeJournalContract(subject: () => StoreUnderTest): void {
       clock.advance(1000);
       await store.invocations.cancel(waited.ref, cancelled, clock.now());
       expect((await store.invocations.get(waited.ref))?.expireAt).toBe(clock.now() + HOUR);
+    });
+
+    it('keeps any step name and result exactly, each name counting its own occurrences, in the order written', async () => {
+      const { store, clock } = subject();
+      const t = clock.now();
+      // Names a connector may give (1 to 200 characters, no control characters), hostile to a query language or a document store among them.
+      const name = fc.oneof(
+        fc.constantFrom('send', "'; DROP TABLE invocation_journal; --", '$where', 'a.b', '_id', 'é\u{1F600}', 'x'.repeat(200), ' ', 'SEND'),
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).filter((n) => !/[\u0000-\u001f\u007f-\u009f]/.test(n)),
+      );
+      const result = fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value) ?? 'null');
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(name, result), { minLength: 1, maxLength: 12 }), async (steps) => {
+          const { ref, lease } = await running();
+          const seen = new Map<string, number>();
+          const written = steps.map(([stepName, json]) => {
+            const occurrence = (seen.get(stepName) ?? 0) + 1;
+            seen.set(stepName, occurrence);
+            return { name: stepName, occurrence, resultJson: json };
+          });
+          for (const step of written) {
+            await store.journal.record(ref, lease, { ...step, attempts: 1, startedAt: t, status: 'done', finishedAt: t }, limits);
+          }
+          expect((await store.journal.read(ref)).map(({ name: n, occurrence, resultJson }) => ({ name: n, occurrence, resultJson }))).toEqual(written);
+          expect((await store.invocations.get(ref))?.steps).toBe(written.length);
+        }),
+        { numRuns: 15 },
+      );
     });
 
     it('reads a long journal whole, in order', async () => {
