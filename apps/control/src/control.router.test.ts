@@ -87,11 +87,13 @@ describe('the admin API (the control router, per resource)', () => {
     const { json } = await c.admin('GET', '/bots/bot-a/webhook');
     const root = 'https://hooks.example.com/api/Platform/bot-a';
     expect(json.pollUrl).toBe(`${root}/GetGenericIntegrationResponse?invocationId={invocationId}`);
+    expect(json.eventUrl).toBe(`${root}/GenericIntegrationEvent?invocationId={invocationId}&name={name}`);
     expect(json.integrations[0].urls).toEqual({
       sync: `${root}/Order/ack/GenericIntegration`,
       async: `${root}/Order/ack/GenericIntegration?asyncResponse=true`,
       fileTransfer: `${root}/Order/ack/GenericIntegrationFileTransfer`,
       poll: `${root}/GetGenericIntegrationResponse?invocationId={invocationId}`,
+      event: `${root}/GenericIntegrationEvent?invocationId={invocationId}&name={name}`,
     });
   });
 

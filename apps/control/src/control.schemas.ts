@@ -8,13 +8,14 @@ import {
   DEFAULT_TIMEOUT_SECONDS,
   INVOCATION_STATUSES,
   isValidName,
+  isValidStepName,
   MAX_CONNECTOR_SOURCES,
   MAX_REPLAY_REQUESTS,
   MAX_TIMEOUT_SECONDS,
   REPLAY_OUTBOUND,
   sourcePathProblem,
 } from '@gi/domain';
-import type { ConnectorLimits, InvocationListPosition } from '@gi/domain';
+import type { ConnectorLimits, InvocationListPosition, JournalEntry } from '@gi/domain';
 import { MAX_TOKEN_TTL_SECONDS } from '@gi/auth';
 
 const name = z.string().refine(isValidName, 'letters, digits, _ . - (1-128, starting with a letter or digit)');
@@ -97,6 +98,31 @@ export const invocationListQuery = z.object({
     .transform((cursor): InvocationListPosition => {
       const [, createdAt, id] = LIST_CURSOR.exec(cursor) ?? [];
       return { createdAt: Number(createdAt), id };
+    })
+    .optional(),
+});
+
+/** A steps page's `nextBefore`: its last step, as `<occurrence>_<name>` (opaque to callers). */
+export const stepCursor = (step: Pick<JournalEntry, 'name' | 'occurrence'>) => `${step.occurrence}_${step.name}`;
+// Occurrences are digits, so the first '_' ends one; a step's name has no control characters (isValidStepName).
+const STEP_CURSOR = /^(\d{1,16})_(.+)$/;
+
+function stepPosition(cursor: string): Pick<JournalEntry, 'name' | 'occurrence'> | null {
+  const [, occurrence, name] = STEP_CURSOR.exec(cursor) ?? [];
+  if (name === undefined || !isValidStepName(name)) return null;
+  const position = { name, occurrence: Number(occurrence) };
+  return Number.isSafeInteger(position.occurrence) && position.occurrence >= 1 ? position : null;
+}
+
+/** GET .../invocations/{id}/steps: a page of the journal, newest first. */
+export const stepListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  before: z
+    .string()
+    .transform((cursor, ctx) => {
+      const position = stepPosition(cursor);
+      if (position === null) ctx.addIssue({ code: 'custom', message: 'the nextBefore value of a previous page' });
+      return position ?? z.NEVER;
     })
     .optional(),
 });

@@ -62,10 +62,11 @@ beforeEach(async () => {
 const concrete = (path: string) => path.replace(/[:*](\w+)/g, (_m, name: string) => values[name]);
 const staticSegments = (path: string) => path.split('/').filter((segment) => segment !== '' && !/^[:*]/.test(segment));
 
-/** What a route's call needs besides its path: a query that starts or polls without waiting, a JSON body. */
+/** What a route's call needs besides its path: a query that starts or polls without waiting, or names the event it sends; a JSON body. */
 function queryOf(path: string): string {
   if (/GenericIntegration(FileTransfer)?$/.test(path)) return '?asyncResponse=true';
   if (path.endsWith('/GetGenericIntegrationResponse')) return `?invocationId=${values.invocationId}&waitSeconds=0`;
+  if (path.endsWith('/GenericIntegrationEvent')) return `?invocationId=${values.invocationId}&name=approved`;
   return '';
 }
 
@@ -162,6 +163,30 @@ describe.each(SERVICES)('route-auth matrix of the %s service', (name) => {
       return null;
     });
     expect(failures).toEqual([]);
+  });
+
+  it('covers the routes of durable jobs: the event route as a bot route, the steps route as an admin route, each taking its own credential', async () => {
+    const event = { method: 'POST', path: '/api/Platform/:botId/GenericIntegrationEvent' };
+    const steps = { method: 'GET', path: '/admin/bots/:botId/invocations/:invocationId/steps' };
+    const expected = [...(['embedded', 'gateway'].includes(name) ? [{ ...event, caller: 'bot' }] : []), ...(['embedded', 'control'].includes(name) ? [{ ...steps, caller: 'admin' }] : [])];
+    const found = service().routes.filter((route) => route.method !== '*' && [event.path, steps.path].includes(route.path));
+    expect(found).toEqual(expected);
+    // An invocation of its own: the matrix's may be cancelled by now (its DELETE route with the right credential).
+    const started = await fixture.service('embedded').call({
+      method: 'POST',
+      path: '/api/Platform/acme/Order/ack/GenericIntegration?asyncResponse=true',
+      headers: { authorization: headerOf.bot as string, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const { invocationId } = JSON.parse(started.body) as { invocationId: string };
+    const statuses = [];
+    for (const route of found) {
+      const path = route.caller === 'bot' ? `/api/Platform/acme/GenericIntegrationEvent?invocationId=${invocationId}&name=approved` : `/admin/bots/acme/invocations/${invocationId}/steps`;
+      const reply = await service().call({ method: route.method, path, headers: { authorization: headerOf[route.caller === 'bot' ? 'bot' : 'admin'] as string, 'content-type': 'application/json' }, body: route.method === 'POST' ? '{}' : undefined });
+      statuses.push(reply.status);
+    }
+    // The event is kept for the queued invocation; the steps of one that made none are an empty page.
+    expect(statuses).toEqual(expected.map((route) => (route.caller === 'bot' ? 202 : 200)));
   });
 
   it('matches no other spelling of a path, whatever the credential: case, %-encoding, double and trailing slashes, dot segments', async () => {

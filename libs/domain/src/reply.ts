@@ -1,5 +1,7 @@
 import { toGiError } from './errors';
+import { durationMs } from './invocation';
 import type { Invocation } from './invocation';
+import type { WaitReason } from './journal';
 import type { StepSummary } from './ports/journal-store';
 import { renderResponseBody } from './render';
 import type { RenderedBody } from './render';
@@ -27,6 +29,9 @@ export interface PendingStep {
   resultBytes: number;
 }
 
+/** What a Waiting invocation waits for and until when, as polls, the control API and the console show it. */
+export const waitView = (waiting: WaitReason) => ({ for: waiting.kind, name: waiting.name, until: new Date(waiting.until).toISOString() });
+
 /** At most this many of the latest steps are shown in a poll's reply; the control API lists them all. */
 export const POLL_STEPS = 20;
 
@@ -46,7 +51,7 @@ export function pendingReply(invocation: Pick<Invocation, 'id' | 'status' | 'att
     // Only of the running attempt: a requeued invocation waits for its next one.
     startedAt: invocation.status === 'Running' && invocation.startedAt !== null ? new Date(invocation.startedAt).toISOString() : null,
     ...(invocation.progress ? { progress: invocation.progress } : {}),
-    ...(waiting && invocation.status === 'Waiting' ? { waiting: { for: waiting.kind, name: waiting.name, until: new Date(waiting.until).toISOString() } } : {}),
+    ...(waiting && invocation.status === 'Waiting' ? { waiting: waitView(waiting) } : {}),
     ...(invocation.steps > 0 ? { steps: invocation.steps, latestSteps: latestSteps.slice(0, POLL_STEPS).map(pendingStep) } : {}),
   };
 }
@@ -58,6 +63,6 @@ const pendingStep = (step: StepSummary): PendingStep => ({
   status: step.status,
   attempts: step.attempts,
   startedAt: new Date(step.startedAt).toISOString(),
-  durationMs: step.finishedAt === null ? null : step.finishedAt - step.startedAt,
+  durationMs: durationMs(step),
   resultBytes: step.resultBytes,
 });

@@ -12,15 +12,18 @@
  * @typedef {{ tokenId: string, label: string | null, createdAt: string, expiresAt: string | null, revokedAt: string | null }} TokenInfo
  * @typedef {{ token: string, tokenId: string, expiresAt: string | null }} CreatedToken
  * @typedef {{ sync: string, async: string, fileTransfer: string, poll: string, event?: string }} WebhookUrls
- * @typedef {{ baseUrl: string, botId: string, platformSegment: string, pollUrl: string, integrations: { integrationId: string, entityName: string, version: number, urls: WebhookUrls }[] }} Webhook
- * @typedef {'Queued' | 'Running' | 'Completed' | 'Failed' | 'Cancelled'} Status
+ * @typedef {{ baseUrl: string, botId: string, platformSegment: string, pollUrl: string, eventUrl?: string, integrations: { integrationId: string, entityName: string, version: number, urls: WebhookUrls }[] }} Webhook
+ * @typedef {'Queued' | 'Running' | 'Waiting' | 'Completed' | 'Failed' | 'Cancelled'} Status
+ * @typedef {{ for: 'sleep' | 'event' | 'retry', name: string, until: string }} Wait
+ * @typedef {{ name: string, occurrence: number, kind: 'step' | 'sleep' | 'event', status: 'done' | 'failed' | 'retrying' | 'waiting', attempts: number, startedAt: string, finishedAt: string | null, durationMs: number | null, until: string | null, resultBytes: number, error: { name: string, message: string } | null }} Step
+ * @typedef {{ steps: Step[], nextBefore: string | null }} StepPage
  * @typedef {{ code: string, title: string, detail: string }} InvocationError
  * @typedef {{ id: string, integrationId: string, integrationVersion: number, entityName: string, mode: 'sync' | 'async', status: Status, attempt: number, createdAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, error: InvocationError | null }} InvocationSummary
  * @typedef {{ Id: string, FileName: string, ContentType: string, Size: number, Sha256: string, PartName: string }} FileEntity
  * @typedef {{ RequestParams: string, RequestHeaders: string, RequestBody: unknown, ResponseBody: unknown, RequestFiles?: FileEntity[] }} WebhookEntity
  * @typedef {{ at: string, level: 'info' | 'error', message: string, attempt: number }} LogLine
  * @typedef {{ status: 'Completed', responseBody: unknown } | { status: 'Failed' | 'Cancelled', error: InvocationError }} Outcome
- * @typedef {InvocationSummary & { pool: string, endpoint: string, responseContentType: string, entity: WebhookEntity, outcome: Outcome | null, progress: { percent: number, message?: string } | null, logs: LogLine[], expireAt: string }} InvocationDetail
+ * @typedef {InvocationSummary & { pool: string, endpoint: string, responseContentType: string, entity: WebhookEntity, outcome: Outcome | null, progress: { percent: number, message?: string } | null, logs: LogLine[], expireAt: string, waiting: Wait | null, steps: number, activeMs: number }} InvocationDetail
  * @typedef {{ perMinute: number[], failedPerMinute: number[], count: number, failed: number, p50Ms: number | null, p99Ms: number | null }} ActivitySeries
  * @typedef {{ invocations: InvocationSummary[], nextBefore: string | null }} InvocationPage
  * @typedef {{ ratePerSecond: number | null, burst: number | null, maxInFlight: number | null }} Quotas
@@ -153,6 +156,8 @@ export function createApi(token, onUnauthorized = () => {}) {
     invocations: (bot, filter) => call('GET', `/bots/${seg(bot)}/invocations${query(filter)}`),
     /** @param {string} bot @param {string} id @returns {Promise<InvocationDetail>} */
     invocation: (bot, id) => call('GET', `/bots/${seg(bot)}/invocations/${seg(id)}`),
+    /** A durable invocation's steps, newest first. @param {string} bot @param {string} id @param {{ limit?: number, before?: string }} page @returns {Promise<StepPage>} */
+    steps: (bot, id, page) => call('GET', `/bots/${seg(bot)}/invocations/${seg(id)}/steps${query(page)}`),
     /** @param {string} bot @param {string} id @returns {Promise<{ invocationId: string, status: 'Cancelled' }>} */
     cancelInvocation: (bot, id) => call('DELETE', `/bots/${seg(bot)}/invocations/${seg(id)}`),
     /** @param {string} bot @returns {Promise<BotQuotas>} */
