@@ -1,4 +1,4 @@
-import type { TokenService } from '@gi/auth';
+import type { SecretVault, TokenService } from '@gi/auth';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
 import type { Clock, CompletionWaiter, PlatformVersion, Store } from '@gi/domain';
 import type { BodyTimeouts } from '@gi/http';
@@ -18,12 +18,16 @@ export interface GatewaySettings {
   invocationTtlMs: number;
   /** How long an Idempotency-Key holds its request and outcome. */
   idempotencyKeyTtlMs: number;
+  /** PUBLIC_BASE_URL: the URL the inbound schemes that sign it (HubSpot v3, Twilio) are rebuilt from; never `Host`. */
+  publicBaseUrl?: string;
 }
 
 export interface GatewayDeps {
   store: Store;
   bus: JobBus;
   tokens: TokenService;
+  /** The keys of the integrations' inbound schemes (connector secrets); without it a signed call finds no key (401). */
+  secrets?: Pick<SecretVault, 'valuesOf'>;
   /** Fed with the bus's completion events by the composition root. */
   waiter: CompletionWaiter<CompletionEvent>;
   clock: Clock;

@@ -142,6 +142,7 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
     logger: base.logger,
     uploads: { files: base.files, limits: uploadLimits(config), timeouts: uploadTimeouts(config) },
     quotas,
+    secrets: secretVault(base),
     afterPersist: config.FAULT_INJECTION === 'gateway-exit-after-persist' ? () => process.kill(process.pid, 'SIGKILL') : undefined,
     settings: {
       platformSegment: config.PLATFORM_SEGMENT,
@@ -152,6 +153,7 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
       maxJsonDepth: config.MAX_JSON_DEPTH,
       invocationTtlMs: config.INVOCATION_TTL_HOURS * 3600_000,
       idempotencyKeyTtlMs: config.IDEMPOTENCY_KEY_TTL_SECONDS * 1000,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
     },
   };
 }
