@@ -122,7 +122,7 @@ const CASES: Record<KeyedInboundAuth['scheme'], Case> = {
       { eventId: 101, subscriptionId: 4, portalId: 62515, occurredAt: 1564113600001, subscriptionType: 'contact.creation', attemptNumber: 0, objectId: 124 },
     ]),
     sign(body, secret, at) {
-      const signature = HubSpotSignature.getSignature('POST', 'v3', { clientSecret: secret, url: PUBLIC_URL, requestBody: body, timestamp: at });
+      const signature = HubSpotSignature.getSignature('POST', 'v3', { clientSecret: secret, url: PUBLIC_URL, requestBody: body, timestamp: at, signature: '' });
       return { headers: [['X-HubSpot-Signature-v3', signature], ['X-HubSpot-Request-Timestamp', String(at)], ['X-HubSpot-Signature-Version', 'v3']] };
     },
     deliveryId: 'events:100,101',
@@ -296,7 +296,7 @@ describe('schemes that sign the URL', () => {
     const decoded = 'https://hooks.example.com/api/Platform/acme/Deal/hook/GenericIntegration?next=a:b/c&name=x%20y';
     const body = '[]';
     const secret = 'hubspot-secret';
-    const signature = HubSpotSignature.getSignature('POST', 'v3', { clientSecret: secret, url: decoded, requestBody: body, timestamp: NOW });
+    const signature = HubSpotSignature.getSignature('POST', 'v3', { clientSecret: secret, url: decoded, requestBody: body, timestamp: NOW, signature: '' });
     const request = inboundRequest({ headers: [['X-HubSpot-Signature-v3', signature], ['X-HubSpot-Request-Timestamp', String(NOW)]], publicUrl: url, nowMs: NOW });
     const inbound = readInbound(CASES['hubspot-v3'].auth, request);
     expect(inbound !== 'bearer' && inbound.verify([secret], Buffer.from(body))).toEqual({ scheme: 'hubspot-v3', deliveryId: null });
