@@ -151,6 +151,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Cl
         code: integration.code,
         entityJson: invocation.entityJson,
         rawBody: invocation.rawBody,
+        inbound: invocation.inbound ?? null,
         secrets: secrets.values,
         timeoutMs,
         limits: runLimitsOf(integration.limits),
