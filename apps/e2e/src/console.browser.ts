@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Api } from './api-client';
 import { artifactPath, holdRequests, launchChromium, pageProblems } from './browser';
 import { MULTIPART, multipartBody } from './multipart';
+import { distributedDeployment } from './distributed-env';
 import { ADMIN_TOKEN, startService } from './service-process';
 import type { ServiceProcess } from './service-process';
 
@@ -677,18 +679,21 @@ describe('web console (headless Chromium)', () => {
   });
 });
 
-describe('web console without SECRETS_KEY (headless Chromium)', () => {
+// The distributed control service: the embedded one generates a SECRETS_KEY when none is set.
+describe('web console of a distributed deployment without SECRETS_KEY (headless Chromium)', () => {
+  const deployment = distributedDeployment('console-no-key');
   let service: ServiceProcess;
   let browser: Browser;
 
   beforeAll(async () => {
-    service = await startService();
+    service = await deployment.start('control');
     await new Api(service.baseUrl).setUp('plain', 'Order', 'orders', QUICK);
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
     await service?.dispose();
+    rmSync(deployment.dataDir, { recursive: true, force: true });
   });
 
   it('says plainly that the service cannot store secrets, and stores none', async () => {
