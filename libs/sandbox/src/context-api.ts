@@ -338,7 +338,7 @@ export class ContextApi {
   }
 
   /** A JSON value made in the sandbox and frozen (one level deep: the values read here are flat). */
-  private frozenJson(json: string): HostResult {
+  private frozenJson(json: string): VmCallResult<QuickJSHandle> {
     const parsed = this.parseJson(json);
     if (parsed.error) return parsed;
     const frozen = this.ctx.callFunction(this.freeze, this.ctx.undefined, parsed.value);
