@@ -496,6 +496,38 @@ describe('web console (headless Chromium)', () => {
     expect((await api.admin('GET', '/bots/acme/integrations/orders')).json.version).toBe(after.version);
   });
 
+  it("sets an integration's inbound auth to a provider's signature; the Webhooks view says what to paste into the provider", async () => {
+    const before = (await api.admin('GET', '/bots/acme/integrations/orders')).json;
+    // A fresh form: the test before left a refused value in this one.
+    await page.goto(`${service.baseUrl}/console#/bots/acme/settings/orders`);
+    await page.reload();
+    const integration = page.locator('.card', { hasText: 'Integration settings' });
+    await integration.getByRole('button', { name: `Save as version ${before.version + 1}` }).waitFor();
+    await integration.getByLabel('Inbound authentication').selectOption('github');
+    await integration.getByLabel('Secret holding the key').fill('GITHUB_WEBHOOK_SECRET');
+    await integration.getByRole('button', { name: `Save as version ${before.version + 1}` }).click();
+    await page.getByText(`Deployed orders version ${before.version + 1} with the new settings`).waitFor();
+    const signed = (await api.admin('GET', '/bots/acme/integrations/orders')).json;
+    expect(signed).toMatchObject({ version: before.version + 1, code: before.code, limits: before.limits, inboundAuth: { scheme: 'github', secret: 'GITHUB_WEBHOOK_SECRET' } });
+
+    await tab('Webhooks').click();
+    const setup = page.locator('.inbound-setup[data-scheme="github"]');
+    await setup.getByText('Paste into GitHub:').waitFor();
+    await setup.getByText('the value of connector secret GITHUB_WEBHOOK_SECRET').waitFor();
+    await setup.getByText('(not set: set it in Settings)').waitFor();
+    await setup.getByRole('button', { name: 'Copy Payload URL for orders' }).click();
+    expect(await inPage('navigator.clipboard.readText()')).toBe(`${service.baseUrl}/api/Platform/acme/Order/orders/GenericIntegration`);
+    await screenshot('webhooks-github');
+
+    // Back to a bot token, from the same form: the tests after this one call the connector with one.
+    await page.goto(`${service.baseUrl}/console#/bots/acme/settings/orders`);
+    await integration.getByRole('button', { name: `Save as version ${signed.version + 1}` }).waitFor();
+    await integration.getByLabel('Inbound authentication').selectOption('bearer');
+    await integration.getByRole('button', { name: `Save as version ${signed.version + 1}` }).click();
+    await page.getByText(`Deployed orders version ${signed.version + 1} with the new settings`).waitFor();
+    expect((await api.admin('GET', '/bots/acme/integrations/orders')).json.inboundAuth).toEqual({ scheme: 'bearer' });
+  });
+
   it('fits a phone-sized screen (375 px) and a 1280 px one: no view sticks out sideways', async () => {
     const invocationId = (await api.admin('GET', '/bots/acme/invocations?integrationId=orders&limit=1')).json.invocations[0].id as string;
     const views: [string, string][] = [
