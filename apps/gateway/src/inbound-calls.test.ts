@@ -102,6 +102,23 @@ describe('a call of an integration verified by its inbound scheme', () => {
     expect(await g.stored()).toBe(1);
   });
 
+  it("deduplicates HubSpot's retries by their events' ids, although the retry's body counts its attempt up", async () => {
+    const g = await gateway({ scheme: 'hubspot-v3', secret: 'GH_SECRET', toleranceSeconds: 300 });
+    world = g.world;
+    const url = `https://hooks.example.com${PATH}?asyncResponse=true`;
+    const send = (attemptNumber: number) => {
+      const at = g.world.clock.now();
+      const body = JSON.stringify([{ eventId: 100, subscriptionId: 4, attemptNumber }]);
+      const signature = createHmac('sha256', SECRET).update(`POST${url}${body}${at}`).digest('base64');
+      return g.post({ 'X-HubSpot-Signature-v3': signature, 'X-HubSpot-Request-Timestamp': String(at) }, body);
+    };
+    const first = await send(0);
+    const retry = await send(1);
+    expect([first.status, retry.status]).toEqual([202, 409]);
+    expect(JSON.parse(retry.body).invocationId).toBe(JSON.parse(first.body).invocationId);
+    expect(await g.stored()).toBe(1);
+  });
+
   it('refuses a tampered body, the wrong secret, a missing or doubled header and a bearer token alone: 401s naming the reason, nothing stored, each counted', async () => {
     const g = await gateway(GITHUB);
     world = g.world;
