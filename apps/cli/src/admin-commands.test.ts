@@ -139,11 +139,12 @@ describe('admin commands against the control API', () => {
       ]);
       expect(result.out).toBe('Deployed hook version 1 on bot acme: entity Order, pool default, timeout 60s, allowed hosts none, inbound auth hmac (key in PARTNER_KEY or PARTNER_KEY_OLD), or a token of the bot\n');
       expect(JSON.parse(service.requests[0].body).inboundAuth).toEqual(inboundAuth);
-      for (const [argv, message] of [
+      const refusals: Array<[string[], string]> = [
         [['--inbound-auth', 'oauth'], '--inbound-auth must be one of bearer, github'],
         [['--inbound-secret', 'X'], '--inbound-secret and the other --inbound-* options need --inbound-auth SCHEME'],
         [['--inbound-auth', 'hmac', '--inbound-option', 'colour=blue'], '--inbound-option must be NAME=VALUE'],
-      ]) {
+      ];
+      for (const [argv, message] of refusals) {
         service.reset();
         const refused = await gi(['connector', 'deploy', file, '--bot', 'acme', '--integration', 'hook', '--entity', 'Order', ...argv]);
         expect([refused.code, refused.err]).toEqual([2, expect.stringContaining(message)]);
