@@ -65,6 +65,17 @@ interface ReadFileOptions {
   encoding?: "utf8" | "base64" | "bytes";
 }
 
+/**
+ * How a call proved who sent it: the scheme of the integration's `inboundAuth` that verified it (its
+ * signature, or its key), or "bearer" for a call made with a token of the bot; and the producer's id of
+ * the delivery (X-GitHub-Delivery, webhook-id, Stripe's event id, ...), null when it sent none. A delivery
+ * sent again with the same id runs once: its repeats get the first answer (docs/inbound.md).
+ */
+interface InboundAuthInfo {
+  readonly scheme: "bearer" | "github" | "stripe" | "shopify" | "slack" | "hubspot-v3" | "twilio" | "standard-webhooks" | "hmac" | "basic" | "api-key";
+  readonly deliveryId: string | null;
+}
+
 interface ConnectorContext {
   /** A copy of the request entity (the same object on every call of one run), or null when it is not initialized. */
   GetRequestEntity(): WebhookEntity | null;
@@ -114,6 +125,8 @@ interface ConnectorContext {
    * errors' messages and progress messages; the ResponseBody is left as the connector wrote it.
    */
   readonly Secrets: Readonly<Record<string, string | undefined>>;
+  /** Which scheme verified this call, and the producer's delivery id: a frozen object, the same at every read. */
+  readonly InboundAuth: InboundAuthInfo;
   Http: {
     /**
      * An HTTP request to one of the integration's allowed hosts. Private, loopback and link-local

@@ -4,7 +4,7 @@
 // a note when it does not answer). BENCH_SECONDS sets the length of each measured run.
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -78,14 +78,14 @@ const topologies = [];
 // ---------------------------------------------------------------------------------------------------
 // Load and measurement
 
-function cannon(url, { connections, token, duration = DURATION, amount, body = BODY }) {
+function cannon(url, { connections, token, duration = DURATION, amount, body = BODY, headers = {} }) {
   return autocannon({
     url,
     method: 'POST',
     connections,
     duration,
     amount,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
     body,
   });
 }
@@ -188,8 +188,8 @@ function record(row) {
   return row;
 }
 
-async function measureHttp(id, name, url, { connections, token, services, broker, body }) {
-  const run = await loadRun(url, { connections, token, body }, services, broker);
+async function measureHttp(id, name, url, { connections, token, services, broker, body, headers }) {
+  const run = await loadRun(url, { connections, token, body, headers }, services, broker);
   return httpRow(id, name, `c=${connections}`, run, services);
 }
 
@@ -347,8 +347,11 @@ const PASSED_SETTINGS = ['ACCESS_LOG', 'HEAP_GROWTH_PERCENT'];
 function startService(command, args, env, options) {
   // These pass through, so a run can state what a setting costs (ACCESS_LOG=off npm run bench).
   const passed = Object.fromEntries(PASSED_SETTINGS.filter((name) => process.env[name]).map((name) => [name, process.env[name]]));
-  return startNode([CLI, command, ...args], { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ...passed, ...env }, options);
+  // The SECRETS_KEY an embedded service generates goes to a configuration directory of the run's own.
+  configHome ??= newDataDir();
+  return startNode([CLI, command, ...args], { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, XDG_CONFIG_HOME: configHome, ...passed, ...env }, options);
 }
+let configHome;
 
 function newDataDir() {
   const dir = mkdtempSync(join(tmpdir(), 'gi-bench-'));
@@ -372,6 +375,18 @@ async function setUp(base) {
   await admin(base, 'PUT', '/bots/bench/integrations/sleepy', { entityName: 'Order', code: SLEEPY });
   await admin(base, 'PUT', '/bots/bench/integrations/bundled', { entityName: 'Order', code: BUNDLED });
   return (await admin(base, 'POST', '/bots/bench/tokens', { label: 'bench' })).token;
+}
+
+/**
+ * The ack connector behind the github inbound scheme (docs/inbound.md): its key is a connector secret,
+ * its calls carry X-Hub-Signature-256 of the body instead of a token. Returns the headers of a call; no
+ * X-GitHub-Delivery, so every call runs (a delivery id adds an Idempotency-Key record, as any key does).
+ */
+async function githubIntegration(base) {
+  const secret = randomBytes(20).toString('hex');
+  await admin(base, 'PUT', '/bots/bench/integrations/github', { entityName: 'Order', code: ACK, inboundAuth: { scheme: 'github', secret: 'GITHUB_WEBHOOK_SECRET' } });
+  await admin(base, 'PUT', '/bots/bench/integrations/github/secrets/GITHUB_WEBHOOK_SECRET', { value: secret });
+  return { 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(BODY).digest('hex')}`, 'x-github-event': 'push' };
 }
 
 const webhook = (base, integration, async = false) =>
@@ -398,6 +413,11 @@ async function embeddedScenario() {
   for (const connections of [1, 50]) {
     await measureHttp(`embedded-sync-c${connections}`, `embedded sync, ack connector, c=${connections}`, webhook(service.url, 'ack'), { connections, token, services });
   }
+  await measureHttp('embedded-sync-github-c50', 'embedded sync, ack connector, GitHub signature instead of a token (inboundAuth github), c=50', webhook(service.url, 'github'), {
+    connections: 50,
+    services,
+    headers: await githubIntegration(service.url),
+  });
   await measureHttp('embedded-sync-bundle-c50', `embedded sync, ack connector in a ${Math.round(BUNDLED.length / 1000)} KB bundle, c=50`, webhook(service.url, 'bundled'), { connections: 50, token, services });
   await measureHttp('embedded-sync-large-body-c50', `embedded sync, ack connector, ${Math.round(LARGE_BODY.length / 1000)} KB JSON body, c=50`, webhook(service.url, 'ack'), { connections: 50, token, services, body: LARGE_BODY });
   await measureHttp('embedded-sync-fetch-c50', 'embedded sync, connector forwarding with fetch to a downstream API on loopback, c=50', webhook(service.url, 'forward'), { connections: 50, token, services });
@@ -814,6 +834,10 @@ Rows:
   (tools/bench/ceiling.mjs): no store, no sandbox, no auth.
 - **embedded sync**: \`gi up\` with one process (SQLite store in a temporary directory, in-process bus, the
   QuickJS sandbox with its default worker threads), sync calls.
+- **GitHub signature instead of a token**: the same sync calls to the ack connector of an integration
+  whose inbound auth is \`github\` (docs/inbound.md): each call carries \`X-Hub-Signature-256\` of the
+  body and no token; the gateway opens the key secret and checks the HMAC over the body's bytes. Compared
+  with the bearer row above it, what verifying a signature costs per call.
 - **one caller timed to the µs**: the same sync calls, one at a time over one keep-alive connection from a
   plain Node client (tools/bench/sequential.mjs) after 500 not counted: p50 and p99 to the hundredth of a
   millisecond, which autocannon's whole milliseconds cannot give.

@@ -23,6 +23,8 @@ export const integrationSchema = z.looseObject({
     .looseObject({ memoryMiB: z.number(), cpuSeconds: z.number(), responseBodyKiB: z.number(), logKiB: z.number(), pendingCalls: z.number() })
     .optional(),
   callbackUrl: z.string().nullable().optional(),
+  /** Absent from servers that predate inbound auth: bearer. */
+  inboundAuth: z.looseObject({ scheme: z.string(), secret: z.string().optional(), previousSecret: z.string().optional(), allowBearer: z.boolean().optional() }).optional(),
   deployedAt: time.optional(),
 });
 export const integrationListSchema = z.looseObject({ integrations: z.array(integrationSchema) });
@@ -54,6 +56,16 @@ export const webhookSchema = z.looseObject({
       integrationId: z.string(),
       entityName: z.string(),
       urls: z.looseObject({ sync: z.string(), async: url, fileTransfer: url, poll: url, event: url }),
+      /** What to paste into the provider's settings (absent from servers that predate inbound auth). */
+      inboundAuth: z
+        .looseObject({
+          scheme: z.string(),
+          provider: z.string(),
+          fields: z.array(z.looseObject({ label: z.string(), value: z.string() })),
+          secrets: z.array(z.looseObject({ name: z.string(), set: z.boolean() })),
+          note: z.string(),
+        })
+        .optional(),
     }),
   ),
 });
@@ -179,6 +191,8 @@ export interface DeployRequest {
   allowedHosts?: string[];
   limits?: Partial<ConnectorLimits>;
   callbackUrl?: string;
+  /** Checked by the service (docs/inbound.md). */
+  inboundAuth?: Record<string, unknown>;
 }
 
 export interface StepQuery {

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Api } from './api-client';
 import { artifactPath, holdRequests, launchChromium, pageProblems } from './browser';
 import { MULTIPART, multipartBody } from './multipart';
 import { openApiDrift } from './openapi-replies';
+import { distributedDeployment } from './distributed-env';
 import { ADMIN_TOKEN, startService } from './service-process';
 import type { ServiceProcess } from './service-process';
 
@@ -620,6 +622,38 @@ describe('web console (headless Chromium)', () => {
     expect((await api.admin('GET', '/bots/acme/integrations/orders')).json.version).toBe(after.version);
   });
 
+  it("sets an integration's inbound auth to a provider's signature; the Webhooks view says what to paste into the provider", async () => {
+    const before = (await api.admin('GET', '/bots/acme/integrations/orders')).json;
+    // A fresh form: the test before left a refused value in this one.
+    await page.goto(`${service.baseUrl}/console#/bots/acme/settings/orders`);
+    await page.reload();
+    const integration = page.locator('.card', { hasText: 'Integration settings' });
+    await integration.getByRole('button', { name: `Save as version ${before.version + 1}` }).waitFor();
+    await integration.getByLabel('Inbound authentication').selectOption('github');
+    await integration.getByLabel('Secret holding the key').fill('GITHUB_WEBHOOK_SECRET');
+    await integration.getByRole('button', { name: `Save as version ${before.version + 1}` }).click();
+    await page.getByText(`Deployed orders version ${before.version + 1} with the new settings`).waitFor();
+    const signed = (await api.admin('GET', '/bots/acme/integrations/orders')).json;
+    expect(signed).toMatchObject({ version: before.version + 1, code: before.code, limits: before.limits, inboundAuth: { scheme: 'github', secret: 'GITHUB_WEBHOOK_SECRET' } });
+
+    await tab('Webhooks').click();
+    const setup = page.locator('.inbound-setup[data-scheme="github"]');
+    await setup.getByText('Paste into GitHub:').waitFor();
+    await setup.getByText('the value of connector secret GITHUB_WEBHOOK_SECRET').waitFor();
+    await setup.getByText('(not set: set it in Settings)').waitFor();
+    await setup.getByRole('button', { name: 'Copy Payload URL for orders' }).click();
+    expect(await inPage('navigator.clipboard.readText()')).toBe(`${service.baseUrl}/api/Platform/acme/Order/orders/GenericIntegration`);
+    await screenshot('webhooks-github');
+
+    // Back to a bot token, from the same form: the tests after this one call the connector with one.
+    await page.goto(`${service.baseUrl}/console#/bots/acme/settings/orders`);
+    await integration.getByRole('button', { name: `Save as version ${signed.version + 1}` }).waitFor();
+    await integration.getByLabel('Inbound authentication').selectOption('bearer');
+    await integration.getByRole('button', { name: `Save as version ${signed.version + 1}` }).click();
+    await page.getByText(`Deployed orders version ${signed.version + 1} with the new settings`).waitFor();
+    expect((await api.admin('GET', '/bots/acme/integrations/orders')).json.inboundAuth).toEqual({ scheme: 'bearer' });
+  });
+
   it('fits a phone-sized screen (375 px) and a 1280 px one: no view sticks out sideways', async () => {
     const invocationId = (await api.admin('GET', '/bots/acme/invocations?integrationId=orders&limit=1')).json.invocations[0].id as string;
     const views: [string, string][] = [
@@ -803,18 +837,21 @@ describe('web console (headless Chromium)', () => {
   });
 });
 
-describe('web console without SECRETS_KEY (headless Chromium)', () => {
+// The distributed control service: the embedded one generates a SECRETS_KEY when none is set.
+describe('web console of a distributed deployment without SECRETS_KEY (headless Chromium)', () => {
+  const deployment = distributedDeployment('console-no-key');
   let service: ServiceProcess;
   let browser: Browser;
 
   beforeAll(async () => {
-    service = await startService();
+    service = await deployment.start('control');
     await new Api(service.baseUrl).setUp('plain', 'Order', 'orders', QUICK);
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
     await service?.dispose();
+    rmSync(deployment.dataDir, { recursive: true, force: true });
   });
 
   it('says plainly that the service cannot store secrets, and stores none', async () => {

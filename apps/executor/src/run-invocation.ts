@@ -175,6 +175,7 @@ async function runClaimed(
         code: integration.code,
         entityJson: invocation.entityJson,
         rawBody: invocation.rawBody,
+        inbound: invocation.inbound ?? null,
         secrets: secrets.values,
         timeoutMs: Math.max(0, leftMs),
         durable: journal.durable,

@@ -1,4 +1,4 @@
-import type { TokenService } from '@gi/auth';
+import type { SecretVault, TokenService } from '@gi/auth';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
 import type { Clock, CompletionWaiter, JournalLimits, PlatformVersion, Store } from '@gi/domain';
 import type { BodyTimeouts } from '@gi/http';
@@ -21,12 +21,16 @@ export interface GatewaySettings {
   idempotencyKeyTtlMs: number;
   /** The limits of a durable run's journal: an event's payload, and the events kept for one invocation. */
   journalLimits: JournalLimits;
+  /** PUBLIC_BASE_URL: the URL the inbound schemes that sign it (HubSpot v3, Twilio) are rebuilt from; never `Host`. */
+  publicBaseUrl?: string;
 }
 
 export interface GatewayDeps {
   store: Store;
   bus: JobBus;
   tokens: TokenService;
+  /** The keys of the integrations' inbound schemes (connector secrets); without it a signed call finds no key (401). */
+  secrets?: Pick<SecretVault, 'valuesOf'>;
   /** Fed with the bus's completion events by the composition root. */
   waiter: CompletionWaiter<CompletionEvent>;
   clock: Clock;

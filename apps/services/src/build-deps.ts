@@ -150,6 +150,7 @@ export function gatewayDeps(
     uploads: { files: base.files, limits: uploadLimits(config), timeouts: uploadTimeouts(config) },
     quotas,
     unpublished,
+    secrets: secretVault(base),
     afterPersist: config.FAULT_INJECTION === 'gateway-exit-after-persist' ? () => process.kill(process.pid, 'SIGKILL') : undefined,
     settings: {
       platformSegment: config.PLATFORM_SEGMENT,
@@ -161,6 +162,7 @@ export function gatewayDeps(
       invocationTtlMs: config.INVOCATION_TTL_HOURS * 3600_000,
       idempotencyKeyTtlMs: config.IDEMPOTENCY_KEY_TTL_SECONDS * 1000,
       journalLimits: journalLimits(config),
+      publicBaseUrl: config.PUBLIC_BASE_URL,
     },
   };
 }

@@ -48,7 +48,7 @@ export async function runEmbedded(options: { processes?: number } = {}): Promise
 /** One process of the embedded deployment: it accepts calls and runs them itself. */
 async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   const sole = role.kind === 'sole';
-  const base = await openServiceBase('generic-integration', { claimsWhatItCreates: true });
+  const base = await openServiceBase('generic-integration', { embedded: true });
   const { config, logger, store, clock, metrics } = base;
   // Several processes: the primary created the file and said so, once.
   const adminToken = config.ADMIN_TOKEN ?? (sole ? announceGenerated(config.DATA_DIR, 'admin-token', 'admin token') : loadOrCreateSecret(config.DATA_DIR, 'admin-token').value);

@@ -24,6 +24,7 @@ export * from './json-depth';
 export * from './webhook-urls';
 export * from './trace-context';
 export * from './secrets';
+export * from './inbound-auth';
 export * from './line-diff';
 export * from './version-diff';
 export * from './replay';

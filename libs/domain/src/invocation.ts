@@ -1,5 +1,6 @@
 import type { InvocationError } from './errors';
 import type { WaitReason } from './journal';
+import type { VerifiedInbound } from './inbound-auth';
 import type { WebhookEntity } from './request-entity';
 
 /**
@@ -95,6 +96,11 @@ export interface NewInvocation extends InvocationRef {
    * Kept apart from the entity, and never logged.
    */
   rawBody: string | null;
+  /**
+   * What the gateway verified of a call its integration's inbound auth accepted (the scheme and the
+   * producer's delivery id); null or absent for a call made with a bot token.
+   */
+  inbound?: VerifiedInbound | null;
   createdAt: number;
   expireAt: number;
   /** Where its outcome is POSTed once it finishes; null for none. */

@@ -130,7 +130,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     authFailures: new Counter({
       name: 'gi_auth_failures_total',
-      help: 'Calls refused 401 or 403, by caller (bot, admin) and reason.',
+      help: 'Calls refused 401 or 403, by caller (bot, admin) and reason (a token\'s, or an inbound scheme\'s: missing_signature, bad_signature, timestamp_outside_tolerance, unknown_key).',
       labelNames: ['caller', 'reason'],
       registers,
     }),

@@ -40,6 +40,8 @@ class RunState implements HostRun {
   entityLoaded = false;
   /** `Context.Secrets`, made at its first read. */
   secrets: QuickJSHandle | null = null;
+  /** `Context.InboundAuth`, made at its first read. */
+  inboundAuth: QuickJSHandle | null = null;
   response: QuickJSHandle | null = null;
   ended = false;
   readonly pending = new Set<QuickJSDeferredPromise>();
@@ -233,6 +235,7 @@ export class ContextApi {
     this.define(context, 'SetProgress', (state, percent, message) => this.setProgress(state, percent, message));
     this.define(context, 'ReadFile', (state, id, options) => this.readFile(state, id, options));
     this.defineGetter(context, 'Secrets', (state) => this.getSecrets(state));
+    this.defineGetter(context, 'InboundAuth', (state) => this.getInboundAuth(state));
     const http = ctx.newObject();
     this.define(http, 'Request', (state, request) => this.request(state, request));
     ctx.setProp(context, 'Http', http);
@@ -314,17 +317,37 @@ export class ContextApi {
   /** `Context.Secrets`: the run's secrets as a frozen plain object (the same one at every read). */
   private getSecrets(state: RunState): HostResult {
     if (!state.secrets) {
-      const parsed = this.parseJson(JSON.stringify(state.run.input.secrets ?? {}));
-      if (parsed.error) return parsed;
-      const frozen = this.ctx.callFunction(this.freeze, this.ctx.undefined, parsed.value);
-      if (frozen.error) {
-        parsed.value.dispose();
-        return frozen;
-      }
-      frozen.value.dispose();
-      state.secrets = parsed.value;
+      const made = this.frozenJson(JSON.stringify(state.run.input.secrets ?? {}));
+      if (made.error) return made;
+      state.secrets = made.value;
     }
     return state.secrets.dup();
+  }
+
+  /**
+   * `Context.InboundAuth`: how the call proved who sent it, as a frozen plain object (the same one at every
+   * read): the integration's inbound scheme and the producer's delivery id, or `bearer` for a bot token.
+   */
+  private getInboundAuth(state: RunState): HostResult {
+    if (!state.inboundAuth) {
+      const made = this.frozenJson(JSON.stringify(state.run.input.inbound ?? { scheme: 'bearer', deliveryId: null }));
+      if (made.error) return made;
+      state.inboundAuth = made.value;
+    }
+    return state.inboundAuth.dup();
+  }
+
+  /** A JSON value made in the sandbox and frozen (one level deep: the values read here are flat). */
+  private frozenJson(json: string): VmCallResult<QuickJSHandle> {
+    const parsed = this.parseJson(json);
+    if (parsed.error) return parsed;
+    const frozen = this.ctx.callFunction(this.freeze, this.ctx.undefined, parsed.value);
+    if (frozen.error) {
+      parsed.value.dispose();
+      return frozen;
+    }
+    frozen.value.dispose();
+    return parsed;
   }
 
   /** Ends the run with `verdict`: the code is stopped at its next check, whatever it catches. */

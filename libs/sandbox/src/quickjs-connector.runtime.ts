@@ -76,6 +76,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       code,
       entityJson,
       rawBody,
+      inbound: request.inbound ?? null,
       secrets,
       timeoutMs,
       limits: resolveRunLimits(env.defaults, request.limits),

@@ -1,4 +1,4 @@
-import type { ConnectorFileReader, LogLine, Progress, RunLimits, RunSecrets, TraceContext } from '@gi/domain';
+import type { ConnectorFileReader, LogLine, Progress, RunLimits, RunSecrets, TraceContext, VerifiedInbound } from '@gi/domain';
 import type { KeyGenerator } from './globals/crypto.host';
 import type { RunCancellation } from './run-cancellation';
 
@@ -15,6 +15,8 @@ export interface RunInput {
   entityJson: string;
   /** The request body as the caller sent it (`Context.GetRawRequestBody()`); null when there is none. Text, like the entity. */
   rawBody: string | null;
+  /** `Context.InboundAuth`: what the gateway verified of the call; null (or absent) for a call made with a bot token. */
+  inbound?: VerifiedInbound | null;
   /** `Context.Secrets`, by name; the runtime redacts their values from what the run hands back. */
   secrets?: RunSecrets;
   timeoutMs: number;

@@ -24,6 +24,7 @@ export function workerRunInput(input: RunInput): WorkerRunInput {
     entityJson: input.entityJson,
     rawBody: span ? null : input.rawBody,
     rawBodySpan: span,
+    inbound: input.inbound,
     secrets: input.secrets,
     timeoutMs: input.timeoutMs,
     limits: input.limits,

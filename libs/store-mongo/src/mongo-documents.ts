@@ -1,4 +1,4 @@
-import type { CallbackState, ConnectorLimits, ConnectorSource, Endpoint, InvocationMode, InvocationStatus, LogLine, Progress, StepError, StepKind, StepStatus, WaitReason } from '@gi/domain';
+import type { CallbackState, ConnectorLimits, ConnectorSource, Endpoint, InboundAuth, InvocationMode, InvocationStatus, LogLine, Progress, StepError, StepKind, StepStatus, VerifiedInbound, WaitReason } from '@gi/domain';
 
 /** Collection names of one deployment's database. */
 export const COLLECTIONS = {
@@ -42,6 +42,8 @@ export interface InvocationDocument {
   rawBody?: string | null;
   /** Where the raw body lies in `entity` when it is there as sent (a JSON body): kept once (rawBodySpan in libs/domain). */
   rawBodySpan?: [start: number, end: number];
+  /** What the gateway verified of a call its inbound auth accepted; absent for a call made with a bot token. */
+  inbound?: VerifiedInbound;
   status: InvocationStatus;
   attempt: number;
   leaseOwner: string | null;
@@ -171,6 +173,8 @@ export interface IntegrationDocument {
   deployedAt: number;
   /** The files a bundle was built from; absent for a plain script. */
   sources?: ConnectorSource[];
+  /** Absent for a bot token (bearer), the default: docs/inbound.md. */
+  inboundAuth?: InboundAuth;
 }
 
 /** The draft of an integration (at most one): its settings, as a version has them. */

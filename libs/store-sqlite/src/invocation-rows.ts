@@ -1,4 +1,4 @@
-import type { CallbackDelivery, ClaimedInvocation, CallbackState, IdempotencyRecord, Invocation, InvocationSummary, StoredInvocationState, LogLine, NewInvocation, Outcome, StoredLogLine, WaitReason } from '@gi/domain';
+import type { CallbackDelivery, ClaimedInvocation, CallbackState, IdempotencyRecord, Invocation, InvocationSummary, StoredInvocationState, LogLine, NewInvocation, Outcome, StoredLogLine, VerifiedInbound, WaitReason } from '@gi/domain';
 import { outcomeError, rawBodyOf, rawBodySpan } from '@gi/domain';
 
 /** One row of `invocations`, as SQLite returns it. */
@@ -50,13 +50,24 @@ export interface PayloadRow {
   /** Where the raw body lies in `entity` when it is there as sent (a JSON body): `entity.slice(start, end)`. */
   raw_body_start: number | null;
   raw_body_end: number | null;
+  /** What the gateway verified (VerifiedInbound, JSON); null for a call made with a bot token. */
+  inbound: string | null;
 }
 
 /** The payload row of a new invocation: its raw body once, as a span of the entity when it lies there. */
 export function toPayloadRow(invocation: NewInvocation): PayloadRow & { id: string } {
   const span = rawBodySpan(invocation.entityJson, invocation.rawBody);
-  return { id: invocation.id, entity: invocation.entityJson, raw_body: span ? null : invocation.rawBody, raw_body_start: span?.[0] ?? null, raw_body_end: span?.[1] ?? null };
+  return {
+    id: invocation.id,
+    entity: invocation.entityJson,
+    raw_body: span ? null : invocation.rawBody,
+    raw_body_start: span?.[0] ?? null,
+    raw_body_end: span?.[1] ?? null,
+    inbound: invocation.inbound ? JSON.stringify(invocation.inbound) : null,
+  };
 }
+
+const inboundOfRow = (row: PayloadRow): VerifiedInbound | null => (row.inbound === null ? null : JSON.parse(row.inbound));
 
 const rawBodyOfRow = (row: PayloadRow) =>
   rawBodyOf(row.entity, row.raw_body, row.raw_body_start === null || row.raw_body_end === null ? null : [row.raw_body_start, row.raw_body_end]);
@@ -87,6 +98,7 @@ export function toCreated(row: CreatedRow): NewInvocation {
     responseContentType: row.response_content_type,
     entityJson: row.entity,
     rawBody: rawBodyOfRow(row),
+    inbound: inboundOfRow(row),
     createdAt: row.created_at,
     expireAt: row.expire_at,
     callbackUrl: row.callback_url,
@@ -119,6 +131,7 @@ export function toClaimed(created: NewInvocation, claimed: ClaimedRow, lease: { 
     responseContentType: created.responseContentType,
     entityJson: created.entityJson,
     rawBody: created.rawBody,
+    inbound: created.inbound ?? null,
     createdAt: created.createdAt,
     expireAt: created.expireAt,
     status: 'Running',
@@ -214,6 +227,7 @@ export function toInvocation(row: InvocationRow & PayloadRow, batches: LogBatchR
     responseContentType: row.response_content_type,
     entity: JSON.parse(row.entity),
     rawBody: rawBodyOfRow(row),
+    inbound: inboundOfRow(row),
     leaseOwner: row.lease_owner,
     leaseUntil: row.lease_until,
     expireAt: row.expire_at,

@@ -293,4 +293,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   DROP INDEX IF EXISTS invocation_journal_in_order;
   `,
+  // Inbound auth (docs/inbound.md): an integration version's scheme and its options (JSON; NULL: a bot
+  // token), and what the gateway verified of a call (its scheme and the producer's delivery id, JSON;
+  // NULL for a call made with a bot token), which its connector reads.
+  `
+  ALTER TABLE integrations ADD COLUMN inbound_auth TEXT;
+  ALTER TABLE invocation_payloads ADD COLUMN inbound TEXT;
+  `,
 ];

@@ -77,11 +77,11 @@ export class SqliteInvocationStore implements InvocationStore {
         VALUES (@id, @botId, @tokenId, @entityName, @integrationId, @integrationVersion, @pool, @mode, @endpoint,
          @responseContentType, 'Queued', @createdAt, @createdAt, @expireAt, @callbackUrl,
          CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 'pending' END, NULL)`),
-      insertPayload: db.prepare(`INSERT INTO invocation_payloads (id, entity, raw_body, raw_body_start, raw_body_end)
-        VALUES (@id, @entity, @raw_body, @raw_body_start, @raw_body_end)`),
-      get: db.prepare(`SELECT i.*, p.entity, p.raw_body, p.raw_body_start, p.raw_body_end FROM invocations i JOIN invocation_payloads p ON p.id = i.id
+      insertPayload: db.prepare(`INSERT INTO invocation_payloads (id, entity, raw_body, raw_body_start, raw_body_end, inbound)
+        VALUES (@id, @entity, @raw_body, @raw_body_start, @raw_body_end, @inbound)`),
+      get: db.prepare(`SELECT i.*, p.entity, p.raw_body, p.raw_body_start, p.raw_body_end, p.inbound FROM invocations i JOIN invocation_payloads p ON p.id = i.id
         WHERE i.id = ? AND i.bot_id = ? AND i.expire_at > ?`),
-      payload: db.prepare('SELECT entity, raw_body, raw_body_start, raw_body_end FROM invocation_payloads WHERE id = ?'),
+      payload: db.prepare('SELECT entity, raw_body, raw_body_start, raw_body_end, inbound FROM invocation_payloads WHERE id = ?'),
       logBatches: db.prepare('SELECT attempt, lines FROM invocation_logs WHERE bot_id = ? AND invocation_id = ? ORDER BY attempt, seq'),
       getState: db.prepare(`SELECT ${STATE_COLUMNS} FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?`),
       // The claim of an invocation this store created lately needs only the attempt (and the journal's count) back; others what creation stored.

@@ -120,6 +120,7 @@ export class FakeInvocationStore implements InvocationStore {
     this.rows.set(keyOf(invocation), {
       invocation: {
         ...stored,
+        inbound: stored.inbound ?? null,
         status: 'Queued',
         attempt: 0,
         leaseOwner: null,
@@ -575,7 +576,7 @@ export class FakeCatalogStore implements CatalogStore {
 
   async deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition> {
     const latest = Math.max(this.versionsOf(botId, integrationId)[0]?.version ?? 0, this.deletedVersions.get(`${botId}\u0000${integrationId}`) ?? 0);
-    const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...copy(withoutEmptySources(settings)) };
+    const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...copy(withoutEmptySources(integrationSettingsOf(settings))) };
     this.integrations.push(copy(definition));
     return definition;
   }
@@ -605,7 +606,9 @@ export class FakeCatalogStore implements CatalogStore {
 
   async resolveIntegration(botId: string, integrationId: string): Promise<IntegrationTarget | null> {
     const latest = this.versionsOf(botId, integrationId)[0];
-    return latest ? { integrationId, version: latest.version, entityName: latest.entityName, pool: latest.pool, callbackUrl: latest.callbackUrl } : null;
+    return latest
+      ? { integrationId, version: latest.version, entityName: latest.entityName, pool: latest.pool, callbackUrl: latest.callbackUrl, ...(latest.inboundAuth && { inboundAuth: copy(latest.inboundAuth) }) }
+      : null;
   }
 
   async listIntegrations(botId: string): Promise<IntegrationDefinition[]> {

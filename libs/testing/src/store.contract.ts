@@ -36,6 +36,18 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.get({ botId: 'bot-a', id: 'nope' })).toBeNull();
       });
 
+      it('keeps what the gateway verified of a call with it (none for a bearer call) and hands it to the claim', async () => {
+        const { store, clock } = subject;
+        const signed = newInvocation({ createdAt: clock.now(), inbound: { scheme: 'github', deliveryId: '72d3162e-cc78-11e3-81ab-4c9367dc0958' } });
+        const plain = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(signed);
+        await store.invocations.create(plain);
+        expect((await store.invocations.get(signed))?.inbound).toEqual({ scheme: 'github', deliveryId: '72d3162e-cc78-11e3-81ab-4c9367dc0958' });
+        expect((await store.invocations.get(plain))?.inbound ?? null).toBeNull();
+        expect((await store.invocations.claim(signed, 'w1', 10_000, clock.now()))?.inbound).toEqual({ scheme: 'github', deliveryId: '72d3162e-cc78-11e3-81ab-4c9367dc0958' });
+        expect((await store.invocations.claim(plain, 'w1', 10_000, clock.now()))?.inbound ?? null).toBeNull();
+      });
+
       it('reads an invocation\'s state alone, as get has it, without its entity or logs, only for its own bot', async () => {
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now(), expireAt: clock.now() + 60_000 });
@@ -774,6 +786,29 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await store.catalog.listIntegrations('bot-a')).map((i) => [i.integrationId, i.version])).toEqual([['ack', 2], ['hooked', 1], ['other', 1]]);
         expect((await store.catalog.listIntegrationVersions('bot-a', 'ack')).map((v) => v.version)).toEqual([2, 1]);
         expect(await store.catalog.listBots()).toEqual(['bot-a']);
+      });
+
+      it("keeps each version's inbound auth (none stored for bearer), resolves the latest's for calls, and carries it into drafts", async () => {
+        const { store, clock } = subject;
+        const settings = { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 60, allowedHosts: [], limits: { ...DEFAULT_CONNECTOR_LIMITS }, callbackUrl: null };
+        const github = { scheme: 'github' as const, secret: 'GITHUB_WEBHOOK_SECRET', previousSecret: 'GITHUB_WEBHOOK_SECRET_OLD', allowBearer: true };
+        const hmac = { scheme: 'hmac' as const, secret: 'SIGNING_KEY', header: 'X-Signature', algorithm: 'sha512' as const, encoding: 'base64' as const, prefix: 'v1=', timestampHeader: 'X-Timestamp', toleranceSeconds: 60 };
+        const v1 = await store.catalog.deployIntegration('bot-a', 'hook', { ...settings, inboundAuth: github }, clock.now());
+        expect(v1.inboundAuth).toEqual(github);
+        expect(await store.catalog.resolveIntegration('bot-a', 'hook')).toEqual({ integrationId: 'hook', version: 1, entityName: 'Order', pool: 'default', callbackUrl: null, inboundAuth: github });
+        const v2 = await store.catalog.deployIntegration('bot-a', 'hook', { ...settings, inboundAuth: hmac }, clock.now() + 1);
+        expect(await store.catalog.getIntegration('bot-a', 'hook')).toEqual(v2);
+        expect((await store.catalog.resolveIntegration('bot-a', 'hook'))?.inboundAuth).toEqual(hmac);
+        expect((await store.catalog.getIntegration('bot-a', 'hook', 1))?.inboundAuth).toEqual(github);
+        // Bearer, the default, is stored as nothing: a version deployed with it reads as one deployed without.
+        const v3 = await store.catalog.deployIntegration('bot-a', 'hook', { ...settings, inboundAuth: { scheme: 'bearer' } }, clock.now() + 2);
+        expect(v3).not.toHaveProperty('inboundAuth');
+        expect(await store.catalog.getIntegration('bot-a', 'hook')).not.toHaveProperty('inboundAuth');
+        expect((await store.catalog.resolveIntegration('bot-a', 'hook'))?.inboundAuth).toBeUndefined();
+        const draft = await store.catalog.putDraft('bot-a', 'hook', { ...settings, code: 'return 4', inboundAuth: github }, clock.now() + 3);
+        expect((await store.catalog.getDraft('bot-a', 'hook'))?.inboundAuth).toEqual(github);
+        expect((await store.catalog.publishDraft('bot-a', 'hook', draft.draftedAt, clock.now() + 4))?.inboundAuth).toEqual(github);
+        expect((await store.catalog.resolveIntegration('bot-a', 'hook'))?.inboundAuth).toEqual(github);
       });
 
       it('keeps the source files of a bundled version with it, and none for a plain script', async () => {

@@ -116,6 +116,7 @@ async function replayOne(deps: ReplayDeps, draft: IntegrationDraft, invocation: 
     code: draft.code,
     entity: invocation.entity,
     rawBody: invocation.rawBody,
+    inbound: invocation.inbound ?? null,
     secrets,
     timeoutMs,
     limits: runLimitsOf(draft.limits),

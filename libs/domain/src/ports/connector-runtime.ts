@@ -1,4 +1,5 @@
 import type { RunLimits } from '../catalog';
+import type { VerifiedInbound } from '../inbound-auth';
 import type { LogLine, Progress } from '../invocation';
 import type { JournalEntry, JournalLimits, StepRecord, WaitReason, WaitRecord } from '../journal';
 import type { WebhookEntity } from '../request-entity';
@@ -40,6 +41,8 @@ export interface ConnectorRunRequest {
   entityJson?: string;
   /** `Context.GetRawRequestBody()`: the body as the caller sent it; null (or absent) when there is none. */
   rawBody?: string | null;
+  /** `Context.InboundAuth`: what the gateway verified of the call; null (or absent) for a call made with a bot token. */
+  inbound?: VerifiedInbound | null;
   /**
    * `Context.Secrets`: the run's secrets by name, in clear. Their values (of at least
    * MIN_REDACTED_SECRET_LENGTH characters) never leave the run in a log line, an error or a progress message.

@@ -1,5 +1,6 @@
-// What a webhook caller needs: the base URL, the bot id, every integration's URLs and a curl line, and
-// what resumes a durable job waiting for an event: the event URL and its curl line.
+// What a webhook caller needs: the base URL, the bot id, every integration's URLs and a curl line; for an
+// integration a provider signs, what to paste into the provider's settings instead; and what resumes a
+// durable job waiting for an event: the event URL and its curl line.
 import { fill, h } from '../dom.js';
 import { card, codeBlock, copyButton, copyField, emptyState, errorNotice, pairsTable } from '../widgets.js';
 
@@ -57,8 +58,39 @@ function curlExamples(urls) {
   };
 }
 
+/**
+ * How an integration's calls are authenticated: for a signing provider, exactly what to paste into its
+ * settings and whether the secrets holding the key are set.
+ * @param {import('../api.js').InboundSetup} setup
+ * @param {string} id
+ */
+function inboundSetup(setup, id) {
+  return h(
+    'div',
+    { class: 'inbound-setup', 'data-scheme': setup.scheme },
+    h('h3', {}, `Inbound authentication: ${setup.scheme}`),
+    h('p', { class: 'muted small' }, `Paste into ${setup.provider}:`),
+    pairsTable(setup.fields.map((field) => [field.label, copyField(field.value, `${field.label} for ${id}`)])),
+    setup.secrets.length > 0
+      ? h(
+          'p',
+          { class: 'small' },
+          'Key secrets: ',
+          setup.secrets.flatMap((secret, i) => [
+            i > 0 ? ', ' : '',
+            h('code', {}, secret.name),
+            secret.set ? ' (set)' : h('span', { class: 'secret-missing' }, ' (not set: set it in Settings)'),
+          ]),
+        )
+      : null,
+    h('p', { class: 'muted small' }, setup.note),
+  );
+}
+
 /** @param {import('../api.js').Webhook['integrations'][number]} integration */
 function integrationCard(integration) {
+  const setup = integration.inboundAuth;
+  const signed = setup !== undefined && setup.scheme !== 'bearer';
   const examples = curlExamples(integration.urls);
   /** @type {keyof typeof examples} */
   let shown = 'sync';
@@ -98,7 +130,7 @@ function integrationCard(integration) {
       ['Polling', copyField(integration.urls.poll, `polling URL of ${integration.integrationId}`)],
       ...optionalRow('Event', integration.urls.event, (url) => copyField(url, `event URL of ${integration.integrationId}`)),
     ]),
-    example,
+    signed ? inboundSetup(setup, integration.integrationId) : example,
   );
 }
 
