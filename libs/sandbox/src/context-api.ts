@@ -2,6 +2,7 @@ import type { Progress } from '@gi/domain';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, VmCallResult } from 'quickjs-emscripten';
 import { performHttpRequest, type HostHttpResponse } from './connector-http';
 import { GlobalsBridge } from './globals/globals-bridge';
+import { CONTEXT_MEMBERS } from './globals/globals-library';
 import { HttpExchangeError, httpCallerOf } from './http-exchange';
 import { RunLimitExceeded, type HostRun } from './globals/host-module';
 import { TimerQueue } from './globals/timer-queue';
@@ -43,6 +44,10 @@ class RunState implements HostRun {
   response: QuickJSHandle | null = null;
   ended = false;
   readonly pending = new Set<QuickJSDeferredPromise>();
+  /** Those of `pending` that do not count against `pendingCalls` (journal writes). */
+  readonly unmetered = new Set<QuickJSDeferredPromise>();
+  /** Called when the run has nothing to compute (HostRun.onIdle). */
+  idle: (() => void) | null = null;
   /** Made for the first host request only: creating and aborting a controller is not free. */
   cancel: AbortController | null = null;
   readonly timers = new TimerQueue();
@@ -84,6 +89,15 @@ class RunState implements HostRun {
 
   spendCpu(ms: number): void {
     if (ms > 0) this.hostCpuMs += ms;
+  }
+
+  halt(verdict: Verdict): void {
+    this.stopped ??= verdict;
+    this.run.onHostSettled();
+  }
+
+  onIdle(hook: () => void): void {
+    this.idle = hook;
   }
 
   nextTurn(): Promise<void> {
@@ -153,7 +167,7 @@ export class ContextApi {
         if (!state) return { error: ctx.newError('This is not available before the connector runs.') };
         return { run: state };
       },
-      promise: (run, work) => this.promise(run as RunState, work),
+      promise: (run, work, metered) => this.promise(run as RunState, work, metered),
       uncaught: (run, error, where) => {
         const { message, stack } = this.describe(error);
         const verdict = failureVerdict(`Uncaught error in ${where}: ${message}`, stack, run.input.limits);
@@ -173,6 +187,11 @@ export class ContextApi {
 
   get pendingCalls(): number {
     return this.state?.pending.size ?? 0;
+  }
+
+  /** The bound run has nothing to compute: its durable calls may suspend it now (see RunJournal). */
+  idle(): void {
+    this.state?.idle?.();
   }
 
   /** CPU time the host spent for the bound run off the engine's thread (crypto work). */
@@ -233,6 +252,8 @@ export class ContextApi {
     this.define(context, 'SetProgress', (state, percent, message) => this.setProgress(state, percent, message));
     this.define(context, 'ReadFile', (state, id, options) => this.readFile(state, id, options));
     this.defineGetter(context, 'Secrets', (state) => this.getSecrets(state));
+    // Step, Sleep, WaitForEvent...: members of a module of globals, loaded on first use.
+    for (const [member, module] of CONTEXT_MEMBERS) this.defineGetter(context, member, () => this.globals.memberOf(module, member));
     const http = ctx.newObject();
     this.define(http, 'Request', (state, request) => this.request(state, request));
     ctx.setProp(context, 'Http', http);
@@ -527,19 +548,20 @@ export class ContextApi {
     return this.state?.timers ?? null;
   }
 
-  /** A promise settled by host work, counted as a call in flight. */
-  private promise(state: RunState, work: Promise<() => VmCallResult<QuickJSHandle>>): HostResult {
-    const call = this.hostCall(state);
+  /** A promise settled by host work, counted as a call in flight (against `pendingCalls` when `metered`). */
+  private promise(state: RunState, work: Promise<() => VmCallResult<QuickJSHandle>>, metered = true): HostResult {
+    const call = this.hostCall(state, metered);
     if ('error' in call) return call;
     state.pending.add(call.deferred);
+    if (!metered) state.unmetered.add(call.deferred);
     work.then((make) => this.settle(state, call.deferred, make));
     return call.promise;
   }
 
-  /** A promise for a host call; one call more than the run's pendingCalls limit ends the run. */
-  private hostCall(state: RunState): { deferred: QuickJSDeferredPromise; promise: QuickJSHandle; refuse: (message: string) => QuickJSHandle } | { error: QuickJSHandle } {
+  /** A promise for a host call; one metered call more than the run's pendingCalls limit ends the run. */
+  private hostCall(state: RunState, metered = true): { deferred: QuickJSDeferredPromise; promise: QuickJSHandle; refuse: (message: string) => QuickJSHandle } | { error: QuickJSHandle } {
     const max = state.run.input.limits.pendingCalls;
-    if (state.pending.size >= max) {
+    if (metered && state.pending.size - state.unmetered.size >= max) {
       const verdict = pendingCallsVerdict(max);
       return this.stop(state, verdict, verdict.message);
     }
@@ -566,6 +588,7 @@ export class ContextApi {
   /** Settles a host call with the value `make` builds in the sandbox, or rejects it with a message; nothing once its run ended. */
   private settle(state: RunState, deferred: QuickJSDeferredPromise, outcome: (() => VmCallResult<QuickJSHandle>) | string): void {
     if (state.ended || !state.pending.delete(deferred)) return;
+    state.unmetered.delete(deferred);
     const ctx = this.ctx;
     if (typeof outcome === 'string') {
       const error = ctx.newError(outcome);

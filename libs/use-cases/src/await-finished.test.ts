@@ -16,6 +16,8 @@ const stored: StoredInvocationState = {
   progress: null,
   outcome: { status: 'Completed', responseBody: { from: 'store' } },
   responseContentType: 'application/json',
+  waiting: null,
+  steps: 0,
 };
 
 /** The store's reads (and `watch` marks, as `watch <id>`), counted; `afterWatch` is the state a mark finds. */

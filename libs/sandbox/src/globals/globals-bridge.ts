@@ -12,8 +12,8 @@ const isWellFormed = (text: string) => (text as string & { isWellFormed(): boole
 export interface BridgeHooks {
   /** The run a host function serves, or the error it throws when no run is bound or the run must end. */
   bound(): { run: HostRun } | { error: QuickJSHandle };
-  /** A sandbox promise settled by host work (made in the sandbox once it ends); counts as a call in flight of the run. */
-  promise(run: HostRun, work: Promise<() => VmCallResult<QuickJSHandle>>): HostResult;
+  /** A sandbox promise settled by host work (made in the sandbox once it ends); counts as a call in flight of the run (against `pendingCalls` when `metered`). */
+  promise(run: HostRun, work: Promise<() => VmCallResult<QuickJSHandle>>, metered: boolean): HostResult;
   /** Ends the run with a failure: an error no connector code caught. */
   uncaught(run: HostRun, error: QuickJSHandle, where: string): { error: QuickJSHandle };
   /** Ends the run with a limit verdict. */
@@ -48,6 +48,9 @@ export class GlobalsBridge {
    */
   private readonly hostObjects: QuickJSHandle[] = [];
   private capturedHostObjects = 0;
+  /** What the install of each loaded module that gives members of `Context` returned; those of the memory image are kept with it. */
+  private exported = new Map<string, QuickJSHandle>();
+  private capturedExports = new Map<string, QuickJSHandle>();
   /** Modules in the context now; what the memory image holds is restored with it (see `capture`). */
   private loaded = new Set<string>(['core']);
   private captured = new Set<string>(['core']);
@@ -81,6 +84,7 @@ export class GlobalsBridge {
   capture(): void {
     this.captured = new Set(this.loaded);
     this.capturedHostObjects = this.hostObjects.length;
+    this.capturedExports = new Map(this.exported);
   }
 
   /** After the image is put back: only its modules are loaded again. */
@@ -88,6 +92,24 @@ export class GlobalsBridge {
     this.loaded = new Set(this.captured);
     this.learned.clear();
     this.hostObjects.length = this.capturedHostObjects;
+    this.exported = new Map(this.capturedExports);
+  }
+
+  /**
+   * `Context[member]`, given by `module` (a run is bound): the module is loaded now if the image lacks
+   * it, and the sandboxes made next for the connector have it ahead.
+   */
+  memberOf(module: string, member: string): HostResult {
+    if (!this.loaded.has(module)) {
+      for (const needed of withRequirements([module])) {
+        if (this.loaded.has(needed)) continue;
+        this.loadModule(needed);
+        this.learned.add(needed);
+      }
+    }
+    const exports = this.exported.get(module);
+    if (!exports) return { error: this.newError(new SandboxError('TypeError', `Context.${member} is not available.`)) };
+    return this.ctx.getProp(exports, member);
   }
 
   /** Modules the last run loaded that its sandbox's image lacked: worth loading ahead next time. */
@@ -128,7 +150,9 @@ export class GlobalsBridge {
     if (this.loaded.has(name)) return;
     const module = GLOBALS_MODULES.get(name);
     if (!module) throw new Error(`No connector globals module '${name}'.`);
-    this.install(module, this.internals).dispose();
+    const exports = this.install(module, this.internals);
+    if (module.contextMembers?.length) this.exported.set(name, exports);
+    else exports.dispose();
     this.loaded.add(name);
   }
 
@@ -145,7 +169,10 @@ export class GlobalsBridge {
     const install = ctx.unwrapResult(ctx.evalCode(source, `${module.name}.js`));
     const host = ctx.newObject();
     const functions: Record<string, (...handles: QuickJSHandle[]) => HostResult> = { ...raw };
-    for (const [name, fn] of Object.entries(module.functions)) functions[name] = (...handles) => this.call(module.name, name, fn, handles);
+    for (const [name, fn] of Object.entries(module.functions)) {
+      const metered = !module.unmetered?.includes(name);
+      functions[name] = (...handles) => this.call(module.name, name, fn, handles, metered);
+    }
     for (const [name, fn] of Object.entries(functions)) {
       const handle = ctx.newFunction(name, fn);
       ctx.setProp(host, name, handle);
@@ -158,7 +185,7 @@ export class GlobalsBridge {
   }
 
   /** One call of a host function: its arguments read, its result (or promise, or error) made in the sandbox. */
-  private call(module: string, name: string, fn: GlobalsModule['functions'][string], handles: QuickJSHandle[]): HostResult {
+  private call(module: string, name: string, fn: GlobalsModule['functions'][string], handles: QuickJSHandle[], metered: boolean): HostResult {
     const bound = this.hooks.bound();
     if ('error' in bound) return bound;
     const { run } = bound;
@@ -173,7 +200,7 @@ export class GlobalsBridge {
         (value: unknown) => () => this.toSandbox(value),
         (error: unknown) => () => ({ error: this.errorFor(run, error, module, name) }),
       );
-      return this.hooks.promise(run, settled);
+      return this.hooks.promise(run, settled, metered);
     }
     const made = this.toSandbox(result);
     return made.error ? made : made.value;

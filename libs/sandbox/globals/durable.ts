@@ -1,0 +1,162 @@
+/**
+ * The durable calls of `Context`: `Step`, `Sleep`, `SleepUntil`, `WaitForEvent` and the
+ * `NonRetryableError` class (the members of Context that load this module on first use). The host
+ * (src/durable/run-journal.ts) counts occurrences, answers from the journal, writes it and decides
+ * what each call does next; this side runs the connector's step functions, times their attempts out,
+ * and waits in the sandbox when told to. A call the host halts (the run suspends, or its code no
+ * longer matches the journal) never settles: the run ends at its next check, whatever the code catches.
+ */
+import type { Global } from './internal/global';
+import type { Internals } from './internal/internals';
+import type { DurablePlan, StepOutcome } from './internal/durable-plans';
+import { uncurry } from './internal/primordials';
+
+/** The host functions of this module (libs/sandbox/src/globals/durable.host.ts); each answers a plan as JSON text. */
+interface DurableHost {
+  step(name: string | null, options: unknown): string;
+  stepEnded(id: number, outcome: StepOutcome): Promise<string>;
+  sleep(name: string | null, duration: unknown): string | Promise<string>;
+  sleepUntil(name: string | null, when: unknown): string | Promise<string>;
+  waitForEvent(name: string | null, options: unknown): string | Promise<string>;
+  waited(id: number): string | Promise<string>;
+}
+
+/** The members of Context this module gives (ContextApi reads them through getters). */
+export interface DurableExports {
+  Step(name: string, fn: (step: { idempotencyKey: string; attempt: number }) => unknown, options?: unknown): Promise<unknown>;
+  Sleep(name: string, duration: unknown): Promise<void>;
+  SleepUntil(name: string, when: unknown): Promise<void>;
+  WaitForEvent(name: string, options?: unknown): Promise<unknown>;
+  NonRetryableError: new (message?: string) => Error;
+}
+
+/** Characters of a name (or a text argument) read out of the sandbox: more than any valid one has, so the host still refuses a longer one. */
+const MAX_TEXT_READ = 1000;
+/** Characters kept of a step error's name and message (as of a thrown error's). */
+const MAX_ERROR_NAME = 100;
+const MAX_ERROR_MESSAGE = 2000;
+
+export default function install(host: DurableHost, _global: Global, internals: Internals): DurableExports {
+  const { parse, stringify } = JSON;
+  const { setTimer, clearTimer, DOMException } = internals.core;
+  const slice = uncurry(String.prototype.slice);
+  const getTime = uncurry(Date.prototype.getTime);
+  const then = uncurry(Promise.prototype.then);
+  const PromiseOf = Promise;
+  const resolved = Promise.resolve.bind(Promise);
+  const { apply } = Reflect;
+  const { freeze, defineProperty } = Object;
+
+  class NonRetryableError extends Error {}
+  defineProperty(NonRetryableError.prototype, 'name', { value: 'NonRetryableError', writable: true, configurable: true, enumerable: false });
+  const constructors: Record<string, new (message: string) => Error> = {
+    NonRetryableError,
+    TypeError,
+    RangeError,
+    SyntaxError,
+    ReferenceError,
+    URIError,
+    EvalError,
+  };
+
+  /** At most MAX_TEXT_READ characters of a string; null for anything else (the host's message says what it expects). */
+  const text = (value: unknown) => (typeof value === 'string' ? slice(value, 0, MAX_TEXT_READ) : null);
+  /** A stored error as the connector meets it again: same name and message. */
+  const errorOf = (name: string, message: string): Error => {
+    const error = new (constructors[name] ?? Error)(message);
+    if (error.name !== name) defineProperty(error, 'name', { value: name, writable: true, configurable: true, enumerable: false });
+    return error;
+  };
+  /** Name and message of what an attempt threw, cut to the budget; reading them may run the connector's getters. */
+  const describe = (thrown: unknown): { name: string; message: string } => {
+    try {
+      if ((typeof thrown === 'object' && thrown !== null) || typeof thrown === 'function') {
+        const { name, message } = thrown as { name?: unknown; message?: unknown };
+        return { name: slice(typeof name === 'string' && name ? name : 'Error', 0, MAX_ERROR_NAME), message: slice(`${message ?? ''}`, 0, MAX_ERROR_MESSAGE) };
+      }
+      return { name: 'Error', message: slice(`${thrown as string}`, 0, MAX_ERROR_MESSAGE) };
+    } catch {
+      return { name: 'Error', message: 'The step threw a value that cannot be read.' };
+    }
+  };
+  const waitMs = (ms: number) => new PromiseOf<void>((resolve) => void setTimer(resolve, ms));
+  const never = () => new PromiseOf<never>(() => undefined);
+
+  /** An attempt of a step: its function called with its key and attempt number, its time limit enforced, its result as JSON. */
+  const attempt = async (fn: (step: { idempotencyKey: string; attempt: number }) => unknown, plan: Extract<DurablePlan, { do: 'run' }>, threw: { error?: unknown }): Promise<StepOutcome> => {
+    let value: unknown;
+    try {
+      const called = resolved(apply(fn, undefined, [freeze({ idempotencyKey: plan.key, attempt: plan.attempt })]));
+      const { timeout } = plan;
+      value = await (timeout === null
+        ? called
+        : new PromiseOf((resolve, reject) => {
+            const timer = setTimer(() => reject(new DOMException(timeout.message, 'TimeoutError')), timeout.ms);
+            then(
+              called,
+              (result: unknown) => (clearTimer(timer), resolve(result)),
+              (error: unknown) => (clearTimer(timer), reject(error)),
+            );
+          }));
+    } catch (error) {
+      threw.error = error;
+      return { error: describe(error), retryable: !(error instanceof NonRetryableError) };
+    }
+    if (value === undefined) return { result: null };
+    let json: unknown;
+    try {
+      json = stringify(value);
+    } catch (error) {
+      return { notJson: describe(error).message };
+    }
+    if (typeof json !== 'string') return { notJson: `a ${typeof value} has no JSON` };
+    return json.length > plan.maxResultBytes ? { tooLarge: json.length } : { result: json };
+  };
+
+  /** Follows the host's plans until the call answers, throws or halts. */
+  const follow = async (first: string | Promise<string>, fn?: (step: { idempotencyKey: string; attempt: number }) => unknown): Promise<unknown> => {
+    const threw: { error?: unknown } = {};
+    let plan = parse(await first) as DurablePlan;
+    for (;;) {
+      switch (plan.do) {
+        case 'answer':
+          return plan.json === null ? undefined : parse(plan.json);
+        case 'throw':
+          throw plan.own && 'error' in threw ? threw.error : errorOf(plan.name, plan.message);
+        case 'wait':
+          await waitMs(plan.ms);
+          plan = parse(await host.waited(plan.id)) as DurablePlan;
+          break;
+        case 'run':
+          delete threw.error;
+          plan = parse(await host.stepEnded(plan.id, await attempt(fn as NonNullable<typeof fn>, plan, threw))) as DurablePlan;
+          break;
+        default:
+          return never();
+      }
+    }
+  };
+
+  return freeze({
+    async Step(name: string, fn: (step: { idempotencyKey: string; attempt: number }) => unknown, options?: unknown) {
+      if (typeof fn !== 'function') throw new TypeError('Context.Step expects a function to run: Context.Step(name, async ({ idempotencyKey, attempt }) => { ... }, options).');
+      return follow(host.step(text(name), options), fn);
+    },
+    async Sleep(name: string, duration: unknown) {
+      await follow(host.sleep(text(name), typeof duration === 'string' ? text(duration) : duration));
+    },
+    async SleepUntil(name: string, when: unknown) {
+      let at = when;
+      try {
+        at = getTime(when); // a Date (NaN when invalid: the host says so)
+      } catch {
+        if (typeof when === 'string') at = text(when);
+      }
+      await follow(host.sleepUntil(text(name), at));
+    },
+    async WaitForEvent(name: string, options?: unknown) {
+      return follow(host.waitForEvent(text(name), options));
+    },
+    NonRetryableError,
+  });
+}
