@@ -135,6 +135,30 @@ describe.each([
       ]);
     });
 
+    it('suspends only once a step whose function still runs is journalled', async () => {
+      const fake = new FakeDurableRun({ journal: [waiting('sleep', 'nap', Date.now() + HOUR)] });
+      const result = await run(
+        `await Promise.all([Context.Sleep('nap', '1 hour'), Context.Step('slow', () => new Promise((resolve) => setTimeout(() => resolve('done'), 50)))]);`,
+        { durable: fake },
+      );
+      expect(result).toMatchObject({ kind: 'suspended', wait: { kind: 'sleep', name: 'nap' } });
+      expect(fake.entries().map(({ name, status, resultJson }) => [name, status, resultJson])).toEqual([
+        ['nap', 'waiting', null],
+        ['slow', 'done', '"done"'],
+      ]);
+    });
+
+    it('suspends only once the journal writes it started are done', async () => {
+      const fake = new FakeDurableRun({ journal: [waiting('sleep', 'nap', Date.now() + HOUR)] });
+      const release = fake.hold();
+      let journalAtEnd: JournalEntry[] = [];
+      const ended = run(`await Promise.all([Context.Sleep('nap', '1 hour'), Context.Sleep('short', 0)]);`, { durable: fake }).then((result) => ((journalAtEnd = fake.entries()), result));
+      await eventually(() => fake.writes.length === 1);
+      release();
+      expect(await ended).toMatchObject({ kind: 'suspended', wait: { kind: 'sleep', name: 'nap' } });
+      expect(journalAtEnd.map(({ name }) => name)).toEqual(['nap', 'short']);
+    });
+
     it('suspends until the earliest of the waits it is held by', async () => {
       const now = Date.now();
       const result = await run(

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import type { ConnectorRunRequest, ConnectorRunResult, JournalEntry } from '@gi/domain';
 import { FakeDurableRun } from './durable/fake-durable-run.fixture';
 import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
@@ -50,6 +51,38 @@ describe.each([
     expect(body(await run(code, { durable: replay }))).toMatchObject({ calls: 0, last: 'undefined', other: 'x' });
     expect(replay.writes).toEqual([]);
   });
+
+  it('replays any sequence of steps, in series and in parallel, from the journal of its first run: the same results, and no function called', async () => {
+    // Each step: its name, what its function does, and the group it starts with (a group's steps start together).
+    const step = fc.tuple(fc.constantFrom('a', 'b', 'send'), fc.constantFrom('value', 'undefined', 'throws'), fc.integer({ min: 0, max: 3 }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 25 }), async (plan) => {
+        const code = answer(`
+          const plan = ${JSON.stringify(plan)};
+          const results = [];
+          const one = async ([name, does], i) => {
+            try {
+              return await Context.Step(name, counted(() => {
+                if (does === 'throws') throw new Context.NonRetryableError('no ' + i);
+                return does === 'value' ? { i, name } : undefined;
+              }));
+            } catch (e) { return e.name + ': ' + e.message; }
+          };
+          for (let group = 0; group < 4; group++) {
+            const started = plan.map((s, i) => [s, i]).filter(([s]) => s[2] === group);
+            results.push(...(await Promise.all(started.map(([s, i]) => one(s, i)))).map((r) => r === undefined ? 'undefined' : r));
+          }
+          Context.SetResponseEntity({ ResponseBody: { results, calls } });`);
+        const first = new FakeDurableRun();
+        const ran = body(await run(code, { durable: first })) as { results: unknown[]; calls: number };
+        expect(ran.calls).toBe(plan.length);
+        const replay = new FakeDurableRun({ journal: first.entries() });
+        expect(body(await run(code, { durable: replay }))).toEqual({ results: ran.results, calls: 0 });
+        expect(replay.writes).toEqual([]);
+      }),
+      { numRuns: 15 },
+    );
+  }, 120_000);
 
   it('journals steps started together (Promise.all) once each, with at most 16 writes under way, whatever pendingCalls allows', async () => {
     const fake = new FakeDurableRun();

@@ -114,6 +114,34 @@ describe('RunJournal', () => {
     expect(halted).toEqual([{ kind: 'suspended', wait: { kind: 'sleep', name: 'sooner', until: 1_000_000 + 3_600_000 } }]);
   });
 
+  it('does not suspend while the function of a step still runs, and does once it is journalled', async () => {
+    const nap: JournalEntry = { name: 'nap', occurrence: 1, kind: 'sleep', status: 'waiting', resultJson: null, error: null, attempts: 0, startedAt: 0, finishedAt: null, until: 5_000_000 };
+    const { journal, halted } = journalOn(new FakeDurableRun({ journal: [nap] }));
+    const step = runPlan(journal.step('work', undefined));
+    expect(journal.sleep('nap', '1 hour')).toEqual({ do: 'halt' });
+    journal.idle();
+    expect(halted).toEqual([]);
+    expect(await planOf(journal.stepEnded(step.id, { result: '"done"' }))).toEqual({ do: 'answer', json: '"done"' });
+    journal.idle();
+    expect(halted).toEqual([{ kind: 'suspended', wait: { kind: 'sleep', name: 'nap', until: 5_000_000 } }]);
+  });
+
+  it('does not suspend while a journal write is under way', async () => {
+    const nap: JournalEntry = { name: 'nap', occurrence: 1, kind: 'sleep', status: 'waiting', resultJson: null, error: null, attempts: 0, startedAt: 0, finishedAt: null, until: 5_000_000 };
+    const fake = new FakeDurableRun({ journal: [nap] });
+    const release = fake.hold();
+    const { journal, halted, now } = journalOn(fake);
+    expect(journal.sleep('nap', '1 hour')).toEqual({ do: 'halt' });
+    const begun = planOf(journal.sleep('past', 0));
+    journal.idle();
+    expect(halted).toEqual([]);
+    release();
+    now.at += 1;
+    expect(await begun).toEqual({ do: 'answer', json: null });
+    journal.idle();
+    expect(halted).toEqual([{ kind: 'suspended', wait: { kind: 'sleep', name: 'nap', until: 5_000_000 } }]);
+  });
+
   it('never suspends a run without a store: a long sleep waits in the sandbox, an event wait until its timeout', async () => {
     const halted: Verdict[] = [];
     const journal = new RunJournal({ halt: (verdict) => halted.push(verdict), now: () => 0 });
