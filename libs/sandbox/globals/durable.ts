@@ -8,22 +8,26 @@
  */
 import type { Global } from './internal/global';
 import type { Internals } from './internal/internals';
-import type { DurablePlan, StepOutcome } from './internal/durable-plans';
+import { ANSWER, type DurablePlan, type StepOutcome, type StepTimeout } from './internal/durable-plans';
 import { uncurry } from './internal/primordials';
 
 /** The host functions of this module (libs/sandbox/src/globals/durable.host.ts); each answers a plan as JSON text. */
 interface DurableHost {
   step(name: string | null, options: unknown): string;
-  stepEnded(id: number, outcome: StepOutcome): Promise<string>;
+  /** The step's outcome as its items, in place (an array would cross as JSON). */
+  stepEnded(id: number, ...outcome: Array<StepOutcome[number] | undefined>): Promise<string>;
   sleep(name: string | null, duration: unknown): string | Promise<string>;
   sleepUntil(name: string | null, when: unknown): string | Promise<string>;
   waitForEvent(name: string | null, options: unknown): string | Promise<string>;
   waited(id: number): string | Promise<string>;
 }
 
+/** A step's function: it gets the step's idempotency key and the attempt's number. */
+type StepFunction = (step: { idempotencyKey: string; attempt: number }) => unknown;
+
 /** The members of Context this module gives (ContextApi reads them through getters). */
 export interface DurableExports {
-  Step(name: string, fn: (step: { idempotencyKey: string; attempt: number }) => unknown, options?: unknown): Promise<unknown>;
+  Step(name: string, fn: StepFunction, options?: unknown): Promise<unknown>;
   Sleep(name: string, duration: unknown): Promise<void>;
   SleepUntil(name: string, when: unknown): Promise<void>;
   WaitForEvent(name: string, options?: unknown): Promise<unknown>;
@@ -44,6 +48,7 @@ export default function install(host: DurableHost, _global: Global, internals: I
   const then = uncurry(Promise.prototype.then);
   const PromiseOf = Promise;
   const resolved = Promise.resolve.bind(Promise);
+  const rejected = Promise.reject.bind(Promise);
   const { apply } = Reflect;
   const { freeze, defineProperty } = Object;
 
@@ -82,55 +87,65 @@ export default function install(host: DurableHost, _global: Global, internals: I
   const waitMs = (ms: number) => new PromiseOf<void>((resolve) => void setTimer(resolve, ms));
   const never = () => new PromiseOf<never>(() => undefined);
 
-  /** An attempt of a step: its function called with its key and attempt number, its time limit enforced, its result as JSON. */
-  const attempt = async (fn: (step: { idempotencyKey: string; attempt: number }) => unknown, plan: Extract<DurablePlan, { do: 'run' }>, threw: { error?: unknown }): Promise<StepOutcome> => {
-    let value: unknown;
-    try {
-      const called = resolved(apply(fn, undefined, [freeze({ idempotencyKey: plan.key, attempt: plan.attempt })]));
-      const { timeout } = plan;
-      value = await (timeout === null
-        ? called
-        : new PromiseOf((resolve, reject) => {
-            const timer = setTimer(() => reject(new DOMException(timeout.message, 'TimeoutError')), timeout.ms);
-            then(
-              called,
-              (result: unknown) => (clearTimer(timer), resolve(result)),
-              (error: unknown) => (clearTimer(timer), reject(error)),
-            );
-          }));
-    } catch (error) {
-      threw.error = error;
-      return { error: describe(error), retryable: !(error instanceof NonRetryableError) };
-    }
-    if (value === undefined) return { result: null };
+  /** `value` or what it settles with, unless `timeout` passes first (a TimeoutError then). */
+  const within = (value: unknown, timeout: StepTimeout) =>
+    new PromiseOf((resolve, reject) => {
+      const timer = setTimer(() => reject(new DOMException(timeout.message, 'TimeoutError')), timeout.ms);
+      then(
+        resolved(value),
+        (result: unknown) => (clearTimer(timer), resolve(result)),
+        (error: unknown) => (clearTimer(timer), reject(error)),
+      );
+    });
+
+  /** An attempt's result as the host takes it: its JSON, or why it has none that can be journalled. */
+  const outcomeOf = (value: unknown, maxResultBytes: number): StepOutcome => {
+    if (value === undefined) return ['result', null];
     let json: unknown;
     try {
       json = stringify(value);
     } catch (error) {
-      return { notJson: describe(error).message };
+      return ['notJson', describe(error).message];
     }
-    if (typeof json !== 'string') return { notJson: `a ${typeof value} has no JSON` };
-    return json.length > plan.maxResultBytes ? { tooLarge: json.length } : { result: json };
+    if (typeof json !== 'string') return ['notJson', `a ${typeof value} has no JSON`];
+    return json.length > maxResultBytes ? ['tooLarge', json.length] : ['result', json];
   };
 
-  /** Follows the host's plans until the call answers, throws or halts. */
-  const follow = async (first: string | Promise<string>, fn?: (step: { idempotencyKey: string; attempt: number }) => unknown): Promise<unknown> => {
-    const threw: { error?: unknown } = {};
-    let plan = parse(await first) as DurablePlan;
+  /** A plan as the host sent it (see ANSWER). */
+  const read = (text: string): DurablePlan => (text[0] === ANSWER ? { do: 'answer', json: text.length > 1 ? slice(text, 1) : null } : (parse(text) as DurablePlan));
+
+  /**
+   * Follows the host's plans until the call answers, throws or halts: runs a step's attempts (its
+   * function called with its key and attempt number, within its timeout), waits in the sandbox.
+   * One async function for all of it: each one more costs every step its own promises.
+   */
+  const follow = async (first: DurablePlan, fn?: StepFunction): Promise<unknown> => {
+    let threw: { error: unknown } | null = null;
+    let plan = first;
     for (;;) {
       switch (plan.do) {
         case 'answer':
           return plan.json === null ? undefined : parse(plan.json);
         case 'throw':
-          throw plan.own && 'error' in threw ? threw.error : errorOf(plan.name, plan.message);
+          throw plan.own && threw ? threw.error : errorOf(plan.name, plan.message);
         case 'wait':
           await waitMs(plan.ms);
-          plan = parse(await host.waited(plan.id)) as DurablePlan;
+          plan = read(await host.waited(plan.id));
           break;
-        case 'run':
-          delete threw.error;
-          plan = parse(await host.stepEnded(plan.id, await attempt(fn as NonNullable<typeof fn>, plan, threw))) as DurablePlan;
+        case 'run': {
+          let outcome: StepOutcome;
+          threw = null;
+          try {
+            const called = apply(fn as StepFunction, undefined, [freeze({ idempotencyKey: plan.key, attempt: plan.attempt })]);
+            outcome = outcomeOf(await (plan.timeout === null ? called : within(called, plan.timeout)), plan.maxResultBytes);
+          } catch (error) {
+            threw = { error };
+            const { name, message } = describe(error);
+            outcome = ['error', name, message, !(error instanceof NonRetryableError)];
+          }
+          plan = read(await host.stepEnded(plan.id, outcome[0], outcome[1], outcome[2], outcome[3]));
           break;
+        }
         default:
           return never();
       }
@@ -138,12 +153,20 @@ export default function install(host: DurableHost, _global: Global, internals: I
   };
 
   return freeze({
-    async Step(name: string, fn: (step: { idempotencyKey: string; attempt: number }) => unknown, options?: unknown) {
-      if (typeof fn !== 'function') throw new TypeError('Context.Step expects a function to run: Context.Step(name, async ({ idempotencyKey, attempt }) => { ... }, options).');
-      return follow(host.step(text(name), options), fn);
+    Step(name: string, fn: StepFunction, options?: unknown) {
+      if (typeof fn !== 'function') return rejected(new TypeError('Context.Step expects a function to run: Context.Step(name, async ({ idempotencyKey, attempt }) => { ... }, options).'));
+      let first: string;
+      try {
+        first = host.step(text(name), options);
+      } catch (error) {
+        return rejected(error);
+      }
+      // Answered from the journal (every step of a replay): no function to run, nothing to await.
+      if (first[0] === ANSWER) return resolved(first.length > 1 ? parse(slice(first, 1)) : undefined);
+      return follow(read(first), fn);
     },
     async Sleep(name: string, duration: unknown) {
-      await follow(host.sleep(text(name), typeof duration === 'string' ? text(duration) : duration));
+      await follow(read(await host.sleep(text(name), typeof duration === 'string' ? text(duration) : duration)));
     },
     async SleepUntil(name: string, when: unknown) {
       let at = when;
@@ -152,10 +175,10 @@ export default function install(host: DurableHost, _global: Global, internals: I
       } catch {
         if (typeof when === 'string') at = text(when);
       }
-      await follow(host.sleepUntil(text(name), at));
+      await follow(read(await host.sleepUntil(text(name), at)));
     },
     async WaitForEvent(name: string, options?: unknown) {
-      return follow(host.waitForEvent(text(name), options));
+      return follow(read(await host.waitForEvent(text(name), options)));
     },
     NonRetryableError,
   });

@@ -2,9 +2,13 @@
  * What passes between the durable calls' two sides (`Context.Step`, `Sleep`, `SleepUntil`,
  * `WaitForEvent`): the sandbox side (globals/durable.ts) runs the connector's functions and waits;
  * the host side (src/durable/run-journal.ts) counts occurrences, reads and writes the journal and
- * decides what each call does next. Plans cross as JSON text (never an object a connector's
- * `Object.prototype.then` could intercept).
+ * decides what each call does next. Plans cross as text, never as an object a connector's
+ * `Object.prototype.then` could intercept: an answer (the plan of every step a replay meets) as its
+ * JSON after ANSWER, so a large result is not encoded twice; any other plan as JSON text.
  */
+
+/** The first character of an answer's text; what follows is its JSON, none for `undefined`. */
+export const ANSWER = '=';
 
 /** What a durable call does next. */
 export type DurablePlan =
@@ -25,13 +29,16 @@ export interface StepTimeout {
   message: string;
 }
 
-/** How an attempt went, as the sandbox tells it. */
+/**
+ * How an attempt went, as the sandbox tells it: the arguments of `stepEnded` after the step's id
+ * (plain values: no object to encode as JSON on the way).
+ */
 export type StepOutcome =
   /** It returned: the result as JSON text, null for `undefined`. */
-  | { result: string | null }
+  | [kind: 'result', json: string | null]
   /** It returned a value whose JSON is longer than the limit (in characters, which are at least as many as its bytes). */
-  | { tooLarge: number }
+  | [kind: 'tooLarge', chars: number]
   /** It returned a value that is not JSON data: why. */
-  | { notJson: string }
+  | [kind: 'notJson', why: string]
   /** It threw (or timed out); `retryable` is false for a NonRetryableError. */
-  | { error: { name: string; message: string }; retryable: boolean };
+  | [kind: 'error', name: string, message: string, retryable: boolean];

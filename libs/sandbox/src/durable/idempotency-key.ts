@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The idempotency key a step's function gets: the same for a bot, invocation, step name and occurrence
@@ -6,4 +6,4 @@ import { createHash } from 'node:crypto';
  * (SHA-256 in base64url), so any provider's `Idempotency-Key` takes it.
  */
 export const stepIdempotencyKey = (botId: string, invocationId: string, name: string, occurrence: number): string =>
-  createHash('sha256').update(JSON.stringify([botId, invocationId, name, occurrence])).digest('base64url');
+  hash('sha256', JSON.stringify([botId, invocationId, name, occurrence]), 'base64url');

@@ -22,7 +22,7 @@ async function runAll(journal: RunJournal, names: readonly string[]): Promise<un
   const answers: unknown[] = [];
   for (const [i, name] of names.entries()) {
     let plan = journal.step(name, undefined);
-    if (plan.do === 'run') plan = await planOf(journal.stepEnded(plan.id, { result: JSON.stringify([name, i]) }));
+    if (plan.do === 'run') plan = await planOf(journal.stepEnded(plan.id, ['result', JSON.stringify([name, i])]));
     if (plan.do !== 'answer') throw new Error(`expected an answer, got ${JSON.stringify(plan)}`);
     answers.push(plan.json === null ? undefined : JSON.parse(plan.json));
   }
@@ -75,7 +75,7 @@ describe('RunJournal', () => {
     for (let attempt = 1; attempt <= 4; attempt++) {
       expect(plan.attempt).toBe(attempt);
       now.at += 7; // the attempt took 7 ms
-      const next = await planOf(journal.stepEnded(plan.id, { error: { name: 'Error', message: `try ${attempt}` }, retryable: true }));
+      const next = await planOf(journal.stepEnded(plan.id, ['error', 'Error', `try ${attempt}`, true]));
       if (attempt === 4) {
         expect(next).toEqual({ do: 'throw', name: 'Error', message: 'try 4', own: true });
         break;
@@ -104,7 +104,7 @@ describe('RunJournal', () => {
     expect(await planOf(journal.sleep('sooner', '1 hour'))).toEqual({ do: 'halt' });
     journal.idle();
     expect(halted).toEqual([]); // the step still runs, and a short wait goes on in the sandbox
-    expect(await planOf(journal.stepEnded(step.id, { result: '1' }))).toEqual({ do: 'answer', json: '1' });
+    expect(await planOf(journal.stepEnded(step.id, ['result', '1']))).toEqual({ do: 'answer', json: '1' });
     journal.idle();
     expect(halted).toEqual([]); // the short wait still goes on
     now.at += 500;
@@ -121,7 +121,7 @@ describe('RunJournal', () => {
     expect(journal.sleep('nap', '1 hour')).toEqual({ do: 'halt' });
     journal.idle();
     expect(halted).toEqual([]);
-    expect(await planOf(journal.stepEnded(step.id, { result: '"done"' }))).toEqual({ do: 'answer', json: '"done"' });
+    expect(await planOf(journal.stepEnded(step.id, ['result', '"done"']))).toEqual({ do: 'answer', json: '"done"' });
     journal.idle();
     expect(halted).toEqual([{ kind: 'suspended', wait: { kind: 'sleep', name: 'nap', until: 5_000_000 } }]);
   });
@@ -165,11 +165,11 @@ describe('RunJournal', () => {
     const result = JSON.stringify('x'.repeat(1024 * 1024));
     const plans: Array<DurablePlan | Promise<DurablePlan>> = [];
     // 63 results of 1 MiB and 2 bytes wait within 64 MiB; one more would not.
-    for (let i = 0; i < JOURNAL_WRITES_IN_FLIGHT + 63; i++) plans.push(journal.stepEnded(runPlan(journal.step('big', undefined)).id, { result }));
+    for (let i = 0; i < JOURNAL_WRITES_IN_FLIGHT + 63; i++) plans.push(journal.stepEnded(runPlan(journal.step('big', undefined)).id, ['result', result]));
     await new Promise((resolve) => setImmediate(resolve));
     expect(fake.inFlight).toBe(JOURNAL_WRITES_IN_FLIGHT);
     expect(halted).toEqual([]);
-    expect(journal.stepEnded(runPlan(journal.step('big', undefined)).id, { result })).toEqual({ do: 'halt' });
+    expect(journal.stepEnded(runPlan(journal.step('big', undefined)).id, ['result', result])).toEqual({ do: 'halt' });
     expect(halted).toEqual([{ kind: 'failed', reason: 'limit', message: expect.stringContaining('more than 64 MiB waited to be written. Await steps before starting more.') }]);
     expect(plans.filter((plan) => !(plan instanceof Promise))).toEqual([]);
   });

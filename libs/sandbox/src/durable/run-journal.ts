@@ -124,25 +124,30 @@ export class RunJournal {
     if (!step) throw new SandboxError('TypeError', 'No such step is under way.');
     const label = `step ${shown(step.name)} #${step.occurrence}`;
     const { maxResultBytes } = this.source.limits;
-    if ('tooLarge' in outcome) {
-      return this.fail(step, 'RangeError', `The result of ${label} is at least ${outcome.tooLarge} bytes as JSON, over the limit of ${formatBytes(maxResultBytes)} (STEP_RESULT_MAX_SIZE).`);
-    }
-    if ('notJson' in outcome) {
-      return this.fail(step, 'TypeError', `The result of ${label} is not JSON data (${outcome.notJson}): return objects, arrays, strings, numbers, booleans or null.`);
-    }
-    if ('result' in outcome) {
-      const json = outcome.result;
-      const bytes = json === null ? 0 : Buffer.byteLength(json);
-      if (bytes > maxResultBytes) return this.fail(step, 'RangeError', `The result of ${label} is ${bytes} bytes as JSON, over the limit of ${formatBytes(maxResultBytes)} (STEP_RESULT_MAX_SIZE).`);
-      if (json !== null && nestsDeeperThan(json, RUN_BUDGET.responseDepth)) {
-        return this.fail(step, 'TypeError', `The result of ${label} nests arrays and objects more than ${RUN_BUDGET.responseDepth} levels deep, more than can be journalled.`);
+    switch (outcome[0]) {
+      case 'tooLarge':
+        return this.fail(step, 'RangeError', `The result of ${label} is at least ${outcome[1]} bytes as JSON, over the limit of ${formatBytes(maxResultBytes)} (STEP_RESULT_MAX_SIZE).`);
+      case 'notJson':
+        return this.fail(step, 'TypeError', `The result of ${label} is not JSON data (${outcome[1]}): return objects, arrays, strings, numbers, booleans or null.`);
+      case 'result': {
+        const json = outcome[1];
+        const bytes = json === null ? 0 : Buffer.byteLength(json);
+        if (bytes > maxResultBytes) return this.fail(step, 'RangeError', `The result of ${label} is ${bytes} bytes as JSON, over the limit of ${formatBytes(maxResultBytes)} (STEP_RESULT_MAX_SIZE).`);
+        if (json !== null && nestsDeeperThan(json, RUN_BUDGET.responseDepth)) {
+          return this.fail(step, 'TypeError', `The result of ${label} nests arrays and objects more than ${RUN_BUDGET.responseDepth} levels deep, more than can be journalled.`);
+        }
+        return this.end(step, { status: 'done', resultJson: json, finishedAt: this.now() }, bytes);
       }
-      return this.end(step, { status: 'done', resultJson: json, finishedAt: this.now() }, bytes);
+      case 'error': {
+        const [, name, message, retryable] = outcome;
+        const error = { name, message };
+        if (!retryable || step.attempts > step.options.retries.limit) return this.end(step, { status: 'failed', error, finishedAt: this.now() }, 0);
+        const until = this.now() + retryDelayMs(step.options.retries, step.attempts);
+        return this.write(this.record(step, { status: 'retrying', error, until }), 0, (entry) => (entry.status === 'retrying' ? this.retryAt(step, until) : this.close(step, answerOf(entry))), step);
+      }
+      default:
+        throw new SandboxError('TypeError', 'No such outcome of a step.');
     }
-    const { error, retryable } = outcome;
-    if (!retryable || step.attempts > step.options.retries.limit) return this.end(step, { status: 'failed', error, finishedAt: this.now() }, 0);
-    const until = this.now() + retryDelayMs(step.options.retries, step.attempts);
-    return this.write(this.record(step, { status: 'retrying', error, until }), 0, (entry) => (entry.status === 'retrying' ? this.retryAt(step, until) : this.close(step, answerOf(entry))), step);
   }
 
   /** `Context.Sleep(name, duration)`. */

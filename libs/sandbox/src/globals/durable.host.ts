@@ -1,4 +1,4 @@
-import type { DurablePlan, StepOutcome } from '../../globals/internal/durable-plans';
+import { ANSWER, type DurablePlan, type StepOutcome } from '../../globals/internal/durable-plans';
 import { RunJournal } from '../durable/run-journal';
 import type { GlobalsModule, HostRun } from './host-module';
 
@@ -11,8 +11,9 @@ const journalOf = (run: HostRun): RunJournal =>
     return journal;
   });
 
-/** A plan as the sandbox side reads it: JSON text, which no connector hook can intercept on its way. */
-const sent = (plan: DurablePlan | Promise<DurablePlan>): string | Promise<string> => (plan instanceof Promise ? plan.then((made) => JSON.stringify(made)) : JSON.stringify(plan));
+/** A plan as the sandbox side reads it (see ANSWER): text, which no connector hook can intercept on its way. */
+const text = (plan: DurablePlan): string => (plan.do === 'answer' ? ANSWER + (plan.json ?? '') : JSON.stringify(plan));
+const sent = (plan: DurablePlan | Promise<DurablePlan>): string | Promise<string> => (plan instanceof Promise ? plan.then(text) : text(plan));
 
 /** `Context.Step`, `Sleep`, `SleepUntil`, `WaitForEvent` and `NonRetryableError` (libs/sandbox/globals/durable.ts). */
 export const durableModule: GlobalsModule = {
@@ -22,7 +23,7 @@ export const durableModule: GlobalsModule = {
   unmetered: ['stepEnded', 'sleep', 'sleepUntil', 'waitForEvent', 'waited'],
   functions: {
     step: (run, name, options) => sent(journalOf(run).step(name, options)),
-    stepEnded: (run, id, outcome) => sent(journalOf(run).stepEnded(id as number, outcome as StepOutcome)),
+    stepEnded: (run, id, ...outcome) => sent(journalOf(run).stepEnded(id as number, outcome as StepOutcome)),
     sleep: (run, name, duration) => sent(journalOf(run).sleep(name, duration)),
     sleepUntil: (run, name, when) => sent(journalOf(run).sleepUntil(name, when)),
     waitForEvent: (run, name, options) => sent(journalOf(run).waitForEvent(name, options)),
