@@ -25,8 +25,8 @@ interface DurableHost {
 /** A step's function: it gets the step's idempotency key and the attempt's number. */
 type StepFunction = (step: { idempotencyKey: string; attempt: number }) => unknown;
 
-/** The members of Context this module gives (ContextApi reads them through getters). */
-export interface DurableExports {
+/** The members of Context this module gives (in `internals.context`). */
+interface DurableMembers {
   Step(name: string, fn: StepFunction, options?: unknown): Promise<unknown>;
   Sleep(name: string, duration: unknown): Promise<void>;
   SleepUntil(name: string, when: unknown): Promise<void>;
@@ -40,7 +40,7 @@ const MAX_TEXT_READ = 1000;
 const MAX_ERROR_NAME = 100;
 const MAX_ERROR_MESSAGE = 2000;
 
-export default function install(host: DurableHost, _global: Global, internals: Internals): DurableExports {
+export default function install(host: DurableHost, _global: Global, internals: Internals): void {
   const { parse, stringify } = JSON;
   const { setTimer, clearTimer, DOMException } = internals.core;
   const slice = uncurry(String.prototype.slice);
@@ -152,7 +152,7 @@ export default function install(host: DurableHost, _global: Global, internals: I
     }
   };
 
-  return freeze({
+  const members: DurableMembers = {
     Step(name: string, fn: StepFunction, options?: unknown) {
       if (typeof fn !== 'function') return rejected(new TypeError('Context.Step expects a function to run: Context.Step(name, async ({ idempotencyKey, attempt }) => { ... }, options).'));
       let first: string;
@@ -181,5 +181,6 @@ export default function install(host: DurableHost, _global: Global, internals: I
       return follow(read(await host.waitForEvent(text(name), options)));
     },
     NonRetryableError,
-  });
+  };
+  Object.assign(internals.context, members);
 }

@@ -2,7 +2,6 @@ import type { Progress } from '@gi/domain';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, VmCallResult } from 'quickjs-emscripten';
 import { performHttpRequest, type HostHttpResponse } from './connector-http';
 import { GlobalsBridge } from './globals/globals-bridge';
-import { CONTEXT_MEMBERS } from './globals/globals-library';
 import { HttpExchangeError, httpCallerOf } from './http-exchange';
 import { RunLimitExceeded, type HostRun } from './globals/host-module';
 import { TimerQueue } from './globals/timer-queue';
@@ -158,8 +157,9 @@ export class ContextApi {
     this.functionSource = ctx.getProp(fnPrototype, 'toString');
     const freeze = ctx.getProp(object, 'freeze');
     this.freeze = freeze;
-    this.install(freeze);
+    const installed = this.install();
     for (const handle of [json, object, prototype, fn, fnPrototype]) handle.dispose();
+    // The core module of globals gives Context the members other modules make (Context.Step...): frozen after it.
     this.globals = new GlobalsBridge(ctx, {
       bound: () => {
         const state = this.state;
@@ -178,6 +178,10 @@ export class ContextApi {
       json: (value) => this.json(value, RUN_BUDGET.hostArgumentChars),
       tag: (value) => this.tag(value),
     });
+    for (const target of installed) {
+      ctx.unwrapResult(ctx.callFunction(freeze, ctx.undefined, target)).dispose();
+      target.dispose();
+    }
   }
 
   /** Why the bound run must end now, if it must. */
@@ -240,8 +244,8 @@ export class ContextApi {
     return text;
   }
 
-  /** Defines the globals `Context` and `console`, frozen. */
-  private install(freeze: QuickJSHandle): void {
+  /** Defines the globals `Context` and `console`: the objects to freeze once the globals modules are installed. */
+  private install(): QuickJSHandle[] {
     const ctx = this.ctx;
     const context = ctx.newObject();
     this.define(context, 'GetRequestEntity', (state) => this.getRequestEntity(state));
@@ -252,8 +256,6 @@ export class ContextApi {
     this.define(context, 'SetProgress', (state, percent, message) => this.setProgress(state, percent, message));
     this.define(context, 'ReadFile', (state, id, options) => this.readFile(state, id, options));
     this.defineGetter(context, 'Secrets', (state) => this.getSecrets(state));
-    // Step, Sleep, WaitForEvent...: members of a module of globals, loaded on first use.
-    for (const [member, module] of CONTEXT_MEMBERS) this.defineGetter(context, member, () => this.globals.memberOf(module, member));
     const http = ctx.newObject();
     this.define(http, 'Request', (state, request) => this.request(state, request));
     ctx.setProp(context, 'Http', http);
@@ -262,10 +264,9 @@ export class ContextApi {
     for (const name of ['log', 'info', 'debug', 'warn']) ctx.setProp(console, name, log);
     log.dispose();
     this.define(console, 'error', (state, ...args) => this.log(state, 'error', args));
-    for (const target of [http, context, console]) ctx.unwrapResult(ctx.callFunction(freeze, ctx.undefined, target)).dispose();
     ctx.setProp(ctx.global, 'Context', context);
     ctx.setProp(ctx.global, 'console', console);
-    for (const handle of [http, context, console]) handle.dispose();
+    return [http, context, console];
   }
 
   /** `{"body": ResponseBody}` as JSON, or undefined when the connector never touched an entity. */

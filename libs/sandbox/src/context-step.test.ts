@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { ConnectorRunRequest, ConnectorRunResult, JournalEntry } from '@gi/domain';
 import { FakeDurableRun } from './durable/fake-durable-run.fixture';
+import { modulesNamedIn } from './globals/globals-library';
 import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
 
 /** The ResponseBody of a run that must succeed. */
@@ -302,6 +303,27 @@ describe.each([
         'The connector\'s code no longer matches this invocation\'s journal: "send" #2 is journalled as a sleep (Context.Sleep or Context.SleepUntil), but the code now makes a step (Context.Step) there: Context.Step("send"). Durable calls must come with the same names in the same order on every run of an invocation.',
     });
     expect(fake.writes).toEqual([]);
+  });
+
+  it('is a member of the frozen Context, loaded on first use even when the code names it in ways no scan sees', async () => {
+    const code = `
+      const [step, nonRetryable] = [['S', 'tep'].join(''), ['Non', 'Retryable', 'Error'].join('')];
+      const value = await Context[step]('hidden', () => 'found');
+      const before = Context[step];
+      try { Context[step] = () => 1; } catch {}
+      Context.SetResponseEntity({ ResponseBody: {
+        value, kept: Context[step] === before, frozen: Object.isFrozen(Context),
+        error: new Context[nonRetryable]('x') instanceof Error, members: Object.keys(Context).filter((key) => !/^[GSRLH]/.test(key) || key.startsWith(['Sl', 'eep'].join(''))).sort(),
+      } });`;
+    expect(modulesNamedIn(code)).toEqual([]);
+    expect(modulesNamedIn("await Context.Sleep('nap', '1 day');")).toEqual(['durable']);
+    expect(body(await run(code, { durable: new FakeDurableRun() }))).toEqual({
+      value: 'found',
+      kept: true,
+      frozen: true,
+      error: true,
+      members: ['NonRetryableError', 'Sleep', 'SleepUntil', 'WaitForEvent'],
+    });
   });
 
   it.each([

@@ -48,9 +48,6 @@ export class GlobalsBridge {
    */
   private readonly hostObjects: QuickJSHandle[] = [];
   private capturedHostObjects = 0;
-  /** What the install of each loaded module that gives members of `Context` returned; those of the memory image are kept with it. */
-  private exported = new Map<string, QuickJSHandle>();
-  private capturedExports = new Map<string, QuickJSHandle>();
   /** Modules in the context now; what the memory image holds is restored with it (see `capture`). */
   private loaded = new Set<string>(['core']);
   private captured = new Set<string>(['core']);
@@ -84,7 +81,6 @@ export class GlobalsBridge {
   capture(): void {
     this.captured = new Set(this.loaded);
     this.capturedHostObjects = this.hostObjects.length;
-    this.capturedExports = new Map(this.exported);
   }
 
   /** After the image is put back: only its modules are loaded again. */
@@ -92,24 +88,6 @@ export class GlobalsBridge {
     this.loaded = new Set(this.captured);
     this.learned.clear();
     this.hostObjects.length = this.capturedHostObjects;
-    this.exported = new Map(this.capturedExports);
-  }
-
-  /**
-   * `Context[member]`, given by `module` (a run is bound): the module is loaded now if the image lacks
-   * it, and the sandboxes made next for the connector have it ahead.
-   */
-  memberOf(module: string, member: string): HostResult {
-    if (!this.loaded.has(module)) {
-      for (const needed of withRequirements([module])) {
-        if (this.loaded.has(needed)) continue;
-        this.loadModule(needed);
-        this.learned.add(needed);
-      }
-    }
-    const exports = this.exported.get(module);
-    if (!exports) return { error: this.newError(new SandboxError('TypeError', `Context.${member} is not available.`)) };
-    return this.ctx.getProp(exports, member);
   }
 
   /** Modules the last run loaded that its sandbox's image lacked: worth loading ahead next time. */
@@ -150,9 +128,7 @@ export class GlobalsBridge {
     if (this.loaded.has(name)) return;
     const module = GLOBALS_MODULES.get(name);
     if (!module) throw new Error(`No connector globals module '${name}'.`);
-    const exports = this.install(module, this.internals);
-    if (module.contextMembers?.length) this.exported.set(name, exports);
-    else exports.dispose();
+    this.install(module, this.internals).dispose();
     this.loaded.add(name);
   }
 

@@ -17,15 +17,13 @@ const MODULES: readonly GlobalsModule[] = [urlModule, encodingModule, base64Modu
 
 export const GLOBALS_MODULES: ReadonlyMap<string, GlobalsModule> = new Map(MODULES.map((module) => [module.name, module]));
 
-/** The members of `Context` that modules give, each with its module: `Context`'s getters of these names load it. */
-export const CONTEXT_MEMBERS: ReadonlyArray<readonly [member: string, module: string]> = MODULES.flatMap(({ name, contextMembers = [] }) => contextMembers.map((member) => [member, name] as const));
-
-/** What the core module needs to put stubs in place of each module's globals and methods (the modules that have some). */
-export function lazyModules(): Array<{ name: string; globals: string[]; methods: Array<[string, string]> }> {
-  return MODULES.filter(({ globals, methods = [] }) => globals.length + methods.length > 0).map(({ name, globals, methods = [] }) => ({
+/** What the core module needs to put stubs in place of each module's globals, methods and members of `Context`. */
+export function lazyModules(): Array<{ name: string; globals: string[]; methods: Array<[string, string]>; contextMembers: string[] }> {
+  return MODULES.map(({ name, globals, methods = [], contextMembers = [] }) => ({
     name,
     globals: [...globals],
     methods: methods.map(([path, method]) => [path, method]),
+    contextMembers: [...contextMembers],
   }));
 }
 

@@ -63,8 +63,8 @@ export interface GlobalsModule {
   /** The host functions its install function receives, by name. */
   functions: Readonly<Record<string, HostFunction>>;
   /**
-   * Members of `Context` it gives (the object its install returns holds them): `Context`'s getters of
-   * those names load it on first use.
+   * Members of `Context` it gives (its install puts them in `internals.context`): `Context`'s accessors
+   * of those names (the core module's) load it on first use.
    */
   contextMembers?: readonly string[];
   /**
