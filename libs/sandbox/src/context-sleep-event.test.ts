@@ -159,6 +159,19 @@ describe.each([
       expect(journalAtEnd.map(({ name }) => name)).toEqual(['nap', 'short']);
     });
 
+    it("suspends whatever the connector races the wait with: its own timers and requests do not hold the run", async () => {
+      const result = await run(
+        `let escaped = 'no';
+         try {
+           await Promise.race([Context.Sleep('nap', '1 day'), new Promise((resolve) => setTimeout(resolve, 300))]);
+           escaped = 'by the timer';
+         } catch { escaped = 'by a catch'; }
+         Context.SetResponseEntity({ ResponseBody: escaped });`,
+        { durable: new FakeDurableRun() },
+      );
+      expect(result).toMatchObject({ kind: 'suspended', wait: { kind: 'sleep', name: 'nap' } });
+    });
+
     it('suspends until the earliest of the waits it is held by', async () => {
       const now = Date.now();
       const result = await run(
