@@ -11,7 +11,7 @@ import type { Internals } from './internal/internals';
 import { ANSWER, type DurablePlan, type StepOutcome, type StepTimeout } from './internal/durable-plans';
 import { uncurry } from './internal/primordials';
 
-/** The host functions of this module (libs/sandbox/src/globals/durable.host.ts); each answers a plan as JSON text. */
+/** The host functions of this module (libs/sandbox/src/globals/durable.host.ts); each answers a plan as text (see ANSWER). */
 interface DurableHost {
   step(name: string | null, options: unknown): string;
   /** The step's outcome as its items, in place (an array would cross as JSON). */
@@ -54,7 +54,8 @@ export default function install(host: DurableHost, _global: Global, internals: I
 
   class NonRetryableError extends Error {}
   defineProperty(NonRetryableError.prototype, 'name', { value: 'NonRetryableError', writable: true, configurable: true, enumerable: false });
-  const constructors: Record<string, new (message: string) => Error> = {
+  // No prototype: a stored name such as "constructor" or "__proto__" finds nothing here.
+  const constructors: Record<string, new (message: string) => Error> = Object.assign(Object.create(null), {
     NonRetryableError,
     TypeError,
     RangeError,
@@ -62,7 +63,7 @@ export default function install(host: DurableHost, _global: Global, internals: I
     ReferenceError,
     URIError,
     EvalError,
-  };
+  });
 
   /** At most MAX_TEXT_READ characters of a string; null for anything else (the host's message says what it expects). */
   const text = (value: unknown) => (typeof value === 'string' ? slice(value, 0, MAX_TEXT_READ) : null);

@@ -125,21 +125,26 @@ describe.each([
     const code = answer(`
       class QuotaError extends Error { constructor(m) { super(m); this.name = 'QuotaError'; } }
       const seen = [];
-      for (const [name, fn] of [['custom', () => { throw new QuotaError('over quota'); }], ['type', () => null.x], ['final', () => { throw new Context.NonRetryableError('no such recipient'); }]]) {
+      const odd = (name) => () => { const e = new Error('odd'); e.name = name; throw e; };
+      for (const [name, fn] of [['custom', () => { throw new QuotaError('over quota'); }], ['type', () => null.x], ['final', () => { throw new Context.NonRetryableError('no such recipient'); }], ['proto', odd('__proto__')], ['ctor', odd('constructor')]]) {
         try { await Context.Step(name, counted(fn), { retries: { limit: 0 } }); } catch (e) { seen.push([e.name, e.message, e instanceof Error, e instanceof Context.NonRetryableError]); }
       }
       Context.SetResponseEntity({ ResponseBody: { seen, calls } });`);
     const first = body(await run(code, { durable: fake })) as { seen: unknown[]; calls: number };
-    expect(first.calls).toBe(3);
+    expect(first.calls).toBe(5);
     expect(first.seen).toEqual([
       ['QuotaError', 'over quota', true, false],
       ['TypeError', expect.stringContaining('null'), true, false],
       ['NonRetryableError', 'no such recipient', true, true],
+      ['__proto__', 'odd', true, false],
+      ['constructor', 'odd', true, false],
     ]);
     expect(fake.entries().map(({ status, error }) => [status, error?.name])).toEqual([
       ['failed', 'QuotaError'],
       ['failed', 'TypeError'],
       ['failed', 'NonRetryableError'],
+      ['failed', '__proto__'],
+      ['failed', 'constructor'],
     ]);
     const replay = new FakeDurableRun({ journal: fake.entries() });
     expect(body(await run(code, { durable: replay }))).toEqual({ seen: first.seen, calls: 0 });
