@@ -38,7 +38,7 @@ function retryAfterMs(response: Response): number {
 }
 
 /** Sends one message, the step's key with it; its id, or the status of the last refusal. */
-async function send(to: string, { idempotencyKey }: StepContext): Promise<Sent> {
+async function send(to: string, { idempotencyKey }: StepRun): Promise<Sent> {
   for (let attempt = 1; ; attempt++) {
     const response = await fetch(`${apiBase}/messages`, {
       method: 'POST',

@@ -49,9 +49,9 @@ export interface JournalUsage {
   keptEvents: number;
 }
 
-/** The size of one step's result or one event's payload, refused when over `maxResultBytes`. */
-export function resultBytesWithin(json: string, limits: JournalLimits, what: 'result' | 'payload'): number {
-  const bytes = Buffer.byteLength(json);
+/** The size of one step's result (null: it returned nothing) or one event's payload, refused when over `maxResultBytes`. */
+export function resultBytesWithin(json: string | null, limits: JournalLimits, what: 'result' | 'payload'): number {
+  const bytes = json === null ? 0 : Buffer.byteLength(json);
   if (bytes > limits.maxResultBytes) {
     const subject = what === 'result' ? "The step's result" : "The event's payload";
     throw new JournalLimitExceeded(`${subject} is ${bytes} bytes as JSON, over the limit of ${limits.maxResultBytes} bytes (STEP_RESULT_MAX_SIZE).`);

@@ -37,7 +37,7 @@ export interface JournalEntry {
   occurrence: number;
   kind: StepKind;
   status: StepStatus;
-  /** The result as JSON text (`done`); null otherwise. */
+  /** The result as JSON text (`done`); null otherwise, and for a step that returned `undefined`. */
   resultJson: string | null;
   /** The error of the last failed attempt (`failed`, `retrying`); null otherwise. */
   error: StepError | null;
@@ -51,10 +51,13 @@ export interface JournalEntry {
   until: number | null;
 }
 
-/** What the run asks the journal to record for a step it ran: its end, or a failed attempt before a retry. */
+/**
+ * What the run asks the journal to record for a step it ran: its end, or a failed attempt before a retry.
+ * A step that returned `undefined` is recorded `done` with `resultJson` null (a re-run answers `undefined`).
+ */
 export type StepRecord = Pick<JournalEntry, 'name' | 'occurrence' | 'attempts' | 'startedAt'> &
   (
-    | { status: 'done'; resultJson: string; finishedAt: number }
+    | { status: 'done'; resultJson: string | null; finishedAt: number }
     | { status: 'failed'; error: StepError; finishedAt: number }
     | { status: 'retrying'; error: StepError; until: number }
   );

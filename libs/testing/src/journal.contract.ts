@@ -97,6 +97,17 @@ export function describeJournalContract(subject: () => StoreUnderTest): void {
       expect(await store.journal.read({ botId: 'bot-a', id: 'nope' })).toEqual([]);
     });
 
+    it('records a step that returned nothing with a null result, and reads it back as such (not JSON null)', async () => {
+      const { store, clock } = subject();
+      const { ref, lease } = await running();
+      const t = clock.now();
+      const nothing = { name: 'notify', occurrence: 1, attempts: 1, startedAt: t, status: 'done' as const, resultJson: null, finishedAt: t };
+      expect(await store.journal.record(ref, lease, nothing, limits)).toMatchObject({ status: 'done', resultJson: null });
+      expect(await store.journal.record(ref, lease, { ...nothing, occurrence: 2, resultJson: 'null' }, limits)).toMatchObject({ status: 'done', resultJson: 'null' });
+      expect((await store.journal.read(ref)).map((e) => e.resultJson)).toEqual([null, 'null']);
+      expect((await store.journal.list(ref, { limit: 10 })).map((e) => e.resultBytes)).toEqual([4, 0]);
+    });
+
     it('has a plain invocation make no progress and count no step', async () => {
       const { store } = subject();
       const { ref } = await running();

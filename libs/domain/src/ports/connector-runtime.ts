@@ -24,7 +24,10 @@ export interface DurableRun {
   /** The journal as the run starts, in the order written. */
   journal: JournalEntry[];
   limits: JournalLimits;
-  /** A sleep, retry delay or event wait with more than this left (ms) suspends the run; a shorter one waits in the sandbox. */
+  /**
+   * A sleep or retry delay with more than this left (ms) suspends the run; a shorter one waits in the
+   * sandbox. An event wait not yet answered always suspends: an event can only reach a suspended run.
+   */
   suspendAfterMs: number;
   record(step: StepRecord): Promise<JournalEntry>;
   beginWait(wait: WaitRecord): Promise<JournalEntry>;
