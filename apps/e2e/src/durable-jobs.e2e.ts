@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deleteBusTopology, startExampleApi, type ExampleApi } from '@gi/testing';
@@ -147,7 +148,7 @@ describe('durable jobs, embedded', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let arrived!: () => void;
     const reached = new Promise<void>((resolve) => (arrived = resolve));
-    const gate = (await import('node:http')).createServer((_req, res) => {
+    const gate = createServer((_req, res) => {
       arrived();
       void held.then(() => res.end('ok'));
     });
@@ -190,13 +191,21 @@ describe('durable jobs, embedded, the journal refusing what does not fit', () =>
   let service: ServiceProcess;
   let api: Api;
   let token: string;
+  let modes: Server;
+  let modeUrl: string;
   beforeAll(async () => {
+    let asked = 0;
+    modes = createServer((_req, res) => res.end(asked++ === 0 ? 'sleep' : 'step'));
+    await new Promise<void>((resolve) => modes.listen(0, '127.0.0.1', resolve));
+    modeUrl = `http://127.0.0.1:${(modes.address() as { port: number }).port}/`;
     service = await startService({ env: { ...DURABLE, STEP_RESULT_MAX_SIZE: '1kb' } });
     api = new Api(service.baseUrl);
-    // The first run sleeps (its clock is before `until`); the resumed one calls a step by the same name: the code no longer matches its journal.
+    // The first run sleeps (the test's server says so, outside any step); the resumed one is told to call a
+    // step by the same name: the code no longer matches its journal.
     const drifting = `
       const e = Context.GetRequestEntity();
-      if (Date.now() < e.RequestBody.until) await Context.Sleep('x', 1500);
+      const mode = await (await fetch(e.RequestBody.modeUrl)).text();
+      if (mode === 'sleep') await Context.Sleep('x', 1500);
       else await Context.Step('x', () => 1);
       e.ResponseBody = { done: true };
       Context.SetResponseEntity(e);`;
@@ -207,14 +216,17 @@ describe('durable jobs, embedded, the journal refusing what does not fit', () =>
     token = await api.setUp('acme', 'Order', 'drifting', drifting, deployment);
     expect((await api.admin('PUT', '/bots/acme/integrations/large', { entityName: 'Order', code: large, ...deployment })).status).toBe(200);
   });
-  afterAll(() => service?.dispose());
+  afterAll(async () => {
+    await service?.dispose();
+    modes?.close();
+  });
 
   it('a journal entry of another kind than the call fails the run, naming the step', async () => {
-    const accepted = await api.postJson(api.webhookUrl('acme', 'Order', 'drifting', 'asyncResponse=true'), token, { until: Date.now() + 1000 });
+    const accepted = await api.postJson(api.webhookUrl('acme', 'Order', 'drifting', 'asyncResponse=true'), token, { modeUrl });
     const id = accepted.json.invocationId as string;
     expect((await api.poll('acme', token, id, 'waitSeconds=30')).status).toBe(500);
     const detail = (await api.admin('GET', `/bots/acme/invocations/${id}`)).json as { logs: Array<{ message: string }> };
-    expect(detail.logs.map((line) => line.message).join('\n')).toMatch(/'x'.*(occurrence|#)\s*1.*no longer matches/s);
+    expect(detail.logs.map((line) => line.message).join('\n')).toMatch(/no longer matches this invocation's journal: "x" #1 is journalled as a sleep .* but the code now makes a step/);
   }, 30_000);
 
   it('a step result over STEP_RESULT_MAX_SIZE fails the step with a message that names the limit', async () => {
