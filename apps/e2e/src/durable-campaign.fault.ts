@@ -140,8 +140,11 @@ describe('a durable campaign interrupted mid-way (500 recipients)', () => {
       first.child.kill('SIGSTOP');
       const at = provider.sent.size;
       await startExecutor();
-      // The lease (5 s) runs out unrenewed; a sweep requeues the invocation and the new executor resumes it.
-      await until(() => provider.sent.size > at, 60_000, 'the second executor resumes the campaign');
+      // The lease (5 s) runs out unrenewed; a sweep requeues the invocation and the new executor claims it
+      // (attempt 2, in the store) and goes on sending. Only then is the frozen one thawed.
+      const attempt = async () => ((await admin.admin('GET', `/bots/acme/invocations/${run.id}`)).json as { attempt: number }).attempt;
+      await until(async () => (await attempt()) === 2, 60_000, 'the second executor claims the campaign');
+      await until(() => provider.sent.size > at + 10, 60_000, 'the second executor resumes the campaign');
       first.child.kill('SIGCONT');
       await settle(admin, results, run, 1, `distributed lease lost at ${at}`);
     }, 180_000);
