@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { deleteBusTopology, startExampleApi, type ExampleApi } from '@gi/testing';
 import { Api, type Reply } from './api-client';
 import { distributedDeployment } from './distributed-env';
-import { startService, type ServiceProcess } from './service-process';
+import { execFile } from 'node:child_process';
+import { ADMIN_TOKEN, CLI, ROOT, startService, type ServiceProcess } from './service-process';
 
 /** Waits above this many seconds suspend the run: short enough for tests that sleep a few seconds. */
 const DURABLE = { SUSPEND_AFTER_SECONDS: '1', CONNECTOR_TRUSTED_ADDRESSES: '127.0.0.1' };
@@ -126,6 +127,23 @@ describe('durable jobs, embedded', () => {
     expect(done).toMatchObject({ status: 200, json: { before: expect.any(String), after: expect.any(String) } });
     expect(callsFor(provider, 'before-3')).toBe(1);
     expect(callsFor(provider, 'after-3')).toBe(1);
+  }, 60_000);
+
+  it('the TypeScript twin of the campaign example, deployed by gi as an author would, sends each recipient once with its key and pauses durably between batches', async () => {
+    const gi = (...args: string[]) =>
+      new Promise<string>((resolve, reject) =>
+        execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env: { PATH: process.env.PATH, GI_URL: service.baseUrl, GI_ADMIN_TOKEN: ADMIN_TOKEN }, timeout: 30_000 }, (error, out, err) =>
+          error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out),
+        ),
+      );
+    await gi('connector', 'deploy', 'examples/connectors/bulk-campaign.ts', '--bot', 'acme', '--integration', 'campaign-ts', '--entity', 'Order', '--allowed-host', '127.0.0.1');
+    const recipients = ['ts-1', 'ts-2', 'ts-3'];
+    const id = await start202('campaign-ts', { recipients, text: 'Hi', apiBase: provider.base, pauseMs: 0, batchSize: 2, batchPause: 1500 });
+    expect((await waiting(id, 'sleep')).json).toMatchObject({ waiting: { name: 'batch pause' } });
+    expect(await api.poll('acme', token, id, 'waitSeconds=30')).toMatchObject({ status: 200, json: { Status: 'Completed', Sent: 3, Failed: [] } });
+    for (const to of recipients) expect(callsFor(provider, to)).toBe(1);
+    const keys = provider.calls.filter((call) => recipients.includes(JSON.parse(call.body).to)).map((call) => call.headers['idempotency-key']);
+    expect(new Set(keys).size).toBe(3);
   }, 60_000);
 
   it('WaitForEvent: the event URL resumes the run with its payload', async () => {

@@ -59,7 +59,8 @@ describe('the editor declarations of a connector (examples/connectors/context.d.
   it('type-check every example connector and the standard globals, with no browser or Node API', () => {
     const virtual = join(EXAMPLES, 'standard-globals.check.js');
     const durable = join(EXAMPLES, 'durable-calls.check.ts');
-    const files = [...readdirSync(EXAMPLES).filter((name) => name.endsWith('.js')).map((name) => join(EXAMPLES, name)), virtual, durable];
+    const examples = readdirSync(EXAMPLES).filter((name) => name.endsWith('.js') || (name.endsWith('.ts') && !name.endsWith('.d.ts')));
+    const files = [...examples.map((name) => join(EXAMPLES, name)), virtual, durable];
     const options: ts.CompilerOptions = { allowJs: true, checkJs: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleDetection: ts.ModuleDetectionKind.Force, types: [] };
     const host = ts.createCompilerHost(options);
     const { getSourceFile, fileExists } = host;
@@ -67,7 +68,9 @@ describe('the editor declarations of a connector (examples/connectors/context.d.
     host.getSourceFile = (name, version, ...rest) => {
       if (name === virtual) return ts.createSourceFile(name, STANDARD_GLOBALS, version);
       if (name === durable) return ts.createSourceFile(name, DURABLE_CALLS, version);
-      if (name.startsWith(EXAMPLES) && name.endsWith('.js')) return ts.createSourceFile(name, `/// <reference path="./context.d.ts" />\n${ts.sys.readFile(name)}`, version);
+      if (name.startsWith(EXAMPLES) && (name.endsWith('.js') || (name.endsWith('.ts') && !name.endsWith('.d.ts')))) {
+        return ts.createSourceFile(name, `/// <reference path="./context.d.ts" />\n${ts.sys.readFile(name)}`, version);
+      }
       return getSourceFile(name, version, ...rest);
     };
     host.fileExists = (name) => name === virtual || name === durable || fileExists(name);
