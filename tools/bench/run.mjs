@@ -35,7 +35,7 @@ const answer = await fetch('${apiUrl}/orders', { method: 'POST', headers: { 'con
 entity.ResponseBody = await answer.json();
 Context.SetResponseEntity(entity);`;
 /** Durable steps per call of the step-cost row: the ack connector after this many journalled steps. */
-const STEPS_PER_CALL = 100;
+const STEPS_PER_CALL = 20;
 const STEPS = `for (let i = 0; i < ${STEPS_PER_CALL}; i++) await Context.Step('step', () => i);\n${ACK}`;
 /** Finished steps the replay row answers from the journal. */
 const REPLAYED_STEPS = 10_000;
