@@ -148,6 +148,7 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Cl
       deps.beforeRun?.(invocation);
       const result = await deps.runtime.run({
         cacheKey: `${ref.botId}/${integration.integrationId}@${integration.version}`,
+        tenant: ref.botId,
         code: integration.code,
         entityJson: invocation.entityJson,
         rawBody: invocation.rawBody,
