@@ -91,7 +91,7 @@ export async function handleWebhookCall(deps: GatewayDeps, call: WebhookCall, ho
 
   if (mode === 'async') {
     if (stored.kind === 'new') {
-      await publishJob(deps, invocation);
+      await publishJob(deps, invocation, admission?.backlog);
       return { kind: 'accepted', invocationId, location, preferenceApplied: call.prefer.respondAsync ? 'respond-async' : undefined };
     }
     if (isTerminal(stored.invocation.status)) return { kind: 'finished', invocationId, location, invocation: stored.invocation };
@@ -109,7 +109,7 @@ export async function handleWebhookCall(deps: GatewayDeps, call: WebhookCall, ho
           waitMs,
           hangUp: hooks.hangUp,
           // A new job is published asking for a direct reply: no completion partition is bound for it.
-          ...(stored.kind === 'new' ? { fresh: true, directReply: true, registered: () => publishJob(deps, invocation) } : {}),
+          ...(stored.kind === 'new' ? { fresh: true, directReply: true, registered: () => publishJob(deps, invocation, admission?.backlog) } : {}),
         });
   if (state && isTerminal(state.status)) return { kind: 'finished', invocationId, location, invocation: state, preferenceApplied: waitApplied };
   if (call.prefer.respondAsync) return { kind: 'accepted', invocationId, location, preferenceApplied: `respond-async, ${waitApplied}` };
