@@ -5,7 +5,7 @@ import { loadOrCreateSecret } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
 import type { ControlDeps } from '@gi/control';
-import { CompletionWaiter, parseSecretKey } from '@gi/domain';
+import { CompletionWaiter, parseSecretKey, shareOfCapacity } from '@gi/domain';
 import type { ConnectorRuntime, QuotaDefaults, WebhookEntity } from '@gi/domain';
 import { HttpCallbackSender } from '@gi/egress';
 import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
@@ -90,8 +90,12 @@ export async function completionWaiter(bus: JobBus): Promise<CompletionWaiter<Co
  * `defaultWorkers`: the threads when SANDBOX_WORKERS is unset (the runtime's own default otherwise).
  */
 export async function openConnectorRuntime(base: ServiceBase, defaultWorkers?: number) {
-  const { SANDBOX_WORKERS, CONNECTOR_TRUSTED_ADDRESSES } = base.config;
-  const runtime = await createQuickJsRuntime({ workers: SANDBOX_WORKERS ?? defaultWorkers, http: { trustedAddresses: CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
+  const { SANDBOX_WORKERS, CONNECTOR_TRUSTED_ADDRESSES, EXECUTOR_BOT_SHARE_PERCENT } = base.config;
+  const runtime = await createQuickJsRuntime({
+    workers: SANDBOX_WORKERS ?? defaultWorkers,
+    tenantSharePercent: EXECUTOR_BOT_SHARE_PERCENT,
+    http: { trustedAddresses: CONNECTOR_TRUSTED_ADDRESSES ?? [] },
+  });
   base.metrics.sources.sandbox = () => runtime.load();
   return runtime;
 }
@@ -189,6 +193,12 @@ export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pi
       quotaDefaults: quotaDefaults(config),
     },
   };
+}
+
+/** How many jobs an executor of this process runs at once, and of them at most how many of one bot's. */
+export function executorCapacity(config: ServiceConfig): { concurrency: number; perBot: number } {
+  const concurrency = config.EXECUTOR_CONCURRENCY;
+  return { concurrency, perBot: shareOfCapacity(concurrency, config.EXECUTOR_BOT_SHARE_PERCENT) };
 }
 
 /** What an executor pool of this process is given; `ownerId` names it as a lease owner. */

@@ -13,7 +13,7 @@ import type { QuotaGate } from '@gi/gateway';
 import { createHttpApp } from '@gi/http';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { Routes } from '@gi/http';
-import { callbackDispatcher, completionWaiter, executorDeps, openConnectorRuntime, openTokenService, quarantineOnCrash, quotaGate, sealStoredSecrets, sweeperSettings } from './build-deps';
+import { callbackDispatcher, executorCapacity, completionWaiter, executorDeps, openConnectorRuntime, openTokenService, quarantineOnCrash, quotaGate, sealStoredSecrets, sweeperSettings } from './build-deps';
 import { CompletionRelay } from './completion-relay';
 import type { RelayChannel } from './completion-relay';
 import { announceGenerated } from './announce-secret';
@@ -59,7 +59,8 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   const callbacks = callbackDispatcher(base);
 
   const ownerId = sole ? `embedded-${randomUUID()}` : `embedded-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const executor = await startExecutor(executorDeps(base, { bus, runtime, callbacks, ownerId }), [ALL_POOLS], config.EXECUTOR_CONCURRENCY);
+  const { concurrency, perBot } = executorCapacity(config);
+  const executor = await startExecutor(executorDeps(base, { bus, runtime, callbacks, ownerId }), [ALL_POOLS], concurrency, perBot);
   quarantineOnCrash(base);
   // A sole process is the only executor of its store: whatever a previous run left unfinished runs again.
   // Several: the first does that before the others start, then each takes over what a dead one left.

@@ -64,6 +64,11 @@ const schema = z.object({
   UPLOAD_TIMEOUT_SECONDS: int(1, 24 * 3600).default(1800),
   EXECUTOR_CONCURRENCY: int(1, 1024).default(64),
   /**
+   * The most of an executor's EXECUTOR_CONCURRENCY, and of its sandbox threads' runs, one bot's jobs take
+   * at once, in percent (at least one job). The rest is always there for the other bots' first jobs.
+   */
+  EXECUTOR_BOT_SHARE_PERCENT: int(1, 100).default(75),
+  /**
    * Processes of `gi up` sharing its port and its store (`--processes` overrides it); unset: the cores
    * available. With more than one, EXECUTOR_CONCURRENCY and SANDBOX_WORKERS are split between them.
    */
@@ -78,7 +83,12 @@ const schema = z.object({
   HEAP_GROWTH_PERCENT: int(0, 1000).default(100),
   BOT_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(0),
   BOT_RATE_LIMIT_BURST: int(1, 10_000_000).optional(),
-  BOT_MAX_IN_FLIGHT: int(0, 1_000_000).default(0),
+  /**
+   * Invocations in flight (Queued or Running) a bot without a quota of its own may have; 0 is no limit.
+   * On by default: it bounds what one bot can queue, and its count steers a flood into the bus's
+   * backlog lane (docs/security.md, Tenant isolation).
+   */
+  BOT_MAX_IN_FLIGHT: int(0, 1_000_000).default(10_000),
   INVOCATION_TTL_HOURS: int(1, 24 * 365).default(72),
   /** How long an Idempotency-Key holds its request and outcome (never longer than the invocation itself). */
   IDEMPOTENCY_KEY_TTL_SECONDS: int(1, 365 * 24 * 3600).default(24 * 3600),
