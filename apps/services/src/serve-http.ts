@@ -4,7 +4,7 @@ import { RELEASE_VERSION } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import type { CompletionWaiter } from '@gi/domain';
 import { createHttpServer } from '@gi/http';
-import type { BodyTimeouts, ServerTimeouts } from '@gi/http';
+import type { BodyTimeouts, ConnectionGuardOptions, ServerTimeouts } from '@gi/http';
 import type { ServiceBase } from './open-store';
 
 type TimeoutSettings = Pick<ServiceConfig, 'HEADERS_TIMEOUT_SECONDS' | 'BODY_IDLE_TIMEOUT_SECONDS' | 'BODY_TIMEOUT_SECONDS' | 'UPLOAD_TIMEOUT_SECONDS'>;
@@ -38,7 +38,7 @@ const REQUEST_TIMEOUT_MARGIN_MS = 30_000;
  */
 export async function listen(app: Koa, base: ServiceBase, fields: Record<string, unknown> = {}, message = 'listening'): Promise<Server> {
   const { config, logger } = base;
-  const server = createHttpServer(app, serverTimeouts(config), base.metrics);
+  const server = createHttpServer(app, serverTimeouts(config), base.metrics, connectionGuard(base));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);
@@ -47,6 +47,20 @@ export async function listen(app: Koa, base: ServiceBase, fields: Record<string,
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, version: RELEASE_VERSION, platformVersion: config.PLATFORM_VERSION.join('.'), ...fields }, message);
   return server;
+}
+
+/**
+ * The connections a process holds: at most MAX_CONNECTIONS (503 past it, counted and logged at most
+ * every 10 s), and a new one silent for FIRST_REQUEST_TIMEOUT_SECONDS is closed.
+ */
+export function connectionGuard(base: Pick<ServiceBase, 'config' | 'logger' | 'metrics'>): ConnectionGuardOptions {
+  const { config, logger, metrics } = base;
+  return {
+    maxConnections: config.MAX_CONNECTIONS,
+    firstRequestMs: config.FIRST_REQUEST_TIMEOUT_SECONDS * 1000,
+    onRefused: () => metrics.connectionsRefused.inc(),
+    logRefused: (fields) => logger.warn(fields, 'connections refused with 503: the process holds MAX_CONNECTIONS'),
+  };
 }
 
 /**

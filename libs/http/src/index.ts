@@ -11,4 +11,5 @@ export * from './routes';
 export * from './operations.router';
 export * from './http-app';
 export * from './http-server';
+export * from './connection-guard';
 export * from './in-process-client';
