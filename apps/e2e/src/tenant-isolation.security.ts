@@ -1,4 +1,6 @@
 import { rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
 import { deleteBusTopology } from '@gi/testing';
 import { Api, send } from './api-client';
 import { busy, example } from './connectors';
@@ -130,6 +132,109 @@ describe('tenant isolation: executor slots over RabbitMQ (gateway, control and o
     // First in, first out through the pool's one queue it waited for 300 / 4 runs of 3 s.
     expect(quiet.ms).toBeLessThan(RUN_MS);
   }, 120_000);
+});
+
+describe('tenant isolation: connections and waits (embedded service, MAX_CONNECTIONS 24, BOT_MAX_WAITS 4, FIRST_REQUEST_TIMEOUT_SECONDS 1)', () => {
+  let service: ServiceProcess;
+  let api: Api;
+  let floodToken: string;
+  let quietToken: string;
+  const raw: Socket[] = [];
+
+  beforeAll(async () => {
+    service = await startService({ env: { MAX_CONNECTIONS: '24', BOT_MAX_WAITS: '4', FIRST_REQUEST_TIMEOUT_SECONDS: '1' } });
+    api = new Api(service.baseUrl);
+    floodToken = await api.setUp('flood', 'Order', 'waits', waits, { timeoutSeconds: 120 });
+    quietToken = await api.setUp('quiet', 'Order', 'ack', example('ack'));
+    expect((await api.admin('PUT', '/bots/quiet/integrations/waits', { entityName: 'Order', code: waits, timeoutSeconds: 120 })).status).toBe(200);
+  });
+  afterEach(() => {
+    for (const socket of raw.splice(0)) socket.destroy();
+  });
+  afterAll(() => service.dispose());
+
+  /** A raw connection to the service that has sent `head`; `closed` resolves with the ms it stayed open. */
+  async function openRaw(head: string) {
+    const socket = connect(Number(new URL(service.baseUrl).port), '127.0.0.1');
+    raw.push(socket);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const started = Date.now();
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - started)));
+    if (head) socket.write(head);
+    return { socket, received: () => received, closed };
+  }
+
+  it("answers a bot's long polls and sync calls past BOT_MAX_WAITS with 429 and Retry-After, while another bot waits as before", async () => {
+    const started = await api.postJson(api.webhookUrl('flood', 'Order', 'waits', 'ms=60000&asyncResponse=true'), floodToken, {});
+    const invocationId = started.json.invocationId as string;
+    const held = [1, 2, 3, 4].map(() => api.poll('flood', floodToken, invocationId, 'waitSeconds=60'));
+    // Until the four are held: a probe that gets in waits a second, one that does not gets 429.
+    let refused = await api.poll('flood', floodToken, invocationId, 'waitSeconds=1');
+    while (refused.status !== 429) refused = await api.poll('flood', floodToken, invocationId, 'waitSeconds=1');
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.json).toMatchObject({ type: 'urn:gi:problem:rate-limited', status: 429, scope: 'bot', quota: 'maxWaits', limit: 4 });
+    // A sync call (and a repeat of an Idempotency-Key) waits too: refused before anything is stored.
+    const sync = await api.postJson(api.webhookUrl('flood', 'Order', 'waits', 'ms=10'), floodToken, {}, { 'idempotency-key': '"k-1"' });
+    expect([sync.status, sync.json.quota]).toEqual([429, 'maxWaits']);
+    // A poll that does not wait is answered.
+    expect((await api.poll('flood', floodToken, invocationId, 'waitSeconds=0')).status).toBe(202);
+    // The other bot is not touched: its long poll and its sync call are served.
+    const other = await api.postJson(api.webhookUrl('quiet', 'Order', 'waits', 'ms=300&asyncResponse=true'), quietToken, {});
+    expect((await api.poll('quiet', quietToken, other.json.invocationId as string, 'waitSeconds=30')).status).toBe(200);
+    expect((await api.postJson(api.webhookUrl('quiet', 'Order', 'ack'), quietToken, { orderId: 3 })).status).toBe(200);
+    // Cancelled, the held polls end (410) and give their places back.
+    expect((await send(`${service.baseUrl}/api/Platform/flood/GetGenericIntegrationResponse?invocationId=${invocationId}`, { method: 'DELETE', headers: { authorization: `Bearer ${floodToken}` } })).status).toBe(200);
+    expect((await Promise.all(held)).map((reply) => reply.status)).toEqual([410, 410, 410, 410]);
+    expect((await api.postJson(api.webhookUrl('flood', 'Order', 'waits', 'ms=10'), floodToken, {})).status).toBe(200);
+    const metrics = await (await fetch(`${service.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/gi_quota_refusals_total\{scope="bot",quota="maxWaits"\} [1-9]/);
+  }, 60_000);
+
+  it('holds MAX_CONNECTIONS: 24 connections mid-request from a client without credentials, then 503 with Retry-After, logged once and counted', async () => {
+    const holding = await Promise.all(Array.from({ length: 24 }, () => openRaw('GET /healthz HTTP/1.1\r\nHost: x\r\n')));
+    // All 24 in the service: the next connections are refused, at once, with a problem document.
+    const refused = await Promise.all(Array.from({ length: 10 }, () => openRaw('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')));
+    await Promise.all(refused.map((client) => client.closed));
+    for (const client of refused) {
+      expect(client.received()).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+      expect(client.received()).toMatch(/\r\nRetry-After: 1\r\n/);
+      expect(client.received()).toContain('"type":"urn:gi:problem:unavailable"');
+    }
+    expect(holding.every((client) => !client.socket.destroyed)).toBe(true);
+    for (const client of holding) client.socket.destroy();
+    // Room again: /healthz answers, and the refusals were counted and logged (one line for the burst).
+    await waitFor(async () => (await fetch(`${service.baseUrl}/healthz`).catch(() => null))?.status === 200);
+    const metrics = await (await fetch(`${service.baseUrl}/metrics`)).text();
+    expect(Number(/^gi_http_connections_refused_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(10);
+    const lines = service.output.filter((line) => line.includes('connections refused with 503'));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({ level: 40, refused: 1, maxConnections: 24 });
+  }, 60_000);
+
+  it('makes room for new connections by closing idle keep-alive ones, so idle clients never lock others out', async () => {
+    // 40 keep-alive connections, one after another, each left idle once answered: more than the 24 held.
+    const idle = [];
+    for (let i = 0; i < 40; i++) {
+      const client = await openRaw('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await waitFor(async () => client.received().includes('\r\n\r\n'));
+      idle.push(client);
+    }
+    // Every one was served: the service closed idle ones to make room, never refused one.
+    expect(idle.map((client) => /^HTTP\/1\.1 (\d+)/.exec(client.received())?.[1])).toEqual(Array(40).fill('200'));
+    expect(idle.filter((client) => client.socket.destroyed).length).toBeGreaterThanOrEqual(40 - 24);
+    expect(idle.filter((client) => !client.socket.destroyed).length).toBeLessThanOrEqual(24);
+  }, 60_000);
+
+  it('closes a new connection that sends nothing within FIRST_REQUEST_TIMEOUT_SECONDS (1 s), before the headers timeout (10 s)', async () => {
+    const silent = await openRaw('');
+    const closedAfter = await silent.closed;
+    expect(closedAfter).toBeGreaterThanOrEqual(900);
+    expect(closedAfter).toBeLessThan(5000);
+    expect(silent.received()).toBe('');
+  }, 30_000);
 });
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {

@@ -2,8 +2,11 @@ import { isTerminal, pollLocation } from '@gi/domain';
 import type { Endpoint, InvocationState } from '@gi/domain';
 import { awaitFinished } from '@gi/use-cases';
 import { acceptCall } from './accept-call';
+import type { AcceptedCall } from './accept-call';
 import type { GatewayDeps } from './gateway.deps';
 import { persistInvocation } from './persist-invocation';
+import type { StoredCall } from './persist-invocation';
+import type { Admission } from './quota-gate';
 import type { Preferences } from './prefer';
 import { publishJob } from './publish-job';
 import type { ReceivedRequest } from './receive-files';
@@ -69,17 +72,28 @@ export type WebhookAnswer = { invocationId: string; location: string; preference
  */
 export async function handleWebhookCall(deps: GatewayDeps, call: WebhookCall, hooks: CallHooks): Promise<WebhookAnswer> {
   const admission = await deps.quotas?.admit(call.botId, call.tokenId);
+  let accepted: AcceptedCall | undefined;
   let stored;
   try {
     // Whatever can be refused on the headers alone is refused before the body is read.
     const readBody = call.prepareBody();
-    const accepted = await acceptCall(deps, call, readBody);
+    accepted = await acceptCall(deps, call, readBody);
     stored = await persistInvocation(deps, accepted);
   } catch (error) {
-    // Nothing was stored: the call does not count as in flight.
+    // Nothing was stored: the call does not count as in flight, nor as waiting.
     admission?.release();
+    accepted?.endWait?.();
     throw error;
   }
+  try {
+    return await answerStored(deps, call, hooks, stored, admission);
+  } finally {
+    accepted.endWait?.();
+  }
+}
+
+/** Steps 4 and 5 for a call whose invocation is stored (or the original of its Idempotency-Key found). */
+async function answerStored(deps: GatewayDeps, call: WebhookCall, hooks: CallHooks, stored: StoredCall, admission: Admission | undefined): Promise<WebhookAnswer> {
   // A repeat of an Idempotency-Key stores nothing new either.
   if (stored.kind === 'new') admission?.stored();
   else admission?.release();

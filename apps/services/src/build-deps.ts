@@ -5,7 +5,7 @@ import { loadOrCreateSecret } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
 import type { ControlDeps } from '@gi/control';
-import { CompletionWaiter, parseSecretKey, shareOfCapacity } from '@gi/domain';
+import { CompletionWaiter, parseSecretKey, shareOfCapacity, WaitLimit } from '@gi/domain';
 import type { ConnectorRuntime, QuotaDefaults, WebhookEntity } from '@gi/domain';
 import { HttpCallbackSender } from '@gi/egress';
 import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
@@ -135,6 +135,21 @@ export function uploadLimits(config: ServiceConfig): UploadLimits {
   };
 }
 
+/**
+ * The waits each bot may hold in this process (BOT_MAX_WAITS): one count for the sync calls and the long
+ * polls of the process, whichever routes serve them.
+ */
+export function waitLimit(base: ServiceBase): WaitLimit {
+  let limit = waitLimits.get(base);
+  if (!limit) {
+    limit = new WaitLimit(base.config.BOT_MAX_WAITS, () => base.metrics.quotaRefusals.inc({ scope: 'bot', quota: 'maxWaits' }));
+    waitLimits.set(base, limit);
+  }
+  return limit;
+}
+
+const waitLimits = new WeakMap<ServiceBase, WaitLimit>();
+
 export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter<CompletionEvent>, quotas: QuotaGate): GatewayDeps {
   const { config } = base;
   return {
@@ -146,6 +161,7 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
     logger: base.logger,
     uploads: { files: base.files, limits: uploadLimits(config), timeouts: uploadTimeouts(config) },
     quotas,
+    waits: waitLimit(base),
     afterPersist: config.FAULT_INJECTION === 'gateway-exit-after-persist' ? () => process.kill(process.pid, 'SIGKILL') : undefined,
     settings: {
       platformSegment: config.PLATFORM_SEGMENT,
@@ -168,6 +184,7 @@ export function resultsDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
     waiter,
     bus,
     clock: base.clock,
+    waits: waitLimit(base),
     settings: { platformSegment: config.PLATFORM_SEGMENT, platformVersion: config.PLATFORM_VERSION, defaultWaitSeconds: config.POLL_DEFAULT_WAIT_SECONDS },
   };
 }

@@ -29,3 +29,4 @@ export * from './slot-map';
 export * from './in-flight';
 export * from './fair-queue';
 export * from './key-counts';
+export * from './wait-limit';
