@@ -124,9 +124,11 @@ const schema = z.object({
    */
   CONNECTOR_TRUSTED_ADDRESSES: addresses.optional(),
   // Callbacks: attempts per callback, the wait after the first failed one (4 times longer each time, at
-  // most an hour), the time one POST may take, and private addresses they may reach nevertheless.
+  // most an hour), the time a receiver has to connect and then to answer, and private addresses they may
+  // reach nevertheless.
   CALLBACK_MAX_ATTEMPTS: int(1, 50).default(8),
   CALLBACK_RETRY_SECONDS: int(1, 3600).default(5),
+  CALLBACK_CONNECT_TIMEOUT_SECONDS: int(1, 60).default(3),
   CALLBACK_TIMEOUT_SECONDS: int(1, 120).default(10),
   CALLBACK_TRUSTED_ADDRESSES: addresses.optional(),
   /**
