@@ -1,8 +1,10 @@
 import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { deleteBusTopology } from '@gi/testing';
 import { Api, send } from './api-client';
+import { CallbackReceiver } from './callback-receiver';
 import { busy, example } from './connectors';
 import { distributedDeployment } from './distributed-env';
 import { startService } from './service-process';
@@ -235,6 +237,59 @@ describe('tenant isolation: connections and waits (embedded service, MAX_CONNECT
     expect(closedAfter).toBeLessThan(5000);
     expect(silent.received()).toBe('');
   }, 30_000);
+});
+
+describe('tenant isolation: callbacks (embedded service, a loopback tarpit that accepts and never answers)', () => {
+  let service: ServiceProcess;
+  let api: Api;
+  let receiver: CallbackReceiver;
+  const tarpitSockets: Socket[] = [];
+  const tarpit = createServer((socket) => {
+    // Accepts, reads, never answers.
+    tarpitSockets.push(socket);
+    socket.on('error', () => undefined);
+    socket.resume();
+  });
+  let tarpitUrl: string;
+
+  beforeAll(async () => {
+    receiver = await CallbackReceiver.start();
+    await new Promise<void>((resolve) => tarpit.listen(0, '127.0.0.1', resolve));
+    tarpitUrl = `http://127.0.0.1:${(tarpit.address() as { port: number }).port}/never`;
+    service = await startService({ env: { CALLBACK_TRUSTED_ADDRESSES: '127.0.0.1' } });
+    api = new Api(service.baseUrl);
+    for (const bot of ['flood', 'quiet']) {
+      await api.setUp(bot, 'Order', 'ack', example('ack'));
+      expect((await api.admin('POST', `/bots/${bot}/callback-secret`)).status).toBe(201);
+    }
+  });
+  afterAll(async () => {
+    await service.dispose();
+    for (const socket of tarpitSockets) socket.destroy();
+    await new Promise((resolve) => tarpit.close(resolve));
+    await receiver.close();
+  });
+
+  it("delivers another bot's callback within seconds while a bot's 40 callbacks go to a receiver that never answers", async () => {
+    const floodToken = (await api.admin('POST', '/bots/flood/tokens', {})).json.token as string;
+    const quietToken = (await api.admin('POST', '/bots/quiet/tokens', {})).json.token as string;
+    const accepted = await Promise.all(
+      Array.from({ length: 40 }, () => api.postJson(api.webhookUrl('flood', 'Order', 'ack', 'asyncResponse=true'), floodToken, { orderId: 1 }, { 'callback-url': tarpitUrl })),
+    );
+    expect(accepted.every((reply) => reply.status === 202)).toBe(true);
+    // The tarpit holds its share of the POSTs before the quiet bot's call finishes.
+    await waitFor(async () => tarpitSockets.length >= 4);
+    const started = Date.now();
+    const reply = await api.postJson(api.webhookUrl('quiet', 'Order', 'ack'), quietToken, { orderId: 2 }, { 'callback-url': receiver.url('/quiet') });
+    expect(reply.status).toBe(200);
+    const [delivery] = await receiver.received('/quiet', 1, 30_000);
+    const ms = delivery.at - started;
+    console.log(`quiet bot's callback beside 40 held by a tarpit: delivered ${ms} ms after its call (tarpit connections: ${tarpitSockets.length})`);
+    // In one queue with 8 POSTs at a time, 10 s each, it came after the tarpit's: 50 s and more.
+    expect(ms).toBeLessThan(3000);
+    // The tarpit holds at most its bot's share of the dispatcher, whatever it was sent.
+    expect(tarpitSockets.filter((socket) => !socket.destroyed).length).toBeLessThanOrEqual(4);
+  }, 60_000);
 });
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {

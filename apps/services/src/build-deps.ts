@@ -240,19 +240,21 @@ export function executorDeps(
 
 /**
  * The sender of callbacks of a process that runs executors. Its deliveries are claimed for twice the time
- * one POST may take, so a sender that dies mid-attempt leaves it to another soon after.
+ * one POST may take (connecting, then the answer), so a sender that dies mid-attempt leaves it to another
+ * soon after.
  */
 export function callbackDispatcher(base: ServiceBase): CallbackDispatcher {
   const { config } = base;
   const timeoutMs = config.CALLBACK_TIMEOUT_SECONDS * 1000;
+  const connectTimeoutMs = config.CALLBACK_CONNECT_TIMEOUT_SECONDS * 1000;
   return new CallbackDispatcher({
     store: base.store,
-    sender: new HttpCallbackSender({ trustedAddresses: config.CALLBACK_TRUSTED_ADDRESSES ?? [], timeoutMs }),
+    sender: new HttpCallbackSender({ trustedAddresses: config.CALLBACK_TRUSTED_ADDRESSES ?? [], timeoutMs, connectTimeoutMs }),
     clock: base.clock,
     logger: base.logger,
     metrics: base.metrics,
     secrets: secretVault(base),
-    settings: { maxAttempts: config.CALLBACK_MAX_ATTEMPTS, retryBaseMs: config.CALLBACK_RETRY_SECONDS * 1000, leaseMs: 2 * timeoutMs + 5_000 },
+    settings: { maxAttempts: config.CALLBACK_MAX_ATTEMPTS, retryBaseMs: config.CALLBACK_RETRY_SECONDS * 1000, leaseMs: 2 * (connectTimeoutMs + timeoutMs) + 5_000 },
   });
 }
 
