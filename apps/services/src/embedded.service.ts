@@ -29,8 +29,11 @@ import { listen, stopListening } from './serve-http';
 export type EmbeddedRole =
   /** The only process (`--processes 1`): today's deployment, no cluster. */
   | { kind: 'sole' }
-  /** One of several processes sharing the port and the store; the first recovers what a previous run left. */
-  | { kind: 'worker'; index: number; recoverAtStart: boolean };
+  /**
+   * One of several processes sharing the port and the store; the first recovers what a previous run left.
+   * The primary listens on `port` and hands each connection to a process (connection-handoff.ts).
+   */
+  | { kind: 'worker'; index: number; recoverAtStart: boolean; port: number };
 
 /**
  * The embedded deployment (`gi up`, `npm start`): gateway, results, control and an executor pool on one
@@ -76,8 +79,8 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   const routes = embeddedRoutes({ base, bus, tokens, waiter, runtime, adminToken, consoleAssets: loadConsoleAssets(), quotas });
   const app = createHttpApp({ logger, metrics, ready: () => store.ping(), routes, accessLog: config.ACCESS_LOG });
   const banner = { dataDir: config.DATA_DIR, sandbox: runtime.isolation, console: '/console' };
-  const server = sole ? await listen(app, base, banner) : await listen(app, base, { ...banner, process: role.index, ownerId }, 'process listening');
-  if (!sole) joinCluster(base, { bus, ownerId, server, fields: banner });
+  const server = sole ? await listen(app, base, banner) : await listen(app, base, { ...banner, process: role.index, ownerId }, 'process listening', { handedPort: role.port });
+  if (!sole) joinCluster(base, { bus, ownerId, port: role.port, fields: banner });
   // One process of several does it (each would seal the same values again).
   if (sole || role.recoverAtStart) sealStoredSecrets(base);
 

@@ -42,6 +42,7 @@ export function createHttpServer(app: Koa, timeouts: ServerTimeouts, metrics?: M
   server.keepAliveTimeout = 65_000;
   if (connections) {
     const guard = guardConnections(server, connections);
+    guards.set(server, guard);
     if (metrics) metrics.sources.connections = () => guard.open();
   }
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -49,6 +50,13 @@ export function createHttpServer(app: Koa, timeouts: ServerTimeouts, metrics?: M
     if (status !== null) metrics?.httpDuration.observe({ route: UNMATCHED_ROUTE, method: 'unknown', status: String(status) }, 0);
   });
   return server;
+}
+
+const guards = new WeakMap<Server, { open(): number }>();
+
+/** The connections a server made with `connections` holds open, however they came (accepted, or handed over); undefined for another server. */
+export function openConnections(server: Server): number | undefined {
+  return guards.get(server)?.open();
 }
 
 /** The answers to requests Node refuses before the app sees them. */
