@@ -72,7 +72,7 @@ const schema = z.object({
   EXECUTOR_CONCURRENCY: int(1, 1024).default(64),
   /**
    * The most of an executor's EXECUTOR_CONCURRENCY, and of its sandbox threads' runs, one bot's jobs take
-   * at once, in percent (at least one job). The rest is always there for the other bots' first jobs.
+   * at once, in percent, rounded up. The rest is always there for the other bots' first jobs.
    */
   EXECUTOR_BOT_SHARE_PERCENT: int(1, 100).default(75),
   /**

@@ -125,10 +125,13 @@ describe('KeyCounts', () => {
     expect(counts.total).toBe(1);
   });
 
-  it('gives one key a share of a capacity, at least one', () => {
-    expect(shareOfCapacity(64, 50)).toBe(32);
-    expect(shareOfCapacity(3, 50)).toBe(1);
-    expect(shareOfCapacity(1, 50)).toBe(1);
+  it('gives one key a share of a capacity, rounded up, at least one', () => {
+    expect(shareOfCapacity(64, 75)).toBe(48);
+    expect(shareOfCapacity(4, 75)).toBe(3);
+    // Two slots at 75 %: both (a quarter of two is no whole slot to keep).
+    expect(shareOfCapacity(2, 75)).toBe(2);
+    expect(shareOfCapacity(3, 50)).toBe(2);
+    expect(shareOfCapacity(1, 1)).toBe(1);
     expect(shareOfCapacity(10, 100)).toBe(10);
   });
 });

@@ -36,9 +36,10 @@ export class KeyCounts {
 }
 
 /**
- * The most of `capacity` one key may hold at once: `percent` of it, rounded down, and at least 1. With a
- * share below 100 the rest is always there for the other keys.
+ * The most of `capacity` one key may hold at once: `percent` of it, rounded up (so a small capacity is
+ * not halved for a lone key), at least 1. With a share below 100 the rest, once it is a whole unit, is
+ * always there for the other keys.
  */
 export function shareOfCapacity(capacity: number, percent: number): number {
-  return Math.max(1, Math.floor((capacity * percent) / 100));
+  return Math.max(1, Math.ceil((capacity * percent) / 100));
 }
