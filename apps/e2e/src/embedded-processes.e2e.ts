@@ -125,6 +125,25 @@ describe('gi up startup with several processes', () => {
     }
   });
 
+  it('answers the connections made right after a process is killed (none held open forever), and replaces it', async () => {
+    const service = await startService({ args: ['--processes', '2'] });
+    try {
+      const [victim] = await waitForLogs(service.output, 'process listening', 2);
+      // Both processes have served a connection: each is waiting for its next one.
+      expect((await Promise.all([0, 1].map(() => freshRequest(`${service.baseUrl}/healthz`)))).map((r) => r.status)).toEqual([200, 200]);
+      process.kill(victim.pid as number, 'SIGKILL');
+      // At once, before the primary may have heard of the death: handed to the dead process, such a
+      // connection was held open unanswered forever. Each gets 5 s here.
+      const replies = await Promise.all([0, 1, 2, 3].map(() => freshRequest(`${service.baseUrl}/healthz`, { timeoutMs: 5000 })));
+      expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      await waitForLogs(service.output, 'embedded process replaced', 1);
+      const after = await Promise.all([0, 1].map(() => freshRequest(`${service.baseUrl}/healthz`, { timeoutMs: 5000 })));
+      expect(after.map((r) => r.status)).toEqual([200, 200]);
+    } finally {
+      await service.dispose();
+    }
+  }, 60_000);
+
   it('--processes 1 runs today\'s single process, with no cluster', async () => {
     const service = await startService({ args: ['--processes', '1'], env: { EMBEDDED_PROCESSES: '4' } });
     try {

@@ -10,10 +10,13 @@ export interface FreshReply {
  * One request on a connection of its own (no keep-alive): the primary of `gi up --processes N` hands
  * connections to its processes in turn, so N requests sent at once this way reach every process.
  */
-export function freshRequest(url: string, { method = 'GET', headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<FreshReply> {
+export function freshRequest(
+  url: string,
+  { method = 'GET', headers = {}, body, timeoutMs }: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {},
+): Promise<FreshReply> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { ...headers, connection: 'close' }, agent: false }, (res) => {
+    const req = request(url, { method, headers: { ...headers, connection: 'close' }, agent: false, ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {

@@ -27,7 +27,8 @@ describe('quotas set through the control API (embedded service)', () => {
     const noisy = await api.setUp('noisy', 'Order', 'ack', example('ack'));
     const quiet = await api.setUp('quiet', 'Order', 'ack', example('ack'));
     const set = await api.admin('PUT', '/bots/noisy/quotas', { ratePerSecond: 5, burst: 5 });
-    expect(set.json).toMatchObject({ botId: 'noisy', quotas: { ratePerSecond: 5, burst: 5, maxInFlight: null }, effective: { ratePerSecond: 5, burst: 5, maxInFlight: null } });
+    // The in-flight quota left unset takes the service's default (BOT_MAX_IN_FLIGHT, 10,000).
+    expect(set.json).toMatchObject({ botId: 'noisy', quotas: { ratePerSecond: 5, burst: 5, maxInFlight: null }, effective: { ratePerSecond: 5, burst: 5, maxInFlight: 10_000 } });
 
     const timeQuiet = async () => {
       const started = Date.now();
@@ -111,9 +112,9 @@ describe('quotas set through the control API (embedded service)', () => {
     const burstAlone = await api.admin('PUT', '/bots/noisy/quotas', { burst: 3 });
     expect([burstAlone.status, burstAlone.json.detail]).toEqual([400, 'burst: a burst needs a ratePerSecond']);
     expect((await api.admin('GET', '/bots/noisy/tokens/no-such-token/quotas')).status).toBe(404);
-    // Back to the defaults: no limit.
+    // Back to the defaults: no rate limit, the default in-flight quota.
     const reset = await api.admin('PUT', '/bots/noisy/quotas', {});
-    expect(reset.json.effective).toEqual({ ratePerSecond: null, burst: null, maxInFlight: null });
+    expect(reset.json.effective).toEqual({ ratePerSecond: null, burst: null, maxInFlight: 10_000 });
   });
 });
 

@@ -1,6 +1,6 @@
 import { SecretUnreadable, webhookHeaders } from '@gi/auth';
 import type { SecretVault } from '@gi/auth';
-import { callbackRetryDelayMs, isTerminal } from '@gi/domain';
+import { callbackRetryDelayMs, InFlight, isTerminal, KeyCounts } from '@gi/domain';
 import type { CallbackSender, Clock, InvocationRef, Store } from '@gi/domain';
 import type { Logger, Metrics } from '@gi/observability';
 import { callbackPayload } from './callback-payload';
@@ -27,23 +27,31 @@ export interface CallbackDeps {
   random?: () => number;
 }
 
-/** Deliveries taken from the store at once; a full batch is followed by another. */
-const BATCH = 50;
-/** POSTs in flight at once. */
-const CONCURRENCY = 8;
+/** POSTs in flight at once, per process. */
+export const CALLBACK_CONCURRENCY = 16;
+/**
+ * POSTs of one bot in flight at once, per process: a bot whose receiver never answers holds at most
+ * these, and the other bots' callbacks go out beside them, in turns.
+ */
+export const CALLBACK_PER_BOT = 4;
 const USER_AGENT = 'generic-integration-callbacks/1';
 const TIMER_SLACK_MS = 20;
 
 /**
  * Delivers callbacks of finished invocations, durable across restarts: the store holds each one's
- * state, every round takes the due ones (claimed for a lease, so senders never share one), POSTs them
- * signed, and records the attempt: delivered on a 2xx, else retried later with back-off and jitter until
- * `maxAttempts`, or given up at once when the egress policy refuses the URL. A round runs when kicked
- * (an invocation with a callback finished, a cancellation was heard), when a retry falls due, and on
- * every sweep (what a stopped process left behind).
+ * state; whenever a POST slot is free the due ones are taken (claimed for a lease, so senders never
+ * share one), POSTed signed, and each attempt recorded: delivered on a 2xx, else retried later with
+ * back-off and jitter until `maxAttempts`, or given up at once when the egress policy refuses the URL.
+ * Bots share the slots: at most CALLBACK_PER_BOT of one bot's POSTs at once, taken in turns between
+ * bots (takeDueCallbacks), so one bot's slow or silent receiver cannot hold another bot's callbacks.
+ * Taking runs when kicked (an invocation with a callback finished, a cancellation was heard), when a
+ * POST ends, when a retry falls due, and on every sweep (what a stopped process left behind).
  */
 export class CallbackDispatcher {
-  private running: Promise<void> | null = null;
+  /** POSTs in flight, by bot. */
+  private readonly inFlight = new KeyCounts();
+  private readonly posts = new InFlight();
+  private taking: Promise<void> | null = null;
   private again = false;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
@@ -51,15 +59,15 @@ export class CallbackDispatcher {
 
   constructor(private readonly deps: CallbackDeps) {}
 
-  /** Starts a round soon; a kick during a round makes one more round follow it. */
+  /** Takes due callbacks soon; a kick while taking makes it take once more after. */
   kick(): void {
     if (this.stopped) return;
-    if (this.running) {
+    if (this.taking) {
       this.again = true;
       return;
     }
-    this.running = this.rounds().finally(() => {
-      this.running = null;
+    this.taking = this.takeWhileRoom().finally(() => {
+      this.taking = null;
       if (this.again) {
         this.again = false;
         this.kick();
@@ -67,38 +75,46 @@ export class CallbackDispatcher {
     });
   }
 
-  /** Runs rounds until nothing is due any more. */
+  /** Delivers until nothing is due any more and no POST is in flight. */
   async drain(): Promise<void> {
     this.kick();
-    while (this.running) await this.running;
-  }
-
-  /** Takes no more work and waits for the round under way. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private async rounds(): Promise<void> {
-    try {
-      while ((await this.round()) === BATCH && !this.stopped);
-    } catch (err) {
-      this.deps.logger.warn({ err }, 'callback round failed; the next one retries');
+    while (this.taking || this.posts.size > 0) {
+      await this.taking;
+      await this.posts.settled();
     }
   }
 
-  private async round(): Promise<number> {
-    const { store, clock, settings } = this.deps;
-    const due = await store.invocations.takeDueCallbacks(clock.now(), settings.leaseMs, BATCH);
-    const queue = [...due];
-    const worker = async () => {
-      for (let ref = queue.shift(); ref; ref = queue.shift()) {
-        await this.deliver(ref).catch((err) => this.deps.logger.warn({ err, invocationId: ref.id }, 'callback attempt failed to run; retried after its lease'));
+  /** Takes no more work and waits for the POSTs under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.taking;
+    await this.posts.settled();
+  }
+
+  /** Takes due callbacks into the free POST slots, each bot within its share, and starts them. */
+  private async takeWhileRoom(): Promise<void> {
+    const { store, clock, settings, logger } = this.deps;
+    try {
+      while (!this.stopped && this.inFlight.total < CALLBACK_CONCURRENCY) {
+        const share = { perBot: CALLBACK_PER_BOT, inFlight: new Map(this.inFlight.entries()) };
+        const due = await store.invocations.takeDueCallbacks(clock.now(), settings.leaseMs, CALLBACK_CONCURRENCY - this.inFlight.total, share);
+        if (due.length === 0) return;
+        for (const ref of due) this.start(ref);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
-    return due.length;
+    } catch (err) {
+      logger.warn({ err }, 'could not take due callbacks; the next kick or sweep retries');
+    }
+  }
+
+  private start(ref: InvocationRef): void {
+    this.inFlight.add(ref.botId);
+    const attempt = this.deliver(ref).catch((err) => this.deps.logger.warn({ err, invocationId: ref.id }, 'callback attempt failed to run; retried after its lease'));
+    void this.posts.track(attempt).then(() => {
+      this.inFlight.remove(ref.botId);
+      // A slot is free: what waited for it goes now.
+      this.kick();
+    });
   }
 
   private async deliver(ref: InvocationRef): Promise<void> {

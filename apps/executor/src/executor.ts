@@ -15,12 +15,13 @@ export interface Executor {
 }
 
 /**
- * Consumes the given pools and runs their jobs. A job whose handling fails is requeued (the store may be
+ * Consumes the given pools and runs their jobs: `concurrency` at once, at most `perBot` of one bot's
+ * (the rest of them wait their turn, taken in turns between bots). A job whose handling fails is requeued (the store may be
  * briefly unavailable); on its last delivery it is a poison job: its invocation is recorded as Failed
  * and the message dead-lettered, so it never loops. A cancellation heard on the bus stops the run of
  * that invocation if it runs here.
  */
-export async function startExecutor(settings: Omit<ExecutorDeps, 'versions'>, pools: string[], concurrency: number): Promise<Executor> {
+export async function startExecutor(settings: Omit<ExecutorDeps, 'versions'>, pools: string[], concurrency: number, perBot = concurrency): Promise<Executor> {
   const deps: ExecutorDeps = { ...settings, versions: new IntegrationVersions(settings.store.catalog) };
   const running = new RunningInvocations();
   const cancellations = await deps.bus.onCancel((event) => {
@@ -45,7 +46,7 @@ export async function startExecutor(settings: Omit<ExecutorDeps, 'versions'>, po
     }
   };
   const subscriptions: Subscription[] = [];
-  for (const pool of pools) subscriptions.push(await deps.bus.consume(pool, concurrency, handle));
+  for (const pool of pools) subscriptions.push(await deps.bus.consume(pool, concurrency, handle, { perBot }));
   return {
     async stop(drainDeadlineMs = Number.POSITIVE_INFINITY) {
       const drained = Promise.all(subscriptions.map((s) => s.close()));

@@ -6,7 +6,7 @@ export type { Executor } from './executor';
 export type { ExecutorDeps } from './run-invocation';
 export { recoverInvocations, takeOverFrom } from './recover-invocations';
 export { sweepFiles } from './sweep-files';
-export { CallbackDispatcher } from './deliver-callbacks';
+export { CALLBACK_CONCURRENCY, CALLBACK_PER_BOT, CallbackDispatcher } from './deliver-callbacks';
 export type { CallbackDeps, CallbackSettings } from './deliver-callbacks';
 export type { FileSweepResult } from './sweep-files';
 export { QUARANTINED, quarantineInHand } from './invocation-in-hand';

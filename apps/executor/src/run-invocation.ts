@@ -172,6 +172,7 @@ async function runClaimed(
       deps.beforeRun?.(invocation);
       const result = await deps.runtime.run({
         cacheKey: `${ref.botId}/${integration.integrationId}@${integration.version}`,
+        tenant: ref.botId,
         code: integration.code,
         entityJson: invocation.entityJson,
         rawBody: invocation.rawBody,

@@ -31,6 +31,8 @@ export interface AcceptedCall {
   record: IdempotencyRecord | null;
   /** The call uploaded files (stored under the invocation id already). */
   hasFiles: boolean;
+  /** A sync call's place among its bot's waits (WaitLimit): given back once its wait ends. */
+  endWait?: () => void;
 }
 
 /**
@@ -39,7 +41,7 @@ export interface AcceptedCall {
  * RequestHeaders and RequestBody, pinned to the integration's current version. Nothing is stored yet.
  */
 export async function acceptCall(deps: GatewayDeps, call: WebhookCall, readBody: BodyReader): Promise<AcceptedCall> {
-  const { settings, store, clock } = deps;
+  const { settings } = deps;
   // Back-pressure from the broker reaches the caller before anything is stored (a lost connection does
   // not: stored invocations are published by the sweeper once it is back).
   if (deps.bus.isBlocked()) throw unavailable('The message broker is refusing new work (resource alarm); nothing was accepted. Try again.', 10);
@@ -54,7 +56,24 @@ export async function acceptCall(deps: GatewayDeps, call: WebhookCall, readBody:
   const responseContentType = requested
     ? parseResponseContentType(requested)
     : defaultResponseContentType(settings.platformVersion, mode);
+  // A sync call holds its connection while it waits: within its bot's waits, or 429 before its body is read.
+  const endWait = mode === 'sync' ? deps.waits?.take(call.botId) : undefined;
+  try {
+    return { ...(await readCall(deps, call, readBody, { requestParams, mode, responseContentType })), endWait };
+  } catch (error) {
+    endWait?.();
+    throw error;
+  }
+}
 
+/** The rest of acceptCall, once the call's mode is known: its integration and callback checked, its body read. */
+async function readCall(
+  deps: GatewayDeps,
+  call: WebhookCall,
+  readBody: BodyReader,
+  { requestParams, mode, responseContentType }: { requestParams: string; mode: InvocationMode; responseContentType: string },
+): Promise<AcceptedCall> {
+  const { settings, store, clock } = deps;
   const integration = call.integration !== undefined ? call.integration : await store.catalog.resolveIntegration(call.botId, call.integrationId);
   if (!integration || integration.entityName !== call.entityName) {
     throw notFound(`No integration '${call.integrationId}' is defined on entity '${call.entityName}' of bot '${call.botId}'.`);

@@ -1,6 +1,6 @@
 import type { SecretVault, TokenService } from '@gi/auth';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
-import type { Clock, CompletionWaiter, JournalLimits, PlatformVersion, Store } from '@gi/domain';
+import type { Clock, CompletionWaiter, JournalLimits, PlatformVersion, Store, WaitLimit } from '@gi/domain';
 import type { BodyTimeouts } from '@gi/http';
 import type { Logger } from '@gi/observability';
 import type { QuotaGate } from './quota-gate';
@@ -38,6 +38,8 @@ export interface GatewayDeps {
   settings: GatewaySettings;
   /** Rate and in-flight quotas of bots and tokens; none when absent. */
   quotas?: QuotaGate;
+  /** The sync calls each bot may hold waiting in this process (shared with the results service's long polls); no limit when absent. */
+  waits?: WaitLimit;
   /** The file store and limits of GenericIntegrationFileTransfer; without them the endpoint answers 501. */
   uploads?: Uploads;
   /** Jobs whose publish failed, published again once the broker is back; without it they wait for the sweepers. */

@@ -4,12 +4,13 @@ import type { JobMessage } from '@gi/contracts';
 import { SmallServices } from '@gi/testing';
 import type { GatewayDeps } from './gateway.deps';
 import { gatewayRouter } from './gateway.router';
+import { QuotaGate } from './quota-gate';
 
 const BODY = JSON.stringify({ orderId: 7 });
 const PATH = '/api/Platform/bot-a/Order/ack/GenericIntegration';
 
 /** The gateway over in-memory ports; `runs` plays the executor: it finishes each job it is handed. */
-async function gateway(settings: Partial<GatewayDeps['settings']> = {}, runs?: (job: JobMessage) => Promise<void>) {
+async function gateway(settings: Partial<GatewayDeps['settings']> = {}, runs?: (job: JobMessage) => Promise<void>, extra: (world: SmallServices) => Partial<GatewayDeps> = () => ({})) {
   const world = new SmallServices();
   const { token } = await world.bot();
   const jobs: JobMessage[] = [];
@@ -37,6 +38,7 @@ async function gateway(settings: Partial<GatewayDeps['settings']> = {}, runs?: (
       journalLimits: DEFAULT_JOURNAL_LIMITS,
       ...settings,
     },
+    ...extra(world),
   };
   const call = world.serve([gatewayRouter(deps)]);
   const post = (headers: Record<string, string | string[]> = {}, query = '') =>
@@ -156,5 +158,16 @@ describe('a webhook call (handleWebhookCall through the gateway router)', () => 
     expect(reply.headers['retry-after']).toBe('10');
     expect(JSON.parse(reply.body).detail).toContain('nothing was accepted');
     expect(await world.store.invocations.list('bot-a', { limit: 10 })).toEqual([]);
+  });
+
+  it("publishes each job with its bot's backlog as the quota gate counted it, so a flood can be kept apart", async () => {
+    const defaults = { ratePerSecond: 0, burst: null, maxInFlight: 10_000 };
+    const g = await gateway({}, undefined, (w) => ({ quotas: new QuotaGate({ catalog: w.store.catalog, invocations: w.store.invocations, clock: w.clock, defaults, peers: () => 1 }) }));
+    world = g.world;
+    const published: Array<number | undefined> = [];
+    const publish = world.bus.publish.bind(world.bus);
+    world.bus.publish = (job, options) => (published.push(options?.backlog), publish(job, options));
+    for (let i = 0; i < 3; i++) expect((await g.post({}, '?asyncResponse=true')).status).toBe(202);
+    expect(published).toEqual([0, 1, 2]);
   });
 });

@@ -2,9 +2,12 @@ import { isTerminal, pollLocation } from '@gi/domain';
 import type { Endpoint, IntegrationTarget, InvocationState } from '@gi/domain';
 import { awaitFinished } from '@gi/use-cases';
 import { acceptCall } from './accept-call';
+import type { AcceptedCall } from './accept-call';
 import type { GatewayDeps } from './gateway.deps';
 import type { InboundCheck } from './inbound-access';
 import { persistInvocation } from './persist-invocation';
+import type { StoredCall } from './persist-invocation';
+import type { Admission } from './quota-gate';
 import type { Preferences } from './prefer';
 import { publishJob } from './publish-job';
 import type { ReceivedRequest } from './receive-files';
@@ -76,17 +79,28 @@ export type WebhookAnswer = { invocationId: string; location: string; preference
  */
 export async function handleWebhookCall(deps: GatewayDeps, call: WebhookCall, hooks: CallHooks): Promise<WebhookAnswer> {
   const admission = await deps.quotas?.admit(call.botId, call.tokenId);
+  let accepted: AcceptedCall | undefined;
   let stored;
   try {
     // Whatever can be refused on the headers alone is refused before the body is read.
     const readBody = call.prepareBody();
-    const accepted = await acceptCall(deps, call, readBody);
+    accepted = await acceptCall(deps, call, readBody);
     stored = await persistInvocation(deps, accepted);
   } catch (error) {
-    // Nothing was stored: the call does not count as in flight.
+    // Nothing was stored: the call does not count as in flight, nor as waiting.
     admission?.release();
+    accepted?.endWait?.();
     throw error;
   }
+  try {
+    return await answerStored(deps, call, hooks, stored, admission);
+  } finally {
+    accepted.endWait?.();
+  }
+}
+
+/** Steps 4 and 5 for a call whose invocation is stored (or the original of its Idempotency-Key found). */
+async function answerStored(deps: GatewayDeps, call: WebhookCall, hooks: CallHooks, stored: StoredCall, admission: Admission | undefined): Promise<WebhookAnswer> {
   // A repeat of an Idempotency-Key stores nothing new either.
   if (stored.kind === 'new') admission?.stored();
   else admission?.release();
@@ -98,7 +112,7 @@ export async function handleWebhookCall(deps: GatewayDeps, call: WebhookCall, ho
 
   if (mode === 'async') {
     if (stored.kind === 'new') {
-      await publishJob(deps, invocation);
+      await publishJob(deps, invocation, admission?.backlog);
       return { kind: 'accepted', invocationId, location, preferenceApplied: call.prefer.respondAsync ? 'respond-async' : undefined };
     }
     if (isTerminal(stored.invocation.status)) return { kind: 'finished', invocationId, location, invocation: stored.invocation };
@@ -116,7 +130,7 @@ export async function handleWebhookCall(deps: GatewayDeps, call: WebhookCall, ho
           waitMs,
           hangUp: hooks.hangUp,
           // A new job is published asking for a direct reply: no completion partition is bound for it.
-          ...(stored.kind === 'new' ? { fresh: true, directReply: true, registered: () => publishJob(deps, invocation) } : {}),
+          ...(stored.kind === 'new' ? { fresh: true, directReply: true, registered: () => publishJob(deps, invocation, admission?.backlog) } : {}),
         });
   if (state && isTerminal(state.status)) return { kind: 'finished', invocationId, location, invocation: state, preferenceApplied: waitApplied };
   if (call.prefer.respondAsync) return { kind: 'accepted', invocationId, location, preferenceApplied: `respond-async, ${waitApplied}` };

@@ -7,15 +7,17 @@ import type { GatewayDeps } from './gateway.deps';
 const publishFailures = new LogThrottle(10_000);
 
 /**
- * Step 4 of a webhook call: publishes the job of a stored invocation. A failure does not fail the call:
- * the invocation is stored, so the caller is told it was accepted, and the job is kept to be published
- * again as soon as the broker connection is back (UnpublishedJobs); the sweepers remain the backstop.
+ * Step 4 of a webhook call: publishes the job of a stored invocation, with the bot's other invocations
+ * in flight when it was admitted (`backlog`, if the quota gate counted them). A failure does not fail the
+ * call: the invocation is stored, so the caller is told it was accepted, and the job is kept to be
+ * published again as soon as the broker connection is back (UnpublishedJobs); the sweepers remain the backstop.
  */
-export async function publishJob(deps: Pick<GatewayDeps, 'bus' | 'logger' | 'unpublished'>, invocation: Pick<NewInvocation, 'botId' | 'id' | 'pool' | 'mode'>): Promise<void> {
+export async function publishJob(deps: Pick<GatewayDeps, 'bus' | 'logger' | 'unpublished'>, invocation: Pick<NewInvocation, 'botId' | 'id' | 'pool' | 'mode'>, backlog?: number): Promise<void> {
   const job = jobMessage(invocation);
   try {
     // A sync caller waits for this job: the executor answers this gateway directly, not only by broadcast.
-    await deps.bus.publish(job, { awaitReply: invocation.mode === 'sync' });
+    // The bot's backlog keeps a flood of its jobs apart from other bots' first ones (PublishOptions).
+    await deps.bus.publish(job, { awaitReply: invocation.mode === 'sync', backlog });
   } catch (error) {
     deps.unpublished?.add(job);
     const admitted = publishFailures.admit('publish');

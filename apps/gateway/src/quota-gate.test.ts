@@ -184,10 +184,23 @@ describe('QuotaGate', () => {
       expect(store.state.countReads).toBe(2);
     });
 
-    it('reads no count for bots without an in-flight limit', async () => {
+    it('reads no count for bots without an in-flight limit, and knows no backlog for them', async () => {
       const { quotaGate, store } = gate();
-      for (let i = 0; i < 5; i++) await quotaGate.admit('acme', 't1');
+      for (let i = 0; i < 5; i++) expect((await quotaGate.admit('acme', 't1')).backlog).toBeUndefined();
       expect(store.state.countReads).toBe(0);
+    });
+
+    it("tells each admitted call its bot's backlog: the store's count and this gateway's calls it does not show yet", async () => {
+      const { quotaGate, store } = gate({ defaults: { ratePerSecond: 0, burst: null, maxInFlight: 10_000 } });
+      store.state.active = { total: 20, byToken: {} };
+      const backlogs = [];
+      for (let i = 0; i < 3; i++) {
+        const admission = await quotaGate.admit('acme', 't1');
+        backlogs.push(admission.backlog);
+        if (i === 0) admission.stored();
+      }
+      // 20 stored; then the first call stored, then the second still being stored.
+      expect(backlogs).toEqual([20, 21, 22]);
     });
   });
 

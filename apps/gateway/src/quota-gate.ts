@@ -30,6 +30,8 @@ export interface QuotaGateDeps {
 export interface Admission {
   stored(): void;
   release(): void;
+  /** The bot's invocations in flight as this gateway knew them before this call; unknown when no in-flight quota applies. */
+  backlog?: number;
 }
 
 const NOTHING_TO_COUNT: Admission = { stored: () => undefined, release: () => undefined };
@@ -176,6 +178,7 @@ export class QuotaGate {
       over = this.overLimit(entry, tokenId, botMax, tokenMax, peers);
     }
     if (over) throw this.refused(tooManyInFlight(over.scope, over.limit), over.scope, 'maxInFlight');
+    const backlog = entry.stored.total + this.unseen(entry);
     entry.pending.add(tokenId, 1);
     let settled = false;
     const settle = (stored: boolean) => {
@@ -184,7 +187,7 @@ export class QuotaGate {
       entry.pending.add(tokenId, -1);
       if (stored) entry.recent.add(tokenId, 1);
     };
-    return { stored: () => settle(true), release: () => settle(false) };
+    return { stored: () => settle(true), release: () => settle(false), backlog };
   }
 
   /** This gateway's calls the last read of the store's count may not show. */

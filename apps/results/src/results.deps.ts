@@ -1,6 +1,6 @@
 import type { TokenService } from '@gi/auth';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
-import type { Clock, CompletionWaiter, PlatformVersion, Store } from '@gi/domain';
+import type { Clock, CompletionWaiter, PlatformVersion, Store, WaitLimit } from '@gi/domain';
 
 export interface ResultsSettings {
   platformSegment: string;
@@ -17,4 +17,6 @@ export interface ResultsDeps {
   bus: Pick<JobBus, 'publishCancel' | 'publishCompletion'>;
   clock: Clock;
   settings: ResultsSettings;
+  /** The long polls each bot may hold waiting in this process (shared with the gateway's sync calls); no limit when absent. */
+  waits?: WaitLimit;
 }

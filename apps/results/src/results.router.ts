@@ -38,8 +38,14 @@ export function resultsRouter(deps: ResultsDeps): Routes {
     let invocation: InvocationState | null = await store.invocations.getState(ref);
     if (!invocation) throw notFound(`No invocation '${query.invocationId.slice(0, 80)}' exists for this bot (unknown or expired).`);
     if (!isTerminal(invocation.status) && query.waitSeconds > 0) {
-      const hangUp = (stop: () => void) => ctx.res.once('close', stop);
-      invocation = (await awaitFinished({ waiter: deps.waiter, invocations: store.invocations }, ref, { waitMs: query.waitSeconds * 1000, hangUp })) ?? invocation;
+      // A long poll holds its connection: within its bot's waits in this process, or 429.
+      const endWait = deps.waits?.take(botId);
+      try {
+        const hangUp = (stop: () => void) => ctx.res.once('close', stop);
+        invocation = (await awaitFinished({ waiter: deps.waiter, invocations: store.invocations }, ref, { waitMs: query.waitSeconds * 1000, hangUp })) ?? invocation;
+      } finally {
+        endWait?.();
+      }
     }
     if (isTerminal(invocation.status)) return finalAnswer(ctx, invocation, query.responseContentType);
     ctx.set('Retry-After', String(await runTimes.retryAfter(invocation)));

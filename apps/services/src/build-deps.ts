@@ -5,7 +5,7 @@ import { loadOrCreateSecret } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
 import type { ControlDeps } from '@gi/control';
-import { CompletionWaiter, parseSecretKey } from '@gi/domain';
+import { CompletionWaiter, parseSecretKey, shareOfCapacity, WaitLimit } from '@gi/domain';
 import type { ConnectorRuntime, JournalLimits, QuotaDefaults, WebhookEntity } from '@gi/domain';
 import { HttpCallbackSender } from '@gi/egress';
 import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
@@ -90,8 +90,12 @@ export async function completionWaiter(bus: JobBus): Promise<CompletionWaiter<Co
  * `defaultWorkers`: the threads when SANDBOX_WORKERS is unset (the runtime's own default otherwise).
  */
 export async function openConnectorRuntime(base: ServiceBase, defaultWorkers?: number) {
-  const { SANDBOX_WORKERS, CONNECTOR_TRUSTED_ADDRESSES } = base.config;
-  const runtime = await createQuickJsRuntime({ workers: SANDBOX_WORKERS ?? defaultWorkers, http: { trustedAddresses: CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
+  const { SANDBOX_WORKERS, CONNECTOR_TRUSTED_ADDRESSES, EXECUTOR_BOT_SHARE_PERCENT } = base.config;
+  const runtime = await createQuickJsRuntime({
+    workers: SANDBOX_WORKERS ?? defaultWorkers,
+    tenantSharePercent: EXECUTOR_BOT_SHARE_PERCENT,
+    http: { trustedAddresses: CONNECTOR_TRUSTED_ADDRESSES ?? [] },
+  });
   base.metrics.sources.sandbox = () => runtime.load();
   return runtime;
 }
@@ -131,6 +135,21 @@ export function uploadLimits(config: ServiceConfig): UploadLimits {
   };
 }
 
+/**
+ * The waits each bot may hold in this process (BOT_MAX_WAITS): one count for the sync calls and the long
+ * polls of the process, whichever routes serve them.
+ */
+export function waitLimit(base: ServiceBase): WaitLimit {
+  let limit = waitLimits.get(base);
+  if (!limit) {
+    limit = new WaitLimit(base.config.BOT_MAX_WAITS, () => base.metrics.quotaRefusals.inc({ scope: 'bot', quota: 'maxWaits' }));
+    waitLimits.set(base, limit);
+  }
+  return limit;
+}
+
+const waitLimits = new WeakMap<ServiceBase, WaitLimit>();
+
 export function gatewayDeps(
   base: ServiceBase,
   bus: JobBus,
@@ -151,6 +170,7 @@ export function gatewayDeps(
     quotas,
     unpublished,
     secrets: secretVault(base),
+    waits: waitLimit(base),
     afterPersist: config.FAULT_INJECTION === 'gateway-exit-after-persist' ? () => process.kill(process.pid, 'SIGKILL') : undefined,
     settings: {
       platformSegment: config.PLATFORM_SEGMENT,
@@ -175,6 +195,7 @@ export function resultsDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
     waiter,
     bus,
     clock: base.clock,
+    waits: waitLimit(base),
     settings: { platformSegment: config.PLATFORM_SEGMENT, platformVersion: config.PLATFORM_VERSION, defaultWaitSeconds: config.POLL_DEFAULT_WAIT_SECONDS },
   };
 }
@@ -200,6 +221,12 @@ export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pi
       quotaDefaults: quotaDefaults(config),
     },
   };
+}
+
+/** How many jobs an executor of this process runs at once, and of them at most how many of one bot's. */
+export function executorCapacity(config: ServiceConfig): { concurrency: number; perBot: number } {
+  const concurrency = config.EXECUTOR_CONCURRENCY;
+  return { concurrency, perBot: shareOfCapacity(concurrency, config.EXECUTOR_BOT_SHARE_PERCENT) };
 }
 
 /** What an executor pool of this process is given; `ownerId` names it as a lease owner. */
@@ -243,19 +270,21 @@ export const journalLimits = (config: ServiceConfig): JournalLimits => ({
 
 /**
  * The sender of callbacks of a process that runs executors. Its deliveries are claimed for twice the time
- * one POST may take, so a sender that dies mid-attempt leaves it to another soon after.
+ * one POST may take (connecting, then the answer), so a sender that dies mid-attempt leaves it to another
+ * soon after.
  */
 export function callbackDispatcher(base: ServiceBase): CallbackDispatcher {
   const { config } = base;
   const timeoutMs = config.CALLBACK_TIMEOUT_SECONDS * 1000;
+  const connectTimeoutMs = config.CALLBACK_CONNECT_TIMEOUT_SECONDS * 1000;
   return new CallbackDispatcher({
     store: base.store,
-    sender: new HttpCallbackSender({ trustedAddresses: config.CALLBACK_TRUSTED_ADDRESSES ?? [], timeoutMs }),
+    sender: new HttpCallbackSender({ trustedAddresses: config.CALLBACK_TRUSTED_ADDRESSES ?? [], timeoutMs, connectTimeoutMs }),
     clock: base.clock,
     logger: base.logger,
     metrics: base.metrics,
     secrets: secretVault(base),
-    settings: { maxAttempts: config.CALLBACK_MAX_ATTEMPTS, retryBaseMs: config.CALLBACK_RETRY_SECONDS * 1000, leaseMs: 2 * timeoutMs + 5_000 },
+    settings: { maxAttempts: config.CALLBACK_MAX_ATTEMPTS, retryBaseMs: config.CALLBACK_RETRY_SECONDS * 1000, leaseMs: 2 * (connectTimeoutMs + timeoutMs) + 5_000 },
   });
 }
 

@@ -1,6 +1,5 @@
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
-import type { Server } from 'node:http';
 import { loadOrCreateSecret, mongoUrlOf, parseServiceConfig, processEnvironment, RELEASE_VERSION, sqlitePathOf } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import { systemClock } from '@gi/domain';
@@ -13,6 +12,7 @@ import { announceGenerated } from './announce-secret';
 import { answerMetricsRequests, metricsFromPrimary } from './cluster-metrics';
 import type { MetricsChannel } from './cluster-metrics';
 import { isRelayNotice, relayNotices } from './completion-relay';
+import { ConnectionHandoff } from './connection-handoff';
 import type { EmbeddedRole } from './embedded.service';
 import { processShare } from './embedded-shares';
 import { withEmbeddedSecretsKey } from './open-store';
@@ -21,6 +21,8 @@ import type { ServiceProcessBase } from './open-store';
 /** Tells a forked process its place: its index, and whether it recovers what a previous run left. */
 const PROCESS_INDEX_ENV = 'GI_EMBEDDED_PROCESS';
 const RECOVER_ENV = 'GI_EMBEDDED_RECOVER';
+/** The port the primary listens on (and hands connections from). */
+const PORT_ENV = 'GI_EMBEDDED_PORT';
 /** A process that ends this soon after it started is replaced only after a pause (no tight crash loop). */
 const EARLY_EXIT_MS = 5_000;
 const RESTART_PAUSE_MS = 1_000;
@@ -32,9 +34,8 @@ export interface ListeningNotice {
   fields: Record<string, unknown>;
 }
 
-export function listeningNotice(server: Server, fields: Record<string, unknown>): ListeningNotice {
-  const address = server.address();
-  return { kind: 'gi:listening', port: typeof address === 'object' && address ? address.port : 0, fields };
+export function listeningNotice(port: number, fields: Record<string, unknown>): ListeningNotice {
+  return { kind: 'gi:listening', port, fields };
 }
 
 /** What the primary sends a live process when another ended: take over the jobs that one was running. */
@@ -53,7 +54,7 @@ const isListeningNotice = (message: unknown): message is ListeningNotice => type
  * the primary asks, tells the primary it listens, and lets go of the IPC channel once stopped (the
  * channel would hold the process up).
  */
-export function joinCluster(base: ServiceProcessBase, { bus, ownerId, server, fields }: { bus: Pick<JobBus, 'publish'>; ownerId: string; server: Server; fields: Record<string, unknown> }): void {
+export function joinCluster(base: ServiceProcessBase, { bus, ownerId, port, fields }: { bus: Pick<JobBus, 'publish'>; ownerId: string; port: number; fields: Record<string, unknown> }): void {
   const { store, clock, logger, metrics } = base;
   // A scrape reaches whichever process gets the connection: each answers for all of them.
   lendMetricsToPrimary(metrics.registry);
@@ -65,19 +66,20 @@ export function joinCluster(base: ServiceProcessBase, { bus, ownerId, server, fi
       (err) => logger.warn({ err, from: message.owner }, 'could not take over the jobs of an ended process; the sweep will once their leases end'),
     );
   });
-  process.send?.(listeningNotice(server, { ...fields, ownerId }));
+  process.send?.(listeningNotice(port, { ...fields, ownerId }));
   base.lifecycle.atLast(() => cluster.worker?.disconnect());
 }
 
 /** The role of a process the primary forked, from the environment it was given. */
 export function embeddedWorkerRole(env: NodeJS.ProcessEnv): EmbeddedRole {
-  return { kind: 'worker', index: Number(env[PROCESS_INDEX_ENV] ?? 0), recoverAtStart: env[RECOVER_ENV] === '1' };
+  return { kind: 'worker', index: Number(env[PROCESS_INDEX_ENV] ?? 0), recoverAtStart: env[RECOVER_ENV] === '1', port: Number(env[PORT_ENV] ?? 0) };
 }
 
 /**
  * The primary of an embedded deployment of several processes (node:cluster, docs/decisions.md): it
- * prepares what must be made once (the schema, the generated secrets), then starts `processes` embedded
- * processes that share the port (connections handed out in turn) and the store. The first recovers what
+ * prepares what must be made once (the schema, the generated secrets), listens on the port, then starts
+ * `processes` embedded processes that share the store and serve the connections it hands them in turn
+ * (connection-handoff.ts: none is lost with a process that ends). The first recovers what
  * a previous run left before the others start, so none of them can be running it. The primary relays
  * completion notices between them, gathers the metrics of all for the one a scrape reached, replaces a process that dies and has a live one take over the jobs
  * it was running (its queued ones are swept back later), logs one `listening`, and on SIGTERM/SIGINT
@@ -90,8 +92,11 @@ export async function runEmbeddedCluster(processes: number): Promise<void> {
   await prepareOnce(config, logger);
 
   const share = processShare(config, processes);
-  // Connections are handed to the processes in turn: left to the kernel, a few processes take most.
-  cluster.schedulingPolicy = cluster.SCHED_RR;
+  // Connections are handed to the processes in turn (left to the kernel, a few processes take most), by
+  // the primary itself rather than node:cluster's round robin, which lost those handed to a process that
+  // had just died.
+  const handoff = new ConnectionHandoff();
+  const port = await handoff.listen(config.PORT, config.HOST);
   const slots = new Map<number, Worker>();
   const answerMetrics = answerMetricsRequests();
   /** The lease owner of each listening process, and the owners of ended ones no live process took over yet. */
@@ -109,6 +114,7 @@ export async function runEmbeddedCluster(processes: number): Promise<void> {
     const worker = cluster.fork({
       [PROCESS_INDEX_ENV]: String(index),
       [RECOVER_ENV]: recoverAtStart ? '1' : '0',
+      [PORT_ENV]: String(port),
       EXECUTOR_CONCURRENCY: String(share.EXECUTOR_CONCURRENCY),
       SANDBOX_WORKERS: String(share.SANDBOX_WORKERS),
     });
@@ -121,11 +127,14 @@ export async function runEmbeddedCluster(processes: number): Promise<void> {
         else if (isListeningNotice(message) && !listened) {
           listened = true;
           if (typeof message.fields.ownerId === 'string') owners.set(worker, message.fields.ownerId);
+          handoff.add(worker);
           resolve(message);
           handOver();
         }
       });
       worker.once('exit', (code, signal) => {
+        // What it was handed and had not taken goes to the others.
+        handoff.remove(worker);
         if (slots.get(index) === worker) slots.delete(index);
         if (!listened) reject(new Error(`Embedded process ${index} ended (${signal ?? `exit code ${code}`}) before it listened.`));
         const owner = owners.get(worker);
@@ -155,7 +164,8 @@ export async function runEmbeddedCluster(processes: number): Promise<void> {
     stopping = true;
     logger.info({ version: RELEASE_VERSION, signal }, 'shutting down');
     const started = performance.now();
-    // Each process stops like a sole one: no new connections, running jobs finish, waits answered.
+    // No new connections; then each process stops like a sole one: running jobs finish, waits answered.
+    handoff.close();
     await Promise.all([...slots.values()].map((worker) => stopWorker(worker)));
     logger.info({ version: RELEASE_VERSION, signal, shutdownMs: Math.round(performance.now() - started) }, 'stopped');
     logger.flush();
@@ -168,7 +178,7 @@ export async function runEmbeddedCluster(processes: number): Promise<void> {
     const first = await fork(0, true);
     await Promise.all(Array.from({ length: processes - 1 }, (_, i) => fork(i + 1, false)));
     const { process: _index, ownerId: _owner, ...banner } = first.fields;
-    logger.info({ port: first.port, version: RELEASE_VERSION, platformVersion: config.PLATFORM_VERSION.join('.'), processes, ...share, ...banner }, 'listening');
+    logger.info({ port, version: RELEASE_VERSION, platformVersion: config.PLATFORM_VERSION.join('.'), processes, ...share, ...banner }, 'listening');
   } catch (err) {
     logger.fatal({ err }, 'the embedded processes did not start');
     await stopAll('startup failure', 1);

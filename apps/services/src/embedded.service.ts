@@ -13,7 +13,7 @@ import type { QuotaGate } from '@gi/gateway';
 import { createHttpApp, readinessOf } from '@gi/http';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { Routes } from '@gi/http';
-import { callbackDispatcher, completionWaiter, executorDeps, openConnectorRuntime, openTokenService, quarantineOnCrash, quotaGate, sealStoredSecrets, sweeperSettings } from './build-deps';
+import { callbackDispatcher, executorCapacity, completionWaiter, executorDeps, openConnectorRuntime, openTokenService, quarantineOnCrash, quotaGate, sealStoredSecrets, sweeperSettings } from './build-deps';
 import { CompletionRelay } from './completion-relay';
 import type { RelayChannel } from './completion-relay';
 import { announceGenerated } from './announce-secret';
@@ -30,8 +30,11 @@ import { listen, stopListening } from './serve-http';
 export type EmbeddedRole =
   /** The only process (`--processes 1`): today's deployment, no cluster. */
   | { kind: 'sole' }
-  /** One of several processes sharing the port and the store; the first recovers what a previous run left. */
-  | { kind: 'worker'; index: number; recoverAtStart: boolean };
+  /**
+   * One of several processes sharing the port and the store; the first recovers what a previous run left.
+   * The primary listens on `port` and hands each connection to a process (connection-handoff.ts).
+   */
+  | { kind: 'worker'; index: number; recoverAtStart: boolean; port: number };
 
 /**
  * The embedded deployment (`gi up`, `npm start`): gateway, results, control and an executor pool on one
@@ -60,7 +63,8 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   const callbacks = callbackDispatcher(base);
 
   const ownerId = sole ? `embedded-${randomUUID()}` : `embedded-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const executor = await startExecutor(executorDeps(base, { bus, runtime, callbacks, ownerId }), [ALL_POOLS], config.EXECUTOR_CONCURRENCY);
+  const { concurrency, perBot } = executorCapacity(config);
+  const executor = await startExecutor(executorDeps(base, { bus, runtime, callbacks, ownerId }), [ALL_POOLS], concurrency, perBot);
   quarantineOnCrash(base);
   // A sole process is the only executor of its store: whatever a previous run left unfinished runs again.
   // Several: the first does that before the others start, then each takes over what a dead one left.
@@ -76,8 +80,8 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   const routes = embeddedRoutes({ base, bus, tokens, waiter, runtime, adminToken, consoleAssets: loadConsoleAssets(), quotas });
   const app = createHttpApp({ logger, metrics, ready: readinessOf(writerChecks(base)), routes, accessLog: config.ACCESS_LOG });
   const banner = { dataDir: config.DATA_DIR, sandbox: runtime.isolation, console: '/console' };
-  const server = sole ? await listen(app, base, banner) : await listen(app, base, { ...banner, process: role.index, ownerId }, 'process listening');
-  if (!sole) joinCluster(base, { bus, ownerId, server, fields: banner });
+  const server = sole ? await listen(app, base, banner) : await listen(app, base, { ...banner, process: role.index, ownerId }, 'process listening', { handedPort: role.port });
+  if (!sole) joinCluster(base, { bus, ownerId, port: role.port, fields: banner });
   // One process of several does it (each would seal the same values again).
   if (sole || role.recoverAtStart) sealStoredSecrets(base);
 

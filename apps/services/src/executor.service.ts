@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { startExecutor, startSweeper } from '@gi/executor';
 import { createHttpApp, readinessOf } from '@gi/http';
-import { callbackDispatcher, executorDeps, openAmqpBus, openConnectorRuntime, quarantineOnCrash, sweeperSettings } from './build-deps';
+import { callbackDispatcher, executorCapacity, executorDeps, openAmqpBus, openConnectorRuntime, quarantineOnCrash, sweeperSettings } from './build-deps';
 import { openServiceBase } from './open-store';
 import { brokerAnswers, writerChecks } from './readiness-checks';
 import { listen, stopListening } from './serve-http';
@@ -18,7 +18,8 @@ export async function runExecutor(pools: string[]): Promise<void> {
   const runtime = await openConnectorRuntime(base);
   const ownerId = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const callbacks = callbackDispatcher(base);
-  const executor = await startExecutor(executorDeps(base, { bus, runtime, callbacks, ownerId }), pools, config.EXECUTOR_CONCURRENCY);
+  const { concurrency, perBot } = executorCapacity(config);
+  const executor = await startExecutor(executorDeps(base, { bus, runtime, callbacks, ownerId }), pools, concurrency, perBot);
   quarantineOnCrash(base);
   const stopSweeper = await startSweeper({ store, bus, clock: base.clock, logger, metrics, files: base.files, callbacks }, sweeperSettings(config, { recoverAllAtStart: false, recoverInRounds: true }, pools));
 

@@ -1,11 +1,11 @@
 import { InFlight, isTerminal, isValidName, unavailable } from '@gi/domain';
-import type { CancelEvent, CompletionEvent, CompletionWatch, JobBus, JobHandler, JobMessage, Subscription } from '@gi/contracts';
+import type { CancelEvent, CompletionEvent, CompletionWatch, ConsumeOptions, JobBus, JobHandler, JobMessage, PublishOptions, Subscription } from '@gi/contracts';
 import { connect } from 'amqplib';
 import type { ChannelModel, RecoveringChannelModel } from 'amqplib';
 import { connectionUrl, resolveBusOptions } from './amqp-bus.options';
 import type { AmqpJobBusOptions, ResolvedBusOptions } from './amqp-bus.options';
 import { AmqpSession, DIRECT_REPLY_TO } from './amqp-session';
-import { busNames, busTopology, declareTopology, poolQueueName } from './amqp-topology';
+import { busNames, busTopology, declareTopology, laneOf, laneQueueName, laneRoutingKey, LANES } from './amqp-topology';
 import type { BusNames, Topology } from './amqp-topology';
 import { decodeCancel, decodeCompletion, encodeCancel, encodeCompletion, encodeJob } from '@gi/contracts';
 import { completionPartition, PartitionInterest } from './completion-partitions';
@@ -22,8 +22,9 @@ const PARTITION_LINGER_MS = 10_000;
 type Phase = 'open' | 'draining' | 'closed';
 
 /**
- * The job bus over RabbitMQ. Jobs go through a direct exchange to one durable quorum queue per pool
- * (delivery limit, dead-letter exchange and queue). Completion events go through a direct exchange by
+ * The job bus over RabbitMQ. Jobs go through a direct exchange to the durable quorum queues of their
+ * pool (delivery limit, dead-letter exchange and queue): the first lane, or the backlog lane for a bot
+ * with many jobs in flight (amqp-topology.ts). Completion events go through a direct exchange by
  * partition of the invocation id, to the listeners of the processes that wait in that partition
  * (watchCompletion); a sync caller's gateway gets its reply directly instead. Cancellations go through
  * a fanout, to an exclusive queue per listener. Every publish waits for its own broker confirm, with any
@@ -73,12 +74,14 @@ export class AmqpJobBus implements JobBus {
     );
   }
 
-  async publish(job: JobMessage, options: { awaitReply?: boolean } = {}): Promise<void> {
+  /** To the pool's first lane, or to its backlog lane when the bot has many jobs in flight (`backlog`). */
+  async publish(job: JobMessage, options: PublishOptions = {}): Promise<void> {
     const content = encodeJob(job);
     if (this.phase !== 'open') throw unavailable('The message bus is shutting down; the job was not published.');
     this.pools.add(job.pool);
     const reply = options.awaitReply ? { replyTo: DIRECT_REPLY_TO, correlationId: job.invocationId } : {};
-    const sent = this.inFlight.track(this.send({ exchange: this.names.jobs, routingKey: job.pool, content, type: 'job', persistent: true, mandatory: true, ...reply }, job.pool));
+    const routingKey = laneRoutingKey(job.pool, laneOf(options.backlog));
+    const sent = this.inFlight.track(this.send({ exchange: this.names.jobs, routingKey, content, type: 'job', persistent: true, mandatory: true, ...reply }, job.pool));
     if (!options.awaitReply) return sent;
     try {
       await sent;
@@ -141,14 +144,15 @@ export class AmqpJobBus implements JobBus {
     return this.inFlight.track(this.send({ exchange: this.names.cancellations, routingKey: '', content, type: 'cancel', persistent: false, mandatory: false }));
   }
 
-  async consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription> {
+  async consume(pool: string, concurrency: number, handler: JobHandler, options: ConsumeOptions = {}): Promise<Subscription> {
     if (this.phase !== 'open') throw new Error('The message bus is closed; cannot consume.');
     if (!isValidName(pool)) throw new Error(`Pool name "${pool}" is invalid: use letters, digits, '_', '.', '-'.`);
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`Consumer concurrency must be a positive integer, got ${concurrency}.`);
     this.pools.add(pool);
     const { requeueDelayMs, logger, onMalformed } = this.options;
     const settings = { names: this.names, requeueDelayMs, reattachDelayMs: REATTACH_DELAY_MS, logger, onMalformed };
-    const consumer = new JobConsumer(pool, concurrency, handler, settings, (c) => this.consumers.delete(c));
+    const perBot = Math.min(concurrency, options.perBot ?? concurrency);
+    const consumer = new JobConsumer(pool, concurrency, perBot, handler, settings, (c) => this.consumers.delete(c));
     this.consumers.add(consumer);
     await this.attachNow(consumer);
     return consumer;
@@ -208,14 +212,15 @@ export class AmqpJobBus implements JobBus {
     }
   }
 
-  /** Jobs waiting in a pool's queue (ready, not yet handed out); null when the broker does not answer. */
+  /** Jobs waiting in a pool's lanes (ready, not yet handed out); null when the broker does not answer. */
   async queueDepth(pool: string): Promise<number | null> {
     const session = this.session;
     if (!session?.alive || this.phase === 'closed') return null;
     try {
-      const queue = poolQueueName(this.names, pool);
-      const ok = await withDeadline(session.adminChannel().then((channel) => channel.checkQueue(queue)), PING_TIMEOUT_MS, 'The message broker did not answer in time.');
-      return ok.messageCount;
+      const channel = await session.adminChannel();
+      const counts = LANES.map((lane) => channel.checkQueue(laneQueueName(this.names, pool, lane)).then((ok) => ok.messageCount));
+      const depths = await withDeadline(Promise.all(counts), PING_TIMEOUT_MS, 'The message broker did not answer in time.');
+      return depths.reduce((sum, depth) => sum + depth, 0);
     } catch {
       return null;
     }

@@ -58,14 +58,34 @@ export function busNames(prefix: string): BusNames {
 export const poolQueueName = (names: BusNames, pool: string): string => `${names.jobs}.${pool}`;
 
 /**
- * One durable quorum queue per pool. RabbitMQ counts a delivery as failed when it is requeued or its
- * consumer goes away; `x-delivery-limit` is the number of such returns it tolerates, so a job is handed
- * out at most `maxDeliveries` times before it is dead-lettered. At-least-once dead-lettering (which
- * needs `reject-publish` overflow) keeps a poison job from vanishing on its way to the dead-letter queue.
+ * The lanes of a pool, consumed side by side in turns between bots (job-consumer.ts). `first` is the
+ * pool's queue of earlier versions; `backlog` takes the jobs of a bot that already has
+ * BACKLOG_AFTER jobs in flight, so a bot's backlog never stands in front of another bot's first jobs.
+ * A pool name cannot hold ':', so no pool's queue or routing key is ever another's lane.
  */
-export function poolQueue(names: BusNames, pool: string, maxDeliveries: number): QueueSpec {
-  return {
-    name: poolQueueName(names, pool),
+export type Lane = 'first' | 'backlog';
+export const LANES: readonly Lane[] = ['first', 'backlog'];
+
+/** A bot with this many jobs in flight sends its next ones to the backlog lane. */
+export const BACKLOG_AFTER = 16;
+
+/** The lane of a job whose bot had `backlog` other jobs in flight when it was accepted (unknown: first). */
+export const laneOf = (backlog: number | undefined): Lane => (backlog !== undefined && backlog >= BACKLOG_AFTER ? 'backlog' : 'first');
+
+export const laneRoutingKey = (pool: string, lane: Lane): string => (lane === 'first' ? pool : `${pool}:${lane}`);
+
+export const laneQueueName = (names: BusNames, pool: string, lane: Lane): string => `${names.jobs}.${laneRoutingKey(pool, lane)}`;
+
+/**
+ * The durable quorum queues of a pool, one per lane. RabbitMQ counts a delivery as failed when it is
+ * requeued or its consumer goes away; `x-delivery-limit` is the number of such returns it tolerates, so
+ * a job is handed out at most `maxDeliveries` times before it is dead-lettered. At-least-once
+ * dead-lettering (which needs `reject-publish` overflow) keeps a poison job from vanishing on its way to
+ * the dead-letter queue.
+ */
+export function poolQueues(names: BusNames, pool: string, maxDeliveries: number): QueueSpec[] {
+  return LANES.map((lane) => ({
+    name: laneQueueName(names, pool, lane),
     arguments: {
       'x-queue-type': 'quorum',
       'x-delivery-limit': maxDeliveries - 1,
@@ -73,13 +93,14 @@ export function poolQueue(names: BusNames, pool: string, maxDeliveries: number):
       'x-dead-letter-strategy': 'at-least-once',
       'x-overflow': 'reject-publish',
     },
-  };
+  }));
 }
 
-/** The queue of one pool and its binding; declared when a pool is first used. */
+/** The queues of one pool and their bindings; declared when a pool is first used. */
 export function poolTopology(names: BusNames, pool: string, maxDeliveries: number): Topology {
-  const queue = poolQueue(names, pool, maxDeliveries);
-  return { exchanges: [], queues: [queue], bindings: [{ queue: queue.name, exchange: names.jobs, routingKey: pool }] };
+  const queues = poolQueues(names, pool, maxDeliveries);
+  const bindings = LANES.map((lane) => ({ queue: laneQueueName(names, pool, lane), exchange: names.jobs, routingKey: laneRoutingKey(pool, lane) }));
+  return { exchanges: [], queues, bindings };
 }
 
 /** Everything the bus needs for the given pools. */

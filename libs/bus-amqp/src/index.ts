@@ -1,4 +1,4 @@
 export { AmqpJobBus } from './amqp-job.bus';
 export type { AmqpJobBusOptions, BusLogger } from './amqp-bus.options';
-export { busNames, busTopology, declareTopology, deleteTopology, poolQueueName } from './amqp-topology';
-export type { BusNames, Topology, TopologyChannel } from './amqp-topology';
+export { BACKLOG_AFTER, busNames, busTopology, declareTopology, deleteTopology, laneQueueName, LANES, poolQueueName } from './amqp-topology';
+export type { BusNames, Lane, Topology, TopologyChannel } from './amqp-topology';

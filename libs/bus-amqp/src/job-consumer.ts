@@ -1,10 +1,10 @@
-import { InFlight, SlotMap } from '@gi/domain';
+import { FairQueue, InFlight, KeyCounts, SlotMap } from '@gi/domain';
 import type { JobDecision, JobHandler, JobMessage, Subscription } from '@gi/contracts';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { BusLogger } from './amqp-bus.options';
 import type { AmqpSession } from './amqp-session';
-import { poolQueueName } from './amqp-topology';
-import type { BusNames } from './amqp-topology';
+import { laneQueueName, LANES, BACKLOG_AFTER } from './amqp-topology';
+import type { BusNames, Lane } from './amqp-topology';
 import { decodeJob } from '@gi/contracts';
 
 export interface ConsumerSettings {
@@ -36,21 +36,29 @@ interface Delivery {
 }
 
 /**
- * Consumes one pool's queue with manual acks and prefetch = concurrency, and maps each handler's
- * decision to ack, nack with requeue, or nack without requeue (the queue dead-letters it). Acks decided
- * in the same turn of the event loop go out together (flushAcks): about 35 µs of broker CPU less per job
- * on a quorum queue when they arrive in runs, measured against one ack per job. It moves to
- * the new connection after a reconnect; handlers still running from the old one finish, but their
- * messages were already handed back by the broker, so their decisions are not sent. Those handlers
- * still count against the concurrency, so a reconnect never runs more handlers at once than asked.
+ * Consumes the lanes of one pool (amqp-topology.ts) on one channel with manual acks, and maps each
+ * handler's decision to ack, nack with requeue, or nack without requeue (the queue dead-letters it).
+ *
+ * Each lane has a prefetch of its own: the backlog lane `concurrency`, the first lane as much plus
+ * BACKLOG_AFTER, room for the first jobs of a bot that is at its cap. Deliveries wait here in turns
+ * between bots (FairQueue) and at most `perBot` of one bot's run at once, so a bot's first jobs are
+ * delivered past another bot's backlog and started before the rest of it.
+ *
+ * Acks decided in the same turn of the event loop go out together (flushAcks): about 35 µs of broker
+ * CPU less per job on a quorum queue when they arrive in runs, measured against one ack per job. It
+ * moves to the new connection after a reconnect; handlers still running from the old one finish, but
+ * their messages were already handed back by the broker, so their decisions are not sent. Those
+ * handlers still count against the concurrency, so a reconnect never runs more handlers at once than asked.
  */
 export class JobConsumer implements Subscription {
   private session: AmqpSession | null = null;
   private attaching: Promise<void> | null = null;
   private current: ChannelState | null = null;
-  private consumerTag: string | null = null;
+  private consumerTags: string[] = [];
   private readonly running = new InFlight();
-  private readonly waiting: Delivery[] = [];
+  /** Running handlers by bot. */
+  private readonly byBot = new KeyCounts();
+  private readonly waiting = new FairQueue<Delivery>((delivery) => delivery.job.botId);
   private readonly sleepers = new Set<() => void>();
   private reattachTimer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -59,6 +67,8 @@ export class JobConsumer implements Subscription {
   constructor(
     readonly pool: string,
     private readonly concurrency: number,
+    /** Handlers of one bot's jobs running at once, at most. */
+    private readonly perBot: number,
     private readonly handler: JobHandler,
     private readonly settings: ConsumerSettings,
     private readonly onClosed: (consumer: JobConsumer) => void,
@@ -90,16 +100,22 @@ export class JobConsumer implements Subscription {
     channel.on('error', (err: Error) => this.settings.logger.warn({ err, pool: this.pool }, 'consumer channel closed by the broker'));
     channel.on('close', () => this.onChannelClosed(state));
     try {
-      await channel.prefetch(this.concurrency);
       this.current = state;
-      const { consumerTag } = await channel.consume(poolQueueName(this.settings.names, this.pool), (message) => this.onMessage(state, message), {
-        noAck: false,
-      });
-      this.consumerTag = consumerTag;
+      this.consumerTags = [];
+      for (const lane of LANES) {
+        // Per consumer (not global): each lane's consumer gets its own window.
+        await channel.prefetch(this.prefetchOf(lane));
+        const { consumerTag } = await channel.consume(laneQueueName(this.settings.names, this.pool, lane), (message) => this.onMessage(state, message), { noAck: false });
+        this.consumerTags.push(consumerTag);
+      }
     } catch (err) {
       await channel.close().catch(() => undefined);
       throw err;
     }
+  }
+
+  private prefetchOf(lane: Lane): number {
+    return lane === 'first' ? this.concurrency + BACKLOG_AFTER : this.concurrency;
   }
 
   private onMessage(state: ChannelState, message: ConsumeMessage | null): void {
@@ -126,14 +142,20 @@ export class JobConsumer implements Subscription {
   }
 
   private pump(): void {
-    while (this.running.size < this.concurrency && this.waiting.length > 0) {
-      const delivery = this.waiting.shift() as Delivery;
+    while (this.running.size < this.concurrency && this.waiting.size > 0) {
+      const delivery = this.waiting.take((botId) => this.byBot.of(botId) < this.perBot);
+      if (!delivery) return;
       if (!delivery.state.open) continue;
       if (this.closed) {
         this.settle(delivery.state, delivery.message, 'requeue');
         continue;
       }
-      void this.running.track(this.run(delivery)).finally(() => this.pump());
+      const { botId } = delivery.job;
+      this.byBot.add(botId);
+      void this.running.track(this.run(delivery)).finally(() => {
+        this.byBot.remove(botId);
+        this.pump();
+      });
     }
   }
 
@@ -219,10 +241,10 @@ export class JobConsumer implements Subscription {
     state.open = false;
     if (this.current !== state) return;
     this.current = null;
-    this.consumerTag = null;
+    this.consumerTags = [];
     this.attaching = null;
     // Unstarted deliveries of this channel are back in the queue already.
-    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i].state === state) this.waiting.splice(i, 1);
+    this.waiting.removeWhere((delivery) => delivery.state === state);
     if (!this.closed) this.scheduleReattach(state.session);
   }
 
@@ -246,9 +268,9 @@ export class JobConsumer implements Subscription {
     for (const wake of [...this.sleepers]) wake();
     await this.attaching?.catch(() => undefined);
     const state = this.current;
-    if (state?.open && this.consumerTag) await state.channel.cancel(this.consumerTag).catch(() => undefined);
+    if (state?.open) for (const tag of this.consumerTags) await state.channel.cancel(tag).catch(() => undefined);
     // Deliveries still waiting for a free slot go back to the queue for other consumers.
-    for (const delivery of this.waiting.splice(0)) this.settle(delivery.state, delivery.message, 'requeue');
+    for (const delivery of this.waiting.removeWhere(() => true)) this.settle(delivery.state, delivery.message, 'requeue');
     await this.running.settled();
     if (state?.open) {
       // Acks still due would otherwise be lost with the channel, and their jobs run again.

@@ -1,5 +1,5 @@
-import { InFlight } from '@gi/domain';
-import type { CancelEvent, CompletionEvent, CompletionWatch, JobBus, JobHandler, JobMessage, Subscription } from '@gi/contracts';
+import { FairQueue, InFlight, KeyCounts } from '@gi/domain';
+import type { CancelEvent, CompletionEvent, CompletionWatch, ConsumeOptions, JobBus, JobHandler, JobMessage, PublishOptions, Subscription } from '@gi/contracts';
 
 interface Delivery {
   job: JobMessage;
@@ -13,17 +13,22 @@ export const ALL_POOLS = '*';
 interface Consumer {
   pool: string;
   concurrency: number;
+  /** Jobs of one bot it runs at once, at most. */
+  perBot: number;
   handler: JobHandler;
   running: InFlight;
+  /** Its jobs running, by bot. */
+  byBot: KeyCounts;
   closed: boolean;
 }
 
 /**
  * The in-process bus of the embedded deployment. It holds nothing durable: the store is the source of
- * truth, and startup recovery republishes every invocation that was not finished.
+ * truth, and startup recovery republishes every invocation that was not finished. Jobs wait in turns
+ * between bots (FairQueue), and a consumer runs at most its `perBot` of one bot's at once.
  */
 export class LocalJobBus implements JobBus {
-  private readonly queue: Delivery[] = [];
+  private readonly queue = new FairQueue<Delivery>((delivery) => delivery.job.botId);
   private readonly consumers = new Set<Consumer>();
   private readonly completionListeners = new Set<(event: CompletionEvent) => void>();
   private readonly cancelListeners = new Set<(event: CancelEvent) => void>();
@@ -33,7 +38,8 @@ export class LocalJobBus implements JobBus {
   /** Every pool a job was published to, for `depthByPool`. */
   private readonly pools = new Set<string>();
 
-  async publish(job: JobMessage): Promise<void> {
+  /** One queue in memory, fair by bot already: a bot's backlog (`options.backlog`) needs no lane of its own. */
+  async publish(job: JobMessage, _options?: PublishOptions): Promise<void> {
     if (this.closed) throw new Error('The bus is closed.');
     this.pools.add(job.pool);
     this.enqueue({ job, deliveryCount: 1 });
@@ -44,8 +50,9 @@ export class LocalJobBus implements JobBus {
     this.dispatch();
   }
 
-  async consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription> {
-    const consumer: Consumer = { pool, concurrency, handler, running: new InFlight(), closed: false };
+  async consume(pool: string, concurrency: number, handler: JobHandler, options: ConsumeOptions = {}): Promise<Subscription> {
+    const perBot = Math.min(concurrency, options.perBot ?? concurrency);
+    const consumer: Consumer = { pool, concurrency, perBot, handler, running: new InFlight(), byBot: new KeyCounts(), closed: false };
     this.consumers.add(consumer);
     this.dispatch();
     return {
@@ -97,7 +104,9 @@ export class LocalJobBus implements JobBus {
   }
 
   async queueDepth(pool: string): Promise<number | null> {
-    return this.queue.filter((delivery) => delivery.job.pool === pool).length;
+    let depth = 0;
+    for (const delivery of this.queue) if (delivery.job.pool === pool) depth++;
+    return depth;
   }
 
   /** Jobs waiting for a free consumer, by pool: every pool published to, 0 when none waits. */
@@ -109,33 +118,44 @@ export class LocalJobBus implements JobBus {
 
   /** Jobs waiting for a free consumer. */
   get depth(): number {
-    return this.queue.length;
+    return this.queue.size;
   }
 
+  /** Starts waiting jobs while a consumer of their pool has room, for them and for their bot. */
   private dispatch(): void {
-    for (let i = 0; i < this.queue.length; ) {
-      const delivery = this.queue[i];
-      const consumer = this.freeConsumerFor(delivery.job.pool);
-      if (!consumer) {
-        i++;
-        continue;
-      }
-      this.queue.splice(i, 1);
-      this.deliver(consumer, delivery);
+    while (this.queue.size > 0 && this.anyRoom()) {
+      let taker: Consumer | undefined;
+      const delivery = this.queue.take(
+        (botId) => this.anyRoom(botId),
+        (waiting) => (taker = this.freeConsumerFor(waiting.job)) !== undefined,
+      );
+      if (!delivery || !taker) return;
+      this.deliver(taker, delivery);
     }
   }
 
-  private freeConsumerFor(pool: string): Consumer | undefined {
+  /** Whether some consumer can start another job (of `botId`, when given). */
+  private anyRoom(botId?: string): boolean {
+    for (const consumer of this.consumers) if (this.hasRoom(consumer, botId)) return true;
+    return false;
+  }
+
+  private hasRoom(consumer: Consumer, botId?: string): boolean {
+    return !consumer.closed && consumer.running.size < consumer.concurrency && (botId === undefined || consumer.byBot.of(botId) < consumer.perBot);
+  }
+
+  private freeConsumerFor(job: JobMessage): Consumer | undefined {
     for (const consumer of this.consumers) {
-      if (!consumer.closed && (consumer.pool === pool || consumer.pool === ALL_POOLS) && consumer.running.size < consumer.concurrency) {
-        return consumer;
-      }
+      if ((consumer.pool === job.pool || consumer.pool === ALL_POOLS) && this.hasRoom(consumer, job.botId)) return consumer;
     }
     return undefined;
   }
 
   private deliver(consumer: Consumer, delivery: Delivery): void {
+    const { botId } = delivery.job;
+    consumer.byBot.add(botId);
     void consumer.running.track(this.handle(consumer, delivery)).then(() => {
+      consumer.byBot.remove(botId);
       if (!this.closed) this.dispatch();
     });
   }

@@ -1,4 +1,5 @@
 export * from './service-config';
+export * from './connection-limits';
 export * from './secret-files';
 export * from './cli-config';
 export { processEnvironment } from './process-environment';

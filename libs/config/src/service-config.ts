@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_MAX_JSON_DEPTH, MAX_STORED_ENTITY_BYTES, parsePlatformVersion, parseSecretKey } from '@gi/domain';
 import { addressList as addresses } from './address-list';
+import { defaultBotMaxWaits, defaultMaxConnections, openFileLimit } from './connection-limits';
 
 /**
  * The service configuration, read once from the environment at start. Every problem is reported at
@@ -59,10 +60,21 @@ const schema = z.object({
   MAX_JSON_DEPTH: int(1, 1000).default(DEFAULT_MAX_JSON_DEPTH),
   // Slow clients: the request line and headers, a pause within a body, a whole text body, a whole upload. Over one: 408.
   HEADERS_TIMEOUT_SECONDS: int(1, 600).default(10),
+  /** A new connection's time to send its first request (idle, before any byte of it); then it is closed. */
+  FIRST_REQUEST_TIMEOUT_SECONDS: int(1, 600).default(5),
+  /** Connections a process holds at once; past it a new one is answered 503 and closed. Unset: half the open-file limit. */
+  MAX_CONNECTIONS: int(16, 1_000_000).optional(),
+  /** Calls of one bot held waiting in a process at once (sync waits, long polls); past it 429. Unset: a quarter of MAX_CONNECTIONS. */
+  BOT_MAX_WAITS: int(1, 1_000_000).optional(),
   BODY_IDLE_TIMEOUT_SECONDS: int(1, 600).default(10),
   BODY_TIMEOUT_SECONDS: int(1, 3600).default(60),
   UPLOAD_TIMEOUT_SECONDS: int(1, 24 * 3600).default(1800),
   EXECUTOR_CONCURRENCY: int(1, 1024).default(64),
+  /**
+   * The most of an executor's EXECUTOR_CONCURRENCY, and of its sandbox threads' runs, one bot's jobs take
+   * at once, in percent, rounded up. The rest is always there for the other bots' first jobs.
+   */
+  EXECUTOR_BOT_SHARE_PERCENT: int(1, 100).default(75),
   /**
    * Processes of `gi up` sharing its port and its store (`--processes` overrides it); unset: the cores
    * available. With more than one, EXECUTOR_CONCURRENCY and SANDBOX_WORKERS are split between them.
@@ -78,7 +90,12 @@ const schema = z.object({
   HEAP_GROWTH_PERCENT: int(0, 1000).default(100),
   BOT_RATE_LIMIT_PER_SECOND: z.coerce.number().min(0).max(1_000_000).default(0),
   BOT_RATE_LIMIT_BURST: int(1, 10_000_000).optional(),
-  BOT_MAX_IN_FLIGHT: int(0, 1_000_000).default(0),
+  /**
+   * Invocations in flight (Queued or Running) a bot without a quota of its own may have; 0 is no limit.
+   * On by default: it bounds what one bot can queue, and its count steers a flood into the bus's
+   * backlog lane (docs/security.md, Tenant isolation).
+   */
+  BOT_MAX_IN_FLIGHT: int(0, 1_000_000).default(10_000),
   INVOCATION_TTL_HOURS: int(1, 24 * 365).default(72),
   /**
    * Durable runs (docs/connectors.md, Durable jobs): a sleep, retry delay or event wait with more than this
@@ -134,9 +151,11 @@ const schema = z.object({
    */
   CONNECTOR_TRUSTED_ADDRESSES: addresses.optional(),
   // Callbacks: attempts per callback, the wait after the first failed one (4 times longer each time, at
-  // most an hour), the time one POST may take, and private addresses they may reach nevertheless.
+  // most an hour), the time a receiver has to connect and then to answer, and private addresses they may
+  // reach nevertheless.
   CALLBACK_MAX_ATTEMPTS: int(1, 50).default(8),
   CALLBACK_RETRY_SECONDS: int(1, 3600).default(5),
+  CALLBACK_CONNECT_TIMEOUT_SECONDS: int(1, 60).default(3),
   CALLBACK_TIMEOUT_SECONDS: int(1, 120).default(10),
   CALLBACK_TRUSTED_ADDRESSES: addresses.optional(),
   /**
@@ -156,7 +175,17 @@ const schema = z.object({
   METRICS_INTEGRATION_LIMIT: int(1, 10_000).default(100),
 });
 
-export type ServiceConfig = Omit<z.infer<typeof schema>, 'PLATFORM_VERSION'> & { PLATFORM_VERSION: readonly [number, number] };
+export type ServiceConfig = Omit<z.infer<typeof schema>, 'PLATFORM_VERSION' | 'MAX_CONNECTIONS' | 'BOT_MAX_WAITS'> & {
+  PLATFORM_VERSION: readonly [number, number];
+  MAX_CONNECTIONS: number;
+  BOT_MAX_WAITS: number;
+};
+
+/** What of the machine the defaults depend on (tests give their own). */
+export interface SystemFacts {
+  /** The process's limit on open files; null when unknown. */
+  openFileLimit: () => number | null;
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -165,8 +194,11 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses the environment; throws ConfigError listing every problem. Empty values count as unset. */
-export function parseServiceConfig(env: NodeJS.ProcessEnv): ServiceConfig {
+/**
+ * Parses the environment; throws ConfigError listing every problem. Empty values count as unset.
+ * MAX_CONNECTIONS and BOT_MAX_WAITS left unset follow the process's limit on open files.
+ */
+export function parseServiceConfig(env: NodeJS.ProcessEnv, system: SystemFacts = { openFileLimit: () => openFileLimit() }): ServiceConfig {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const result = schema.safeParse(present);
   if (!result.success) {
@@ -176,7 +208,13 @@ export function parseServiceConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     throw new ConfigError(['SECRETS_KEY_PREVIOUS: set only during a key rotation, with the new key as SECRETS_KEY']);
   }
   const version = parsePlatformVersion(result.data.PLATFORM_VERSION);
-  return { ...result.data, PLATFORM_VERSION: version as readonly [number, number] };
+  const maxConnections = result.data.MAX_CONNECTIONS ?? defaultMaxConnections(system.openFileLimit());
+  return {
+    ...result.data,
+    PLATFORM_VERSION: version as readonly [number, number],
+    MAX_CONNECTIONS: maxConnections,
+    BOT_MAX_WAITS: result.data.BOT_MAX_WAITS ?? defaultBotMaxWaits(maxConnections),
+  };
 }
 
 /** The MongoDB URL when STORE_URL names one; null means the SQLite store. */

@@ -13,6 +13,27 @@ export interface JobDelivery {
 
 export type JobHandler = (job: JobMessage, delivery?: JobDelivery) => Promise<JobDecision>;
 
+export interface PublishOptions {
+  /** A sync caller waits on this publisher: the executor answers it directly (see publish). */
+  awaitReply?: boolean;
+  /**
+   * The bot's other invocations in flight (Queued or Running) when this one was accepted, if known. A
+   * bus whose queue all bots share keeps the jobs of a bot with many apart, so they cannot delay the
+   * first jobs of the others (RabbitMQ: the bulk lane of the pool).
+   */
+  backlog?: number;
+}
+
+/** How a consumer shares its concurrency between bots. */
+export interface ConsumeOptions {
+  /**
+   * Jobs of one bot it runs at once, at most (default: its whole concurrency). Whatever is waiting, its
+   * jobs are handed out in turns between bots (first in, first out within a bot), so a bot with few
+   * waiting never waits behind another bot's backlog.
+   */
+  perBot?: number;
+}
+
 export interface Subscription {
   /** Stops taking new messages and waits for running handlers. */
   close(): Promise<void>;
@@ -33,10 +54,10 @@ export interface JobBus {
    * `awaitReply` (sync calls) the executor answers this publisher directly as well (RabbitMQ direct
    * reply-to); the reply reaches the onCompletion listeners of this bus only.
    */
-  publish(job: JobMessage, options?: { awaitReply?: boolean }): Promise<void>;
+  publish(job: JobMessage, options?: PublishOptions): Promise<void>;
   /** Sends a completion event straight to the publisher waiting at `replyTo` (at most once). */
   reply(replyTo: string, event: CompletionEvent): Promise<void>;
-  consume(pool: string, concurrency: number, handler: JobHandler): Promise<Subscription>;
+  consume(pool: string, concurrency: number, handler: JobHandler, options?: ConsumeOptions): Promise<Subscription>;
   /** Sends a completion event to every process watching its invocation (none is fine). */
   publishCompletion(event: CompletionEvent): Promise<void>;
   /**

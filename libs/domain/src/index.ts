@@ -30,3 +30,6 @@ export * from './version-diff';
 export * from './replay';
 export * from './slot-map';
 export * from './in-flight';
+export * from './fair-queue';
+export * from './key-counts';
+export * from './wait-limit';

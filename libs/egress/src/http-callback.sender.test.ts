@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { HttpCallbackSender } from './http-callback.sender';
 
 interface Received {
@@ -112,11 +114,33 @@ describe('HttpCallbackSender', () => {
   it('reports a receiver that does not answer in time, or is not there, as unreachable', async () => {
     const local = await receiver('hang');
     try {
-      expect(await trusting.post(local.url, {}, '{}')).toEqual({ kind: 'unreachable', reason: 'No answer within 500 ms.' });
+      expect(await trusting.post(local.url, {}, '{}')).toEqual({ kind: 'unreachable', reason: 'No answer within 500 ms of connecting.' });
     } finally {
       await local.close();
     }
     expect(await trusting.post('http://127.0.0.1:1/', {}, '{}')).toMatchObject({ kind: 'unreachable', reason: expect.stringMatching(/^The request failed: .*ECONNREFUSED/) });
     expect(await strict.post('http://no-such-host.invalid/', {}, '{}')).toEqual({ kind: 'unreachable', reason: "The host 'no-such-host.invalid' could not be resolved." });
+  });
+
+  it('gives up on a host that never completes the connection after connectTimeoutMs, however long the answer may take', async () => {
+    // A listener whose process is stopped: once its accept queue is full the kernel drops new connections' SYNs.
+    const stopped = spawn(process.execPath, ['-e', "const s = require('node:net').createServer(); s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => { console.log(s.address().port); process.kill(process.pid, 'SIGSTOP'); });"]);
+    const fill: Socket[] = [];
+    try {
+      const port = Number(await new Promise<string>((resolve) => stopped.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()))));
+      for (let i = 0; i < 4; i++) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        fill.push(socket);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const sender = new HttpCallbackSender({ trustedAddresses: ['127.0.0.1'], timeoutMs: 10_000, connectTimeoutMs: 300 });
+      const started = Date.now();
+      expect(await sender.post(`http://127.0.0.1:${port}/hooks`, {}, '{}')).toEqual({ kind: 'unreachable', reason: 'Could not connect within 300 ms.' });
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      for (const socket of fill) socket.destroy();
+      stopped.kill('SIGKILL');
+    }
   });
 });

@@ -7,8 +7,10 @@ import { EgressRefused, pinnedLookup, resolveDestination } from './destination';
 export interface HttpCallbackSenderOptions {
   /** Private or loopback addresses callbacks may reach nevertheless (local test receivers); empty in production. */
   trustedAddresses: readonly string[];
-  /** Time for one POST, from connecting to the end of the answer's headers. */
+  /** Time the receiver has to answer (the first byte of its status line) once connected. */
   timeoutMs: number;
+  /** Time to open the TCP connection (default: `timeoutMs`). */
+  connectTimeoutMs?: number;
 }
 
 /** Bytes of an answer read before the connection is dropped: only its status matters. */
@@ -61,15 +63,29 @@ export class HttpCallbackSender implements CallbackSender {
       // A name that does not resolve may resolve later; a private address stays private.
       return /could not be resolved/.test(error.message) ? { kind: 'unreachable', reason: error.message } : { kind: 'refused', reason: error.message };
     }
+    const { timeoutMs, connectTimeoutMs = timeoutMs } = this.options;
     return new Promise<CallbackResult>((resolve) => {
+      // Two clocks, each a short one: the connection, then the answer once the POST is out. A receiver
+      // that never connects or never answers holds a delivery slot no longer than the two.
+      const abort = new AbortController();
+      let late = `Could not connect within ${connectTimeoutMs} ms.`;
+      let clock = setTimeout(() => abort.abort(), connectTimeoutMs);
       const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         lookup,
         agent: false,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: abort.signal,
       });
+      request.on('socket', (socket) =>
+        socket.once('connect', () => {
+          clearTimeout(clock);
+          late = `No answer within ${timeoutMs} ms of connecting.`;
+          clock = setTimeout(() => abort.abort(), timeoutMs);
+        }),
+      );
       request.on('response', (response: IncomingMessage) => {
+        clearTimeout(clock);
         resolve({ kind: 'answered', status: response.statusCode ?? 0 });
         // The status is all that counts: the body is read away (up to a limit) only to end the exchange cleanly.
         let read = 0;
@@ -80,8 +96,8 @@ export class HttpCallbackSender implements CallbackSender {
         response.on('error', () => undefined);
       });
       request.on('error', (error: Error) => {
-        const reason = error.name === 'TimeoutError' || error.name === 'AbortError' ? `No answer within ${this.options.timeoutMs} ms.` : `The request failed: ${error.message}`;
-        resolve({ kind: 'unreachable', reason });
+        clearTimeout(clock);
+        resolve({ kind: 'unreachable', reason: error.name === 'AbortError' ? late : `The request failed: ${error.message}` });
       });
       request.end(body);
     });

@@ -1,11 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { createServer, STATUS_CODES } from 'node:http';
+import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import { GiError } from '@gi/domain';
 import type { Metrics } from '@gi/observability';
-import { problemOf } from './problem-details';
+import { guardConnections } from './connection-guard';
+import type { ConnectionGuardOptions } from './connection-guard';
+import { writeRawProblem } from './raw-problem';
 import { requestTimeout } from './body-deadline';
 import { UNMATCHED_ROUTE } from './request-observer';
 import { CLOSE_AFTER_MS } from './stop-reading';
@@ -26,8 +27,9 @@ const CHECK_INTERVAL_MS = 1000;
  * closed; malformed requests (bad request line, bad Content-Length, ...) 400 and headers over 16 KiB 431,
  * each as a problem document, counted in `metrics` when given (route `unmatched`, method `unknown`: the
  * request was never parsed). Every header a client sends reaches the app (the total stays within 16 KiB).
+ * With `connections`, the server holds at most so many at once (connection-guard.ts).
  */
-export function createHttpServer(app: Koa, timeouts: ServerTimeouts, metrics?: Metrics): Server {
+export function createHttpServer(app: Koa, timeouts: ServerTimeouts, metrics?: Metrics, connections?: ConnectionGuardOptions): Server {
   const server = createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -38,11 +40,23 @@ export function createHttpServer(app: Koa, timeouts: ServerTimeouts, metrics?: M
   );
   server.maxHeadersCount = 0;
   server.keepAliveTimeout = 65_000;
+  if (connections) {
+    const guard = guardConnections(server, connections);
+    guards.set(server, guard);
+    if (metrics) metrics.sources.connections = () => guard.open();
+  }
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const status = answerClientError(error, socket);
     if (status !== null) metrics?.httpDuration.observe({ route: UNMATCHED_ROUTE, method: 'unknown', status: String(status) }, 0);
   });
   return server;
+}
+
+const guards = new WeakMap<Server, { open(): number }>();
+
+/** The connections a server made with `connections` holds open, however they came (accepted, or handed over); undefined for another server. */
+export function openConnections(server: Server): number | undefined {
+  return guards.get(server)?.open();
 }
 
 /** The answers to requests Node refuses before the app sees them. */
@@ -62,14 +76,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): number
     socket.destroy();
     return null;
   }
-  const problem = problemOf(clientProblem(error));
-  const body = JSON.stringify(problem);
-  socket.end(
-    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
-      `Connection: close\r\nCache-Control: no-store\r\nX-Request-Id: ${randomUUID()}\r\nContent-Type: application/problem+json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
+  const status = writeRawProblem(socket, clientProblem(error));
   // As after any refused call: the reply gets a moment to reach the client before the connection goes.
   setTimeout(() => socket.destroy(), CLOSE_AFTER_MS).unref();
-  return problem.status;
+  return status;
 }

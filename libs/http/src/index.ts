@@ -12,4 +12,5 @@ export * from './operations.router';
 export * from './readiness';
 export * from './http-app';
 export * from './http-server';
+export * from './connection-guard';
 export * from './in-process-client';

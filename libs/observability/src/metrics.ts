@@ -22,6 +22,8 @@ export interface SandboxLoad {
 export interface MetricSources {
   queueDepth?: () => Iterable<readonly [pool: string, depth: number]>;
   sandbox?: () => SandboxLoad;
+  /** HTTP connections the process holds open. */
+  connections?: () => number;
 }
 
 /** The Prometheus metrics of one process (docs/operations.md, "Metrics"). Services add their own to `registry`. */
@@ -51,6 +53,7 @@ export interface Metrics {
   steps: Counter<'kind' | 'status'>;
   waitingInvocations: Gauge;
   stepsPerInvocation: Histogram;
+  connectionsRefused: Counter;
 }
 
 /** Request latencies: a millisecond to the longest a sync call or a long poll may wait. */
@@ -116,6 +119,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   });
 
+  new Gauge({
+    name: 'gi_http_connections',
+    help: 'HTTP connections the process holds open, read at each scrape (MAX_CONNECTIONS is the most).',
+    registers,
+    collect() {
+      const open = sources.connections?.();
+      if (open !== undefined) this.set(open);
+    },
+  });
+
   return {
     registry,
     exposition: () => registry.metrics(),
@@ -136,7 +149,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     quotaRefusals: new Counter({
       name: 'gi_quota_refusals_total',
-      help: 'Calls answered 429, by scope (bot, token) and quota (ratePerSecond, maxInFlight).',
+      help: 'Calls answered 429, by scope (bot, token) and quota (ratePerSecond, maxInFlight, maxWaits).',
       labelNames: ['scope', 'quota'],
       registers,
     }),
@@ -206,6 +219,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       name: 'gi_steps_per_invocation',
       help: 'Journal entries of durable invocations as they finish (invocations that made no step are not counted).',
       buckets: [1, 10, 100, 1000, 10_000, 100_000, 1_000_000],
+      registers,
+    }),
+    connectionsRefused: new Counter({
+      name: 'gi_http_connections_refused_total',
+      help: 'New connections answered 503 and closed because the process held MAX_CONNECTIONS.',
       registers,
     }),
   };

@@ -35,7 +35,7 @@ export function tracedJobBus<Bus extends JobBus>(bus: Bus, system: BusSystem): B
       },
       contextFrom(job.trace),
     );
-  const consume: JobBus['consume'] = (pool, concurrency, handler) => bus.consume(pool, concurrency, traced(handler));
+  const consume: JobBus['consume'] = (pool, concurrency, handler, options) => bus.consume(pool, concurrency, traced(handler), options);
 
   return new Proxy(bus, {
     get(target, property, receiver) {

@@ -1,3 +1,4 @@
+import { shareOfCapacity } from '@gi/domain';
 import type { CompileResult, ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime } from '@gi/domain';
 import { availableParallelism } from 'node:os';
 import { ConnectorCompiler } from './compile-connector';
@@ -73,6 +74,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
     const secrets = request.secrets ?? {};
     return {
       cacheKey,
+      tenant: request.tenant,
       code,
       entityJson,
       rawBody,
@@ -97,7 +99,8 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
 
   if (script) {
     const env = resolveEnvironment(options, true);
-    const pool = new WorkerPool({ size: workers, runsPerWorker: RUNS_PER_THREAD, env, script, killGraceMs: KILL_GRACE_MS });
+    const runsPerTenant = shareOfCapacity(workers * RUNS_PER_THREAD, options.tenantSharePercent ?? 100);
+    const pool = new WorkerPool({ size: workers, runsPerWorker: RUNS_PER_THREAD, runsPerTenant, env, script, killGraceMs: KILL_GRACE_MS });
     return {
       isolation: 'worker-threads',
       load: () => pool.load(),

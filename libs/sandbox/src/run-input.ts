@@ -7,6 +7,8 @@ import type { RunCancellation } from './run-cancellation';
 export interface RunInput {
   /** Identifies the code (an integration version): sandboxes are prepared with it compiled. */
   cacheKey: string;
+  /** Whose run it is (ConnectorRunRequest.tenant): the worker pool takes waiting runs in turns between tenants. */
+  tenant?: string;
   code: string;
   /**
    * The request entity as JSON text (`null` when there is none). Text, not a structured value: it

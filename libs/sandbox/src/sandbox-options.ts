@@ -13,6 +13,11 @@ export interface QuickJsRuntimeOptions {
    * 0 runs connectors on the calling thread (tests, tools). Default: one per core, at most 4.
    */
   workers?: number;
+  /**
+   * The most of the threads' runs (workers x RUNS_PER_THREAD) one tenant holds at once, in percent
+   * (default 100: no cap); its other runs wait while another tenant's can go.
+   */
+  tenantSharePercent?: number;
   http?: HttpOptions;
 }
 

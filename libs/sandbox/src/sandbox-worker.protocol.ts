@@ -5,11 +5,11 @@ import type { SandboxResult } from './run-verdict';
 import type { SandboxEnvironment } from './sandbox-options';
 
 /**
- * What of a run's input its worker gets with the run: the data, none of the host's functions, and the
- * code apart (worker-code.ts). A raw body that lies in the entity's JSON as sent comes once, as its
+ * What of a run's input its worker gets with the run: the data, none of the host's functions nor the
+ * pool's bookkeeping (its tenant), and the code apart (worker-code.ts). A raw body that lies in the entity's JSON as sent comes once, as its
  * span there (`rawBody` null; rawBodySpan in libs/domain).
  */
-export type WorkerRunInput = Omit<RunInput, 'code' | 'onProgress' | 'onLogs' | 'readFile' | 'generateKey' | 'cancel' | 'onLong' | 'onWaitsOnHost' | 'durable'> & {
+export type WorkerRunInput = Omit<RunInput, 'code' | 'tenant' | 'onProgress' | 'onLogs' | 'readFile' | 'generateKey' | 'cancel' | 'onLong' | 'onWaitsOnHost' | 'durable'> & {
   rawBodySpan: RawBodySpan | null;
   /** A durable run's journal as it starts; its writes travel to the pool's thread (`journal` messages). */
   durable: DurableRunData | null;

@@ -172,6 +172,47 @@ describe('worker thread pool', () => {
       }
     }, 20_000);
 
+    it("takes waiting runs in turns between tenants: another tenant's run goes next, not after a backlog", async () => {
+      const runtime = await createQuickJsRuntime({ workers: 1 });
+      try {
+        const ended: string[] = [];
+        const runOf = (tenant: string, i: number) =>
+          runtime.run({ ...run, tenant, cacheKey: `${tenant}/c`, code: computing(200), timeoutMs: 20_000 }).then((result) => {
+            ended.push(`${tenant}${i}`);
+            return result;
+          });
+        const backlog = [0, 1, 2, 3, 4, 5].map((i) => runOf('a', i));
+        const other = runOf('b', 0);
+        expect((await other).kind).toBe('ok');
+        // One of A's runs held the thread; B's went next, not after A's five others.
+        expect(ended).toEqual(['a0', 'b0']);
+        await Promise.all(backlog);
+        expect(ended).toEqual(['a0', 'b0', 'a1', 'a2', 'a3', 'a4', 'a5']);
+      } finally {
+        await runtime.close();
+      }
+    }, 20_000);
+
+    it("holds a tenant to its share of the threads' runs, so runs waiting on the host leave room for the others", async () => {
+      // One thread holds 16 runs; a tenant gets half of them.
+      const runtime = await createQuickJsRuntime({ workers: 1, tenantSharePercent: 50 });
+      try {
+        const waits = { ...run, tenant: 'a', cacheKey: 'a/waits', code: 'await new Promise((resolve) => setTimeout(resolve, 1500)); Context.SetResponseEntity({ ResponseBody: 1 });', timeoutMs: 20_000 };
+        // More than the thread holds: without the share, 16 of them would fill it and the others wait in front of B's.
+        const backlog = Array.from({ length: 20 }, () => runtime.run(waits));
+        while (runtime.load().running < 8) await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(runtime.load()).toMatchObject({ running: 8, queued: 12 });
+        const started = performance.now();
+        expect(await runtime.run({ ...run, tenant: 'b', cacheKey: 'b/quick', code: quick, timeoutMs: 5000 })).toMatchObject({ kind: 'ok' });
+        // Not after the first of A's 1.5 s waits.
+        expect(performance.now() - started).toBeLessThan(1000);
+        expect((await Promise.all(backlog)).map((r) => r.kind)).toEqual(Array(20).fill('ok'));
+      } finally {
+        await runtime.close();
+      }
+    }, 30_000);
+
     it('sends a quick result back at once when the run handed over after it on its thread turns out long', async () => {
       const runtime = await createQuickJsRuntime({ workers: 1 });
       try {

@@ -2,7 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { Worker } from 'node:worker_threads';
 import type { RunInput } from './run-connector';
 import { Outbox } from './outbox';
-import { Deadlines, LruMap, SlotMap, type JournalEntry } from '@gi/domain';
+import { Deadlines, FairQueue, KeyCounts, LruMap, SlotMap, type JournalEntry } from '@gi/domain';
 import { CancelCells, type RunCancellation } from './run-cancellation';
 import { cancelledVerdict, timeoutVerdict, withRunFacts, type SandboxResult } from './run-verdict';
 import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, WORKER_YOUNG_GENERATION_MB, type SandboxEnvironment } from './sandbox-options';
@@ -15,6 +15,8 @@ export interface WorkerPoolOptions {
   size: number;
   /** Runs one worker holds at once; they share its thread while they wait on host calls. */
   runsPerWorker: number;
+  /** Runs of one tenant the workers hold at once, at most (default: no cap). */
+  runsPerTenant?: number;
   env: SandboxEnvironment;
   script: WorkerScript;
   /**
@@ -85,7 +87,10 @@ const MAX_STARTUP_FAILURES = 3;
 /** A pool of worker threads running connectors; the process's own event loop never runs connector code. */
 export class WorkerPool {
   private readonly slots = new Set<Slot>();
-  private readonly queue: PendingRun[] = [];
+  /** Runs waiting for a thread, in turns between tenants. */
+  private readonly queue = new FairQueue<PendingRun>((run) => run.input.tenant ?? '');
+  /** Runs handed to workers, by tenant. */
+  private readonly tenantRuns = new KeyCounts();
   /** How long each connector's runs took lately (a moving average, ms), by cache key. */
   private readonly runTimes = new LruMap<string, number>(TIMED_CONNECTORS);
   private readonly codeIds = new CodeIds();
@@ -126,13 +131,13 @@ export class WorkerPool {
       if (slot.runs.size > 0) busyThreads++;
       running += slot.runs.size;
     }
-    return { threads: this.slots.size, busyThreads, running, queued: this.queue.length };
+    return { threads: this.slots.size, busyThreads, running, queued: this.queue.size };
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const run of this.queue.splice(0)) this.settleQueued(run, this.failure(run, 'The connector runtime was closed before the run started.'));
+    for (const run of this.queue.removeWhere(() => true)) this.settleQueued(run, this.failure(run, 'The connector runtime was closed before the run started.'));
     await Promise.all([...this.slots].map((slot) => this.stop(slot)));
     this.overdue.clear();
   }
@@ -246,23 +251,31 @@ export class WorkerPool {
   }
 
   /**
-   * Sends queued runs, in order, to ready workers whose thread no run holds (every run there ended or
-   * waits on the host), the one with fewest runs first. A run of a quick connector may also join a
-   * thread that computes only quick runs, up to QUEUED_QUICK_RUNS. Any other run waits here for the
-   * first free thread: a long run never holds another one behind it while a thread is free.
+   * Sends queued runs to ready workers whose thread no run holds (every run there ended or waits on the
+   * host), the one with fewest runs first: in turns between tenants, in order within a tenant, and
+   * never more of one tenant's than `runsPerTenant`. A run of a quick connector may also join a thread
+   * that computes only quick runs, up to QUEUED_QUICK_RUNS. Any other run waits here for the first free
+   * thread: a long run never holds another one behind it while a thread is free.
    */
   private dispatch(): void {
-    while (this.queue.length > 0) {
-      const next = this.queue[0];
-      next.quick = (this.runTimes.get(next.input.cacheKey) ?? Infinity) < QUICK_RUN_MS;
-      const rank = (slot: Slot) => slot.computing * this.options.runsPerWorker + slot.runs.size;
+    const perTenant = this.options.runsPerTenant ?? Number.POSITIVE_INFINITY;
+    while (this.queue.size > 0) {
       let best: Slot | null = null;
-      for (const slot of this.slots) {
-        if (this.hasRoom(slot, next) && (!best || rank(slot) < rank(best))) best = slot;
-      }
-      if (!best) return;
-      this.start(best, this.queue.shift() as PendingRun);
+      const next = this.queue.take((tenant) => this.tenantRuns.of(tenant) < perTenant && (best = this.slotFor(this.queue.peek(tenant) as PendingRun)) !== null);
+      if (!next || !best) return;
+      this.start(best, next);
     }
+  }
+
+  /** The worker a run would go to now; null when none has room for it. */
+  private slotFor(run: PendingRun): Slot | null {
+    run.quick = (this.runTimes.get(run.input.cacheKey) ?? Infinity) < QUICK_RUN_MS;
+    const rank = (slot: Slot) => slot.computing * this.options.runsPerWorker + slot.runs.size;
+    let best: Slot | null = null;
+    for (const slot of this.slots) {
+      if (this.hasRoom(slot, run) && (!best || rank(slot) < rank(best))) best = slot;
+    }
+    return best;
   }
 
   private timeRun(cacheKey: string, durationMs: number): void {
@@ -278,6 +291,7 @@ export class WorkerPool {
 
   private start(slot: Slot, run: PendingRun): void {
     slot.runs.set(run.id, run);
+    this.tenantRuns.add(run.input.tenant ?? '');
     run.slot = slot;
     slot.computing++;
     if (!run.quick) slot.computingSlow++;
@@ -368,9 +382,7 @@ export class WorkerPool {
 
   /** A queued run never starts; a running one has its flag set (a spinning connector stops at once) and is woken. */
   private cancel(run: PendingRun): void {
-    const queued = this.queue.indexOf(run);
-    if (queued !== -1) {
-      this.queue.splice(queued, 1);
+    if (this.queue.remove(run)) {
       this.settleQueued(run, withRunFacts(cancelledVerdict, this.facts(run, cancelledVerdict.message)));
       return;
     }
@@ -395,6 +407,7 @@ export class WorkerPool {
     run.forget?.();
     if (run.overdue !== undefined) this.overdue.delete(run.overdue);
     if (slot.runs.delete(run.id)) {
+      this.tenantRuns.remove(run.input.tenant ?? '');
       if (!run.waiting) this.stopComputing(slot, run);
       slot.memoryBytes -= run.input.limits.memoryBytes;
       if (run.cancelCell !== undefined) slot.cancelCells.release(run.cancelCell);
@@ -434,7 +447,7 @@ export class WorkerPool {
     if (!slot.ready && ++this.startupFailures >= MAX_STARTUP_FAILURES) {
       this.broken = `The sandbox workers cannot start: ${reason}`;
       this.slots.delete(slot);
-      for (const run of this.queue.splice(0)) this.settleQueued(run, this.failure(run, this.broken as string));
+      for (const run of this.queue.removeWhere(() => true)) this.settleQueued(run, this.failure(run, this.broken as string));
       return;
     }
     await this.retire(slot, reason);

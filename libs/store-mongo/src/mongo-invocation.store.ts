@@ -3,6 +3,7 @@ import type { Collection, Document, Filter, MatchKeysAndValues, MongoClient, Sor
 import type {
   ActiveCount,
   CallbackDelivery,
+  CallbackShare,
   Clock,
   IdempotencyRecord,
   ClaimedInvocation,
@@ -422,7 +423,7 @@ export class MongoInvocationStore implements InvocationStore {
     return (docs as SummaryDocument[]).map(toSummary);
   }
 
-  async takeDueCallbacks(now: number, leaseMs: number, limit: number): Promise<InvocationRef[]> {
+  async takeDueCallbacks(now: number, leaseMs: number, limit: number, share?: CallbackShare): Promise<InvocationRef[]> {
     // A callback's due time is empty (null) until its invocation finishes, so the index holds only due ones in range.
     const due: Filter<InvocationDocument> = {
       'callback.state': 'pending',
@@ -430,8 +431,33 @@ export class MongoInvocationStore implements InvocationStore {
       status: { $in: ['Completed', 'Failed', 'Cancelled'] },
       expireAt: { $gt: new Date(now) },
     };
-    const taken = await this.sweep(due, { 'callback.dueAt': 1 }, { 'callback.dueAt': now + leaseMs }, limit);
+    const lease = { 'callback.dueAt': now + leaseMs };
+    const taken = share ? await this.sweepIds(due, await this.dueInTurns(due, limit, share), lease) : await this.sweep(due, { 'callback.dueAt': 1 }, lease, limit);
     return taken.map((doc) => ({ botId: doc.botId, id: doc._id }));
+  }
+
+  /**
+   * The ids of up to `limit` due callbacks in turns between bots: each bot's n-th due after every bot's
+   * (n-1)-th, none past its share (`perBot` less what the sender has in flight).
+   */
+  private async dueInTurns(due: Filter<InvocationDocument>, limit: number, share: CallbackShare): Promise<string[]> {
+    if (limit <= 0) return [];
+    const full = [...share.inFlight].filter(([, n]) => n >= share.perBot).map(([botId]) => botId);
+    const groups = await this.invocations
+      .aggregate<{ _id: string; ids: string[] }>([
+        { $match: full.length > 0 ? { ...due, botId: { $nin: full } } : due },
+        { $sort: { 'callback.dueAt': 1 } },
+        { $group: { _id: '$botId', ids: { $firstN: { input: '$_id', n: share.perBot } }, first: { $min: '$callback.dueAt' } } },
+        { $sort: { first: 1 } },
+        { $limit: limit },
+      ])
+      .toArray();
+    const lanes = groups.map((group) => group.ids.slice(0, share.perBot - (share.inFlight.get(group._id) ?? 0)));
+    const ids: string[] = [];
+    for (let n = 0; ids.length < limit && lanes.some((lane) => lane.length > n); n++) {
+      for (const lane of lanes) if (lane.length > n && ids.length < limit) ids.push(lane[n]);
+    }
+    return ids;
   }
 
   async recordCallbackAttempt(ref: InvocationRef, attempt: { at: number; error: string | null; nextAttemptAt: number | null }): Promise<void> {
@@ -528,8 +554,20 @@ export class MongoInvocationStore implements InvocationStore {
   ): Promise<Array<Pick<InvocationDocument, '_id' | 'botId' | 'pool'>>> {
     if (limit <= 0) return [];
     const candidates = await this.invocations.find(filter, { projection: { _id: 1 }, sort: order, limit }).toArray();
-    if (candidates.length === 0) return [];
-    const ids = candidates.map((doc) => doc._id);
+    return this.sweepIds(
+      filter,
+      candidates.map((doc) => doc._id),
+      changes,
+    );
+  }
+
+  /** The second half of `sweep`, for candidates chosen otherwise: moves those of `ids` that still match `filter`, in that order. */
+  private async sweepIds(
+    filter: Filter<InvocationDocument>,
+    ids: string[],
+    changes: MatchKeysAndValues<InvocationDocument>,
+  ): Promise<Array<Pick<InvocationDocument, '_id' | 'botId' | 'pool'>>> {
+    if (ids.length === 0) return [];
     const sweepToken = randomUUID();
     // Not a retryable write (it may touch many documents): sent again after a failover, it moves those the first try left.
     await retriedOnFailover(() => this.invocations.updateMany({ ...filter, _id: { $in: ids } }, { $set: { ...changes, sweepToken } }));

@@ -1,5 +1,6 @@
 import type {
   ActiveCount,
+  CallbackShare,
   ClaimedInvocation,
   Completion,
   Clock,
@@ -142,6 +143,17 @@ export class SqliteInvocationStore implements InvocationStore {
         WHERE id IN (SELECT id FROM invocations
           WHERE callback_state = 'pending' AND callback_due_at <= @now AND status IN ('Completed', 'Failed', 'Cancelled') AND expire_at > @now
           ORDER BY callback_due_at LIMIT @limit)
+        RETURNING id, bot_id`),
+      // The same, in turns between bots: each bot's n-th due one after every bot's (n-1)-th, and no bot past
+      // its share (@busy: what the sender has in flight per bot, a JSON object).
+      takeDueCallbacksShared: db.prepare(`UPDATE invocations SET callback_due_at = @leaseUntil
+        WHERE id IN (SELECT due.id FROM (
+            SELECT id, bot_id, callback_due_at, ROW_NUMBER() OVER (PARTITION BY bot_id ORDER BY callback_due_at) AS nth
+            FROM invocations
+            WHERE callback_state = 'pending' AND callback_due_at <= @now AND status IN ('Completed', 'Failed', 'Cancelled') AND expire_at > @now
+          ) AS due LEFT JOIN json_each(@busy) AS busy ON busy.key = due.bot_id
+          WHERE due.nth + COALESCE(busy.value, 0) <= @perBot
+          ORDER BY due.nth, due.callback_due_at LIMIT @limit)
         RETURNING id, bot_id`),
       recordCallback: db.prepare(`UPDATE invocations
         SET callback_attempts = callback_attempts + 1, callback_error = @error, callback_due_at = @next,
@@ -354,8 +366,12 @@ export class SqliteInvocationStore implements InvocationStore {
     return rows.map(toSummary);
   }
 
-  async takeDueCallbacks(now: number, leaseMs: number, limit: number): Promise<InvocationRef[]> {
-    const rows = this.statements.takeDueCallbacks.all({ now, leaseUntil: now + leaseMs, limit }) as Array<{ id: string; bot_id: string }>;
+  async takeDueCallbacks(now: number, leaseMs: number, limit: number, share?: CallbackShare): Promise<InvocationRef[]> {
+    const rows = (
+      share
+        ? this.statements.takeDueCallbacksShared.all({ now, leaseUntil: now + leaseMs, limit, perBot: share.perBot, busy: JSON.stringify(Object.fromEntries(share.inFlight)) })
+        : this.statements.takeDueCallbacks.all({ now, leaseUntil: now + leaseMs, limit })
+    ) as Array<{ id: string; bot_id: string }>;
     return rows.map((row) => ({ id: row.id, botId: row.bot_id }));
   }
 

@@ -5,7 +5,7 @@ export interface BusUnderTest {
   dispose(): Promise<void>;
 }
 
-const job = (invocationId: string, pool = 'default'): JobMessage => ({ kind: 'job', version: 1, botId: 'bot-a', invocationId, pool });
+const job = (invocationId: string, pool = 'default', botId = 'bot-a'): JobMessage => ({ kind: 'job', version: 1, botId, invocationId, pool });
 
 /** Resolves when `predicate` holds, polling briefly; fails after `timeoutMs`. */
 export async function eventually(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
@@ -228,6 +228,47 @@ export function describeBusContract(name: string, open: () => Promise<BusUnderTe
       await eventually(() => seen.size === 300);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect([...seen.values()].every((count) => count === 1)).toBe(true);
+    });
+
+    it("starts a bot's one job beside another bot's backlog, in turns, with at most perBot of a bot's jobs at once", async () => {
+      const started: string[] = [];
+      const releases = new Map<string, () => void>();
+      let running = 0;
+      let peakOfA = 0;
+      await subject.bus.consume(
+        'default',
+        2,
+        async (j) => {
+          started.push(j.invocationId);
+          const ofA = j.botId === 'bot-a';
+          if (ofA) peakOfA = Math.max(peakOfA, ++running);
+          await new Promise<void>((resolve) => releases.set(j.invocationId, resolve));
+          if (ofA) running--;
+          return 'ack';
+        },
+        { perBot: 1 },
+      );
+      // Bot A floods, each job published with its backlog as the gateway counts it; then bot B sends one.
+      for (let i = 0; i < 40; i++) await subject.bus.publish(job(`a-${i}`, 'default', 'bot-a'), { backlog: i });
+      await subject.bus.publish(job('b-0', 'default', 'bot-b'), { backlog: 0 });
+      await eventually(() => started.includes('b-0'));
+      // B started beside A's first, not after A's forty: A is held to its one at a time.
+      expect(started).toEqual(['a-0', 'b-0']);
+      await subject.bus.publish(job('b-1', 'default', 'bot-b'), { backlog: 1 });
+      releases.get('b-0')?.();
+      await eventually(() => started.includes('b-1'));
+      expect(started).toHaveLength(3);
+      // Then every job once, A's never two at a time.
+      while (started.length < 42) {
+        for (const [id, release] of releases) {
+          releases.delete(id);
+          release();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      for (const release of releases.values()) release();
+      expect(new Set(started).size).toBe(42);
+      expect(peakOfA).toBe(1);
     });
 
     it('refuses to publish once closed', async () => {

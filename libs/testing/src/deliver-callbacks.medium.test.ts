@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { signatureOf } from '@gi/auth';
 import type { CallbackResult, CallbackSender, Outcome, Store } from '@gi/domain';
-import { CallbackDispatcher } from '@gi/executor';
+import { CALLBACK_PER_BOT, CallbackDispatcher } from '@gi/executor';
 import type { CallbackSettings } from '@gi/executor';
 import { createMetrics } from '@gi/observability';
 import { createSqliteStore } from '@gi/store-sqlite';
@@ -164,5 +164,36 @@ describe('CallbackDispatcher (SQLite store)', () => {
     const sender = new ScriptedSender();
     await Promise.all([dispatcher(sender).drain(), dispatcher(sender).drain()]);
     expect(sender.sent.map((s) => s.headers['webhook-id']).sort()).toEqual(done.map((d) => d.id).sort());
+  });
+
+  it("holds a bot whose receiver never answers to its share of the POSTs, and sends another bot's callback beside them at once", async () => {
+    const tarpit = 'https://tarpit.example.com/gi';
+    await store.catalog.rotateSigningSecret('bot-b', { secret: SECRET, createdAt: clock.now(), expiresAt: null }, clock.now());
+    for (let i = 0; i < 40; i++) await finished({ status: 'Completed', responseBody: i }, { createdAt: clock.now(), callbackUrl: tarpit });
+    const other = await finished({ status: 'Completed', responseBody: 'b' }, { createdAt: clock.now(), botId: 'bot-b' });
+    // The tarpit holds each POST until the test lets go; every other receiver answers 200 at once.
+    const held: Array<() => void> = [];
+    const sent: string[] = [];
+    const sender: CallbackSender = {
+      post: (url, headers) => {
+        sent.push(headers['webhook-id']);
+        if (url !== tarpit) return Promise.resolve({ kind: 'answered', status: 200 });
+        return new Promise((resolve) => held.push(() => resolve({ kind: 'answered', status: 200 })));
+      },
+    };
+    const callbacks = dispatcher(sender);
+    callbacks.kick();
+    while ((await store.invocations.get(other))?.callback?.state !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 5));
+    // Four of the tarpit's at most, and B's went out beside them, not after forty of them.
+    expect(held).toHaveLength(CALLBACK_PER_BOT);
+    expect(sent.indexOf(other.id)).toBeLessThanOrEqual(CALLBACK_PER_BOT);
+    const draining = callbacks.drain();
+    while (sent.length < 41) {
+      for (const release of held.splice(0)) release();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    for (const release of held.splice(0)) release();
+    await draining;
+    expect(new Set(sent).size).toBe(41);
   });
 });

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { busNames, poolQueueName } from '@gi/bus-amqp';
+import { busNames, laneQueueName, LANES } from '@gi/bus-amqp';
 import { mongoUrlOf, parseServiceConfig } from '@gi/config';
 import { operationsRouter, readinessOf } from '@gi/http';
 import { createMetrics } from '@gi/observability';
@@ -368,7 +368,7 @@ describe('deploy/k8s', () => {
     expect(placeholder('AMQP_URL')).toMatch(/^amqp:\/\/[^/]+\/$/);
   });
 
-  it('scales every executor pool, those of docker-compose.yml included, on the length of its own queue', () => {
+  it('scales every executor pool, those of docker-compose.yml included, on the length of its own queues (both lanes)', () => {
     const names = busNames(parseServiceConfig(config).BUS_PREFIX);
     const pools = deployments
       .filter((d) => (containerOf(d).args as string[])[0] === 'executor')
@@ -381,9 +381,12 @@ describe('deploy/k8s', () => {
     for (const { deployment, pools: [pool] } of pools) {
       const scaled = byKind('ScaledObject').find((s) => obj(obj(s.spec).scaleTargetRef).name === deployment);
       expect(scaled).toBeDefined();
-      const [trigger] = asList(obj(scaled?.spec).triggers) as Array<{ type: string; metadata: Json; authenticationRef: { name: string } }>;
-      expect(trigger).toMatchObject({ type: 'rabbitmq', metadata: { mode: 'QueueLength', queueName: poolQueueName(names, pool) } });
-      expect(named('TriggerAuthentication', trigger.authenticationRef.name)).toBeDefined();
+      const triggers = asList(obj(scaled?.spec).triggers) as Array<{ type: string; metadata: Json; authenticationRef: { name: string } }>;
+      expect(triggers.map((trigger) => trigger.metadata.queueName)).toEqual(LANES.map((lane) => laneQueueName(names, pool, lane)));
+      for (const trigger of triggers) {
+        expect(trigger).toMatchObject({ type: 'rabbitmq', metadata: { mode: 'QueueLength' } });
+        expect(named('TriggerAuthentication', trigger.authenticationRef.name)).toBeDefined();
+      }
     }
   });
 

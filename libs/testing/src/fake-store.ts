@@ -20,6 +20,7 @@ import {
 import type {
   ActiveCount,
   BotQuotas,
+  CallbackShare,
   CatalogStore,
   Clock,
   EntityDefinition,
@@ -375,11 +376,23 @@ export class FakeInvocationStore implements InvocationStore {
       );
   }
 
-  async takeDueCallbacks(now: number, leaseMs: number, limit: number): Promise<InvocationRef[]> {
-    const due = [...this.rows.values()]
+  async takeDueCallbacks(now: number, leaseMs: number, limit: number, share?: CallbackShare): Promise<InvocationRef[]> {
+    const byDue = [...this.rows.values()]
       .filter((row) => row.invocation.callback?.state === 'pending' && row.callbackDueAt <= now && isTerminal(row.invocation.status) && row.invocation.expireAt > now)
-      .sort((a, b) => a.callbackDueAt - b.callbackDueAt)
-      .slice(0, limit);
+      .sort((a, b) => a.callbackDueAt - b.callbackDueAt);
+    const nth = new Map<string, number>();
+    const ranked = byDue.map((row) => {
+      const n = (nth.get(row.invocation.botId) ?? 0) + 1;
+      nth.set(row.invocation.botId, n);
+      return { row, n };
+    });
+    const due = share
+      ? ranked
+          .filter(({ row, n }) => n + (share.inFlight.get(row.invocation.botId) ?? 0) <= share.perBot)
+          .sort((a, b) => a.n - b.n || a.row.callbackDueAt - b.row.callbackDueAt)
+          .map(({ row }) => row)
+          .slice(0, limit)
+      : byDue.slice(0, limit);
     return due.map((row) => {
       this.dueAt(row, now + leaseMs);
       return { botId: row.invocation.botId, id: row.invocation.id };

@@ -496,6 +496,33 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.takeDueCallbacks(clock.now(), 30_000, 1)).toEqual([{ botId: 'bot-a', id: early.id }]);
       });
 
+      it("hands out due callbacks in turns between bots when asked to share, none of a bot past its share", async () => {
+        const { store, clock } = subject;
+        const url = 'https://hooks.example.com/gi';
+        // Bot A's six fell due first, then B's two, then C's one.
+        const finishedWithCallback = async (botId: string) => {
+          const inv = newInvocation({ botId, createdAt: clock.now(), callbackUrl: url });
+          await store.invocations.create(inv);
+          await store.invocations.claim(inv, 'w', 60_000, clock.now());
+          await store.invocations.complete(inv, 'w', { status: 'Completed', responseBody: 1 }, [], clock.now());
+          clock.advance(1);
+          return inv;
+        };
+        const a = [];
+        for (let i = 0; i < 6; i++) a.push(await finishedWithCallback('bot-a'));
+        const b = [await finishedWithCallback('bot-b'), await finishedWithCallback('bot-b')];
+        const c = await finishedWithCallback('bot-c');
+        const ids = (refs: Array<{ id: string }>) => refs.map((ref) => ref.id).sort();
+        // Two of a bot at most, and A has one in flight already: one of A's; within the limit of three,
+        // every bot's first turn before anyone's second (B's second waits).
+        const share = { perBot: 2, inFlight: new Map([['bot-a', 1]]) };
+        expect(ids(await store.invocations.takeDueCallbacks(clock.now(), 30_000, 3, share))).toEqual(ids([a[0], b[0], c]));
+        // Those are taken for the lease; with A at its share, B's second alone comes.
+        expect(ids(await store.invocations.takeDueCallbacks(clock.now(), 30_000, 10, { perBot: 2, inFlight: new Map([['bot-a', 2]]) }))).toEqual([b[1].id]);
+        // A's earliest first.
+        expect(ids(await store.invocations.takeDueCallbacks(clock.now(), 30_000, 2, { perBot: 3, inFlight: new Map() }))).toEqual(ids([a[1], a[2]]));
+      });
+
       it('hands out the callback of a finished invocation once per lease, and records each attempt', async () => {
         const { store, clock } = subject;
         const url = 'https://hooks.example.com/gi';

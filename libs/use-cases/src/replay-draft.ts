@@ -113,6 +113,7 @@ async function replayOne(deps: ReplayDeps, draft: IntegrationDraft, invocation: 
   const timeoutMs = draft.timeoutSeconds * 1000;
   const result = await deps.runtime.run({
     cacheKey: `${draft.botId}/${draft.integrationId}@draft-${codeHash(draft.code)}`,
+    tenant: draft.botId,
     code: draft.code,
     entity: invocation.entity,
     rawBody: invocation.rawBody,

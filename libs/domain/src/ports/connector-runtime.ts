@@ -37,6 +37,11 @@ export interface DurableRun {
 export interface ConnectorRunRequest {
   /** Identifies the code for the compiled-code cache, e.g. `bot/integration@version`. */
   cacheKey: string;
+  /**
+   * Whose run it is (a bot): runs waiting for a sandbox thread are taken in turns between tenants, and
+   * one tenant holds at most its share of the threads' runs at once. Runs without one share one turn.
+   */
+  tenant?: string;
   code: string;
   /** `Context.GetRequestEntity()`: the entity, or null for none; or instead `entityJson`. */
   entity?: WebhookEntity | null;

@@ -56,6 +56,14 @@ export interface Suspension {
   keepUntil: number;
 }
 
+/** How a callback sender shares its deliveries between bots (takeDueCallbacks). */
+export interface CallbackShare {
+  /** Deliveries of one bot a sender has in flight at once, at most. */
+  perBot: number;
+  /** Deliveries the sender has in flight now (taken, their attempt not recorded yet), by bot. */
+  inFlight: ReadonlyMap<string, number>;
+}
+
 export interface InvocationStore {
   /** Persists a new invocation in status Queued. Resolves only once it is durable. */
   create(invocation: NewInvocation): Promise<void>;
@@ -155,9 +163,11 @@ export interface InvocationStore {
   /**
    * Callbacks due at `now` (of finished invocations: the first attempt, or a retry whose time came):
    * moves each one's due time `leaseMs` ahead, so concurrent senders never take the same one, and
-   * returns them. A sender that dies mid-attempt leaves it to be taken again after `leaseMs`.
+   * returns them. A sender that dies mid-attempt leaves it to be taken again after `leaseMs`. Without
+   * `share`, the earliest due first; with it, at most `share.perBot` of a bot's less those it has in
+   * flight, in turns between bots (each bot's earliest first, bots by their earliest).
    */
-  takeDueCallbacks(now: number, leaseMs: number, limit: number): Promise<InvocationRef[]>;
+  takeDueCallbacks(now: number, leaseMs: number, limit: number, share?: CallbackShare): Promise<InvocationRef[]>;
   /**
    * Records one attempt of a pending callback: `error` null means delivered; otherwise it is retried at
    * `nextAttemptAt`, or given up when that is null.
