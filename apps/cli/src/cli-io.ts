@@ -3,6 +3,8 @@ export interface TextSink {
   write(text: string): unknown;
   /** True when a person is watching (enables the live progress indicator). */
   readonly isTTY?: boolean;
+  /** The sink underneath a terminalSink: only for the CLI's own drawing (the spinner's line clearing). */
+  readonly raw?: TextSink;
 }
 
 export interface CliIo {

@@ -1,4 +1,5 @@
 /** Plain-text output helpers: times, durations and aligned tables. */
+import { terminalText } from './terminal-text';
 
 /** An ISO string or epoch milliseconds, shown as "2026-01-02 03:04:05Z"; "-" when absent. */
 export function formatTime(value: number | string | null | undefined): string {
@@ -23,9 +24,9 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${minutes}m ${String(seconds).padStart(2, '0')}s`;
 }
 
-/** Columns padded to the widest cell; the last column is left ragged. */
+/** Columns padded to the widest cell; the last column is left ragged. A cell is one line, whatever it holds. */
 export function table(headers: string[], rows: string[][]): string {
-  const all = [headers, ...rows];
+  const all = [headers, ...rows].map((row) => row.map((cell) => terminalText(cell, { singleLine: true })));
   const widths = headers.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
   return all
     .map((row) =>
@@ -37,10 +38,10 @@ export function table(headers: string[], rows: string[][]): string {
     .join('\n');
 }
 
-/** "key  value" lines with the keys aligned. */
+/** "key  value" lines with the keys aligned; a value is one line, whatever it holds. */
 export function fields(pairs: Array<[string, string]>): string {
   const width = Math.max(...pairs.map(([key]) => key.length));
-  return pairs.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n');
+  return pairs.map(([key, value]) => `${key.padEnd(width)}  ${terminalText(value, { singleLine: true })}`).join('\n');
 }
 
 export const json = (value: unknown) => JSON.stringify(value, null, 2);

@@ -1,5 +1,6 @@
 import type { TextSink } from './cli-io';
 import { writeLine } from './cli-io';
+import { terminalText } from './terminal-text';
 
 export interface PollState {
   status: string;
@@ -85,11 +86,13 @@ export class SpinnerIndicator implements ProgressIndicator {
 
   render(): void {
     const spinner = FRAMES[this.frame++ % FRAMES.length];
-    this.sink.write(`${CLEAR_LINE}${spinner} ${this.invocationId} ${this.text} (${elapsed(this.now() - this.startedAt)})`);
+    // One write per frame, to the terminal itself: the line clearing is the CLI's own; the status is inert text.
+    const line = terminalText(`${spinner} ${this.invocationId} ${this.text} (${elapsed(this.now() - this.startedAt)})`, { singleLine: true });
+    (this.sink.raw ?? this.sink).write(`${CLEAR_LINE}${line}`);
   }
 
   stop(): void {
     clearInterval(this.timer);
-    this.sink.write(CLEAR_LINE);
+    (this.sink.raw ?? this.sink).write(CLEAR_LINE);
   }
 }

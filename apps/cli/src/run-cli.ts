@@ -11,6 +11,7 @@ import { json } from './format';
 import { helpFor } from './help';
 import { parseCommandLine } from './parse-command-line';
 import { SERVICE_NAMES, type ServiceName } from './service-names';
+import { terminalSink } from './terminal-text';
 
 export type RunService = (name: ServiceName, argv: string[]) => Promise<void>;
 
@@ -25,7 +26,10 @@ export async function runCli(argv: string[], io: CliIo, env: CliEnv, runService:
   const jsonMode = argv.includes('--json') && !SERVICE_NAMES.some((name) => name === argv[0]);
   // With --json the command's stdout is held back, so a failure part-way replaces it instead of following it.
   const held = jsonMode ? heldSink() : null;
-  const commandIo: CliIo = held ? { ...io, out: held } : io;
+  // Text shows what callers and connectors wrote as inert text; a --json document is left as JSON wrote it.
+  const out = held ? io.out : terminalSink(io.out);
+  const err = terminalSink(io.err);
+  const commandIo: CliIo = { ...io, out: held ?? out, err };
   try {
     const parsed = parseCommandLine(argv, ALL_COMMANDS);
     if (parsed.kind === 'service') {
@@ -36,11 +40,11 @@ export async function runCli(argv: string[], io: CliIo, env: CliEnv, runService:
       const text = helpFor(parsed.topic, ALL_COMMANDS);
       if (text === null) throw new UsageError(`no help for "${parsed.topic.join(' ')}": unknown command`);
       if (!parsed.requested) {
-        writeLine(io.err, text);
+        writeLine(err, text);
         if (held) throw new UsageError('no command given');
         return 2;
       }
-      writeLine(io.out, held ? json({ help: text }) : text);
+      writeLine(out, held ? json({ help: text }) : text);
       return 0;
     }
     const { spec } = parsed;
@@ -49,14 +53,14 @@ export async function runCli(argv: string[], io: CliIo, env: CliEnv, runService:
     const control = new ControlClient(config.url, adminToken);
     const ctx = { io: commandIo, json: parsed.globals.json, url: config.url, adminToken, control, connectorTrustedAddresses: config.connectorTrustedAddresses, environment: env.variables ?? {} };
     await spec.run(ctx, parsed.input);
-    if (held) writeLine(io.out, asJsonDocument(held.text()));
+    if (held) writeLine(out, asJsonDocument(held.text()));
     return 0;
   } catch (error) {
-    writeLine(io.err, errorLine(error));
+    writeLine(err, errorLine(error));
     const problem = problemOfError(error);
     // What the command printed before it failed (`gi connector run`: the run's result and logs) stays, inside the problem.
     const output = held?.text().trim() ? JSON.parse(asJsonDocument(held.text())) : undefined;
-    if (jsonMode) writeLine(io.out, json(output === undefined ? problem : { ...problem, output }));
+    if (jsonMode) writeLine(out, json(output === undefined ? problem : { ...problem, output }));
     return problem.exitCode;
   }
 }

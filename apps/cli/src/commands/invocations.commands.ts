@@ -4,6 +4,7 @@ import { writeLine } from '../cli-io';
 import type { CommandSpec } from '../command';
 import type { InvocationDetail, InvocationSummaryView } from '../control-api';
 import { fields, formatDuration, formatTime, json, table, toMillis } from '../format';
+import { terminalText } from '../terminal-text';
 import { botOption } from './shared-options';
 
 const STATUSES: readonly string[] = INVOCATION_STATUSES;
@@ -133,7 +134,7 @@ export function renderInvocation(inv: InvocationDetail): string {
 /** One line of the connector's log; marked with its attempt once the invocation has had more than one. */
 function logLine(line: InvocationDetail['logs'][number], inv: Pick<InvocationDetail, 'attempt'>): string {
   const attempt = (inv.attempt ?? 1) > 1 && line.attempt !== undefined ? `#${line.attempt} ` : '';
-  return `${formatTime(line.at)} ${attempt}${line.level.toUpperCase().padEnd(5)} ${line.message}`;
+  return `${formatTime(line.at)} ${attempt}${terminalText(line.level.toUpperCase().padEnd(5), { singleLine: true })} ${terminalText(line.message, { singleLine: true })}`;
 }
 
 function callbackText(callback: NonNullable<InvocationDetail['callback']>): string {
