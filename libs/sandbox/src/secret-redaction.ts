@@ -1,20 +1,23 @@
-import { keepText, secretRedactor } from '@gi/domain';
+import { SecretFilter } from '@gi/domain';
 import type { ConnectorRunResult, LogLine, Progress, RunSecrets } from '@gi/domain';
 
 /**
- * What a run hands back with its secrets' values replaced by `[secret]` (domain `secretRedactor`):
+ * What a run hands back with its secrets' values replaced by `[secret]` (domain `SecretFilter`):
  * log lines (streamed and in the result), the RaiseError title and message, a failure's message and
- * progress messages. Applied on the host side, as the run's words leave the runtime, whether it ran on
- * a worker thread or in process. The ResponseBody is the connector's answer and is left as written.
- * A run without secrets to redact (most runs) has what it hands back passed on as it is, uncopied.
+ * progress messages. The run redacts them itself before it cuts them to its budget (context-api,
+ * LogBuffer); this is the host side's net as the run's words leave the runtime, whether it ran on a
+ * worker thread or in process, for any text the run did not. The ResponseBody is the connector's
+ * answer and is left as written. A run without secrets to redact (most runs) has what it hands back
+ * passed on as it is, uncopied.
  */
 export class SecretRedaction {
   private readonly redact: (text: string) => string;
   private readonly redacts: boolean;
 
   constructor(secrets: RunSecrets | undefined) {
-    this.redact = secretRedactor(secrets);
-    this.redacts = this.redact !== keepText;
+    const filter = new SecretFilter(secrets);
+    this.redact = (text) => filter.redact(text);
+    this.redacts = filter.redacts;
   }
 
   lines(lines: LogLine[]): LogLine[] {
