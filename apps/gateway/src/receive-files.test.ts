@@ -45,6 +45,10 @@ class MemoryFiles implements FileStore {
     this.deletedAll.push(owner);
     for (const key of [...this.files.keys()]) if (key.startsWith(`${owner.id}/`)) this.files.delete(key);
   }
+  async deleteBot() {}
+  async usedBytes() {
+    return [...this.files.values()].reduce((sum, file) => sum + file.length, 0);
+  }
   async listOwners() {
     return [];
   }

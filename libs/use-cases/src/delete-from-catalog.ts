@@ -1,10 +1,12 @@
 import { GiError, notFound } from '@gi/domain';
-import type { InvocationRef, InvocationStatus, Store } from '@gi/domain';
+import type { FileStore, InvocationRef, InvocationStatus, Store } from '@gi/domain';
 import { cancelInvocation } from './cancel-invocation';
 import type { CancelDeps } from './cancel-invocation';
 
 export interface DeleteDeps extends Omit<CancelDeps, 'invocations'> {
   store: Pick<Store, 'catalog' | 'invocations' | 'tokens' | 'secrets'>;
+  /** The uploaded files; a deleted bot's go with it. */
+  files?: Pick<FileStore, 'deleteBot'>;
 }
 
 /** What a deletion did: the invocations it cancelled (only when forced). */
@@ -81,5 +83,9 @@ export async function deleteBot(deps: DeleteDeps, botId: string, force: boolean)
   await deps.store.tokens.deleteAll(botId);
   await deps.store.catalog.deleteBot(botId);
   await deps.store.secrets.deleteAll(botId);
+  // Its invocations, Idempotency-Keys and files go too: a bot created again with this id starts with
+  // none of them (no poll, key or replay reaches the old tenant's data), and its disk space is free.
+  await deps.store.invocations.deleteBot(botId);
+  await deps.files?.deleteBot(botId);
   return { cancelled };
 }
