@@ -10,7 +10,7 @@ import type { ConnectorRuntime, QuotaDefaults, WebhookEntity } from '@gi/domain'
 import { HttpCallbackSender } from '@gi/egress';
 import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
 import type { ExecutorDeps, SweeperSettings } from '@gi/executor';
-import { QuotaGate } from '@gi/gateway';
+import { QuotaGate, StorageGuard } from '@gi/gateway';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { GatewayDeps, UploadLimits } from '@gi/gateway';
 import type { ResultsDeps } from '@gi/results';
@@ -140,7 +140,12 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
     waiter,
     clock: base.clock,
     logger: base.logger,
-    uploads: { files: base.files, limits: uploadLimits(config), timeouts: uploadTimeouts(config) },
+    uploads: {
+      files: base.files,
+      limits: uploadLimits(config),
+      timeouts: uploadTimeouts(config),
+      storage: new StorageGuard(base.files, { botQuotaBytes: config.BOT_STORAGE_QUOTA, freeReserveBytes: config.STORAGE_FREE_RESERVE }),
+    },
     quotas,
     afterPersist: config.FAULT_INJECTION === 'gateway-exit-after-persist' ? () => process.kill(process.pid, 'SIGKILL') : undefined,
     settings: {

@@ -25,6 +25,7 @@ export const ErrorCodes = [
   'already_finished', // a cancellation came after the invocation finished
   'secrets_not_configured', // a secret write while no SECRETS_KEY is configured
   'in_use', // a deletion of what invocations in flight or integrations still use
+  'insufficient_storage', // an upload past the bot's storage quota, or the disk down to its free-space reserve
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
 

@@ -81,11 +81,12 @@ export async function deleteBot(deps: DeleteDeps, botId: string, force: boolean)
   const cancelled = await settleInFlight(deps, botId, undefined, `Bot '${botId}'`, force);
   // Tokens first: no new call is accepted while the rest goes.
   await deps.store.tokens.deleteAll(botId);
+  // Its files next: on a full disk, the space they free lets the store's deletions that follow be written.
+  await deps.files?.deleteBot(botId);
   await deps.store.catalog.deleteBot(botId);
   await deps.store.secrets.deleteAll(botId);
-  // Its invocations, Idempotency-Keys and files go too: a bot created again with this id starts with
-  // none of them (no poll, key or replay reaches the old tenant's data), and its disk space is free.
+  // Its invocations and Idempotency-Keys go too: a bot created again with this id starts with none of
+  // them (no poll, key or replay reaches the old tenant's data).
   await deps.store.invocations.deleteBot(botId);
-  await deps.files?.deleteBot(botId);
   return { cancelled };
 }
