@@ -14,7 +14,7 @@ import { QuotaGate, StorageGuard } from '@gi/gateway';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { GatewayDeps, UploadLimits } from '@gi/gateway';
 import type { ResultsDeps } from '@gi/results';
-import { createQuickJsRuntime } from '@gi/sandbox';
+import { createQuickJsRuntime, DiffThread } from '@gi/sandbox';
 import type { ServiceBase, ServiceProcessBase } from './open-store';
 import { bodyTimeouts, serverTimeouts, uploadTimeouts } from './serve-http';
 
@@ -96,6 +96,18 @@ export async function openConnectorRuntime(base: ServiceBase, defaultWorkers?: n
   return runtime;
 }
 
+/**
+ * The runtime of the control API in a process that also runs live calls (embedded): compile checks
+ * and replays on a sandbox thread of their own, so a replay never waits for a live call's thread nor
+ * holds one. Its load is not the live runtime's (gi_sandbox_* metrics).
+ */
+export function openReplayRuntime(base: ServiceBase) {
+  return createQuickJsRuntime({ workers: REPLAY_SANDBOX_WORKERS, http: { trustedAddresses: base.config.CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
+}
+
+/** Sandbox threads of the control API's replays in an embedded process (the control service alone has one, too). */
+const REPLAY_SANDBOX_WORKERS = 1;
+
 /** The quotas of a bot that has none of its own. */
 export function quotaDefaults(config: ServiceConfig): QuotaDefaults {
   return { ratePerSecond: config.BOT_RATE_LIMIT_PER_SECOND, burst: config.BOT_RATE_LIMIT_BURST ?? null, maxInFlight: config.BOT_MAX_IN_FLIGHT };
@@ -175,7 +187,9 @@ export function resultsDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
 
 export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pick<ConnectorRuntime, 'compile' | 'run'>, bus: JobBus, adminToken: string): ControlDeps {
   const { config } = base;
+  const diffs = new DiffThread();
   return {
+    diffVersions: (from, to) => diffs.diffJson(from, to),
     store: base.store,
     tokens,
     secrets: secretVault(base),
