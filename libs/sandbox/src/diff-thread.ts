@@ -55,8 +55,6 @@ export class DiffThread {
       eval: script.kind === 'typescript',
       workerData: script.kind === 'typescript' ? { typescript: { swcCore: script.swcCore, entry: script.entry } } : {},
     });
-    // The thread keeps no process alive; a request waiting on it is held by its caller.
-    worker.unref();
     worker.on('message', (answer: DiffAnswer) => {
       const waiter = this.waiting.get(answer.id);
       this.waiting.delete(answer.id);
@@ -70,6 +68,8 @@ export class DiffThread {
     };
     worker.on('error', failed);
     worker.on('exit', () => failed(new Error('The diff thread ended.')));
+    // The thread keeps no process alive (unreferenced once its listeners are on: adding one references it again).
+    worker.unref();
     return worker;
   }
 }
