@@ -11,14 +11,19 @@
  * shared RabbitMQ broker: `npm test` runs those last, alone.
  */
 const { pathsToModuleNameMapper } = require('./tools/jest-paths');
-/** npm packages published as ES modules only, which jest (CommonJS on Node 20) must compile: openapi-backend's reference parser. */
-const ESM_PACKAGES = ['@apidevtools/json-schema-ref-parser'];
+/**
+ * npm packages published as ES modules only, which jest (CommonJS on Node 20) must compile: openapi-backend's
+ * reference parser, and GitHub's signature library (an oracle of the inbound schemes' tests), whose exports
+ * name an `import` file only, mapped below.
+ */
+const ESM_PACKAGES = ['@apidevtools/json-schema-ref-parser', '@octokit/webhooks-methods'];
+const ESM_ENTRIES = { '^@octokit/webhooks-methods$': '<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js' };
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }],
   [`/node_modules/(${ESM_PACKAGES.join('|')})/.+\\.js$`]: ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
 };
 const transformIgnorePatterns = [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`];
-const common = { testEnvironment: 'node', transform, transformIgnorePatterns, moduleNameMapper: pathsToModuleNameMapper(), rootDir: __dirname };
+const common = { testEnvironment: 'node', transform, transformIgnorePatterns, moduleNameMapper: { ...pathsToModuleNameMapper(), ...ESM_ENTRIES }, rootDir: __dirname };
 const setup = { setupFilesAfterEnv: ['<rootDir>/apps/e2e/src/jest.setup.ts'] };
 
 /** The adapters whose own tests run the technology they wrap. */

@@ -65,6 +65,49 @@ interface ReadFileOptions {
   encoding?: "utf8" | "base64" | "bytes";
 }
 
+/**
+ * How a call proved who sent it: the scheme of the integration's `inboundAuth` that verified it (its
+ * signature, or its key), or "bearer" for a call made with a token of the bot; and the producer's id of
+ * the delivery (X-GitHub-Delivery, webhook-id, Stripe's event id, ...), null when it sent none. A delivery
+ * sent again with the same id runs once: its repeats get the first answer (docs/inbound.md).
+ */
+interface InboundAuthInfo {
+  readonly scheme: "bearer" | "github" | "stripe" | "shopify" | "slack" | "hubspot-v3" | "twilio" | "standard-webhooks" | "hmac" | "basic" | "api-key";
+  readonly deliveryId: string | null;
+}
+
+/** What a step's function gets: pass `idempotencyKey` downstream (an `Idempotency-Key` header) so a retried call happens once. */
+interface StepRun {
+  /** The same for this invocation, step name and occurrence on every attempt and every executor: 43 characters of [A-Za-z0-9_-]. */
+  readonly idempotencyKey: string;
+  /** 1 for the first attempt, 2 for the first retry... */
+  readonly attempt: number;
+}
+
+/** Milliseconds, or a text like "30 seconds", "5 minutes", "2 hours", "1 day" (also ms, s, min, h, d, w and fractions: "1.5 hours"); at most 365 days. */
+type Duration = number | string;
+
+interface StepOptions {
+  /** Attempts after the first when `fn` throws (a `Context.NonRetryableError` is never retried). Default: none. */
+  retries?: {
+    /** Retries after the first attempt: 0 to 1000. */
+    limit: number;
+    /** The wait before the first retry (default 1 second). */
+    delay?: Duration;
+    /** How later waits grow: the same (`constant`), delay x retry (`linear`), or doubling (`exponential`, the default). */
+    backoff?: "constant" | "linear" | "exponential";
+  };
+  /** Each attempt's time limit: past it the attempt fails with a TimeoutError (retried like any error). Default: none. */
+  timeout?: Duration;
+}
+
+/** Thrown by a step's function, ends the step at once: no retry. */
+interface NonRetryableError extends Error {}
+interface NonRetryableErrorConstructor {
+  new (message?: string): NonRetryableError;
+  readonly prototype: NonRetryableError;
+}
+
 interface ConnectorContext {
   /** A copy of the request entity (the same object on every call of one run), or null when it is not initialized. */
   GetRequestEntity(): WebhookEntity | null;
@@ -114,6 +157,34 @@ interface ConnectorContext {
    * errors' messages and progress messages; the ResponseBody is left as the connector wrote it.
    */
   readonly Secrets: Readonly<Record<string, string | undefined>>;
+  /** Which scheme verified this call, and the producer's delivery id: a frozen object, the same at every read. */
+  readonly InboundAuth: InboundAuthInfo;
+  /**
+   * A durable step: runs `fn` at most once per invocation for this name and occurrence (the n-th call
+   * with this name, counted in call order: a loop makes occurrences 1, 2, 3...). Its result is journalled
+   * before the step resolves, as JSON: a re-run of the invocation (a resume after a sleep, a crash, a
+   * deploy) gets the journalled result (or error) back without calling `fn`. Resolves with the result's
+   * JSON parsed again (`undefined` stays `undefined`, a Date becomes its ISO text). Throws the step's last
+   * error once its retries are spent; a result that is not JSON data, or over the size limit (1 MiB by
+   * default), fails the step at once. Do not call Context's durable calls inside `fn`.
+   */
+  Step<T>(name: string, fn: (step: StepRun) => T | Promise<T>, options?: StepOptions): Promise<T>;
+  /**
+   * Waits `duration`, durably: its end is fixed when the run first reaches it. A short sleep waits in the
+   * sandbox; a longer one (above the service's threshold, 2 s by default) suspends the run, which frees
+   * its executor and resumes from its journal at the wake time, even after restarts.
+   */
+  Sleep(name: string, duration: Duration): Promise<void>;
+  /** Like `Sleep`, until a point in time: a Date, a timestamp in milliseconds, or an ISO 8601 text with its time zone. */
+  SleepUntil(name: string, when: Date | number | string): Promise<void>;
+  /**
+   * Waits for an event an outside system sends to this invocation (`POST .../GenericIntegrationEvent?
+   * invocationId=&name=`): resolves with its JSON payload, or `null` once `timeout` (default 24 hours)
+   * passed. The run is suspended meanwhile. An event sent before the run waits is kept for it.
+   */
+  WaitForEvent<T = unknown>(name: string, options?: { timeout?: Duration }): Promise<T | null>;
+  /** `throw new Context.NonRetryableError(message)` in a step's function fails the step at once, without retries. */
+  readonly NonRetryableError: NonRetryableErrorConstructor;
   Http: {
     /**
      * An HTTP request to one of the integration's allowed hosts. Private, loopback and link-local

@@ -36,11 +36,15 @@ export function targets(rows, outsideNotice) {
   const accept = byId.get('distributed-accept');
   const [one, two] = [byId.get('distributed-drain-1'), byId.get('distributed-drain-2')];
   const check = (target, measuredRows, measured, ok) => ({ target, measuredRows, ...(measuredRows.every(Boolean) ? { measured: measured(), result: ok() ? 'met' : 'not met' } : {}) });
+  const step = byId.get('durable-step-cpu');
+  const replay = byId.get('durable-replay');
   const list = [
     { target: "Embedded sync, c=50: >= 40% of the ceiling's req/s", measuredRows: [sync, ceiling], ...shareVerdict(sync, ceiling, 0.4) },
     { target: 'Embedded sync, c=50: p99 <= 25 ms', measuredRows: [sync], ...tailVerdict(sync, 50, 25) },
     check('Embedded sync, one caller: p50 <= 0.6 ms', [one1], () => `${one1.p50} ms`, () => one1.p50 <= 0.6),
     check('Poll wake latency: p99 <= 20 ms', [wake], () => `${wake.p99} ms`, () => wake.p99 <= 20),
+    check('Durable step on SQLite: <= 30 µs of service CPU per step', [step], () => `${step.cpu} µs`, () => step.cpu !== null && step.cpu <= 30),
+    check('Durable replay of 10,000 finished steps: < 1 s', [replay], () => `${replay.p50} ms`, () => replay.p50 < 1000),
     check('Distributed async accept (publisher confirms): >= 3,000 req/s', [accept], () => `${accept.rps} req/s`, () => accept.rps >= 3000),
     { target: '2 executors >= 1.7x one on completion throughput (broker not the limit)', measuredRows: [one, two], ...scalingVerdict(one, two) },
     {

@@ -4,7 +4,7 @@
 // a note when it does not answer). BENCH_SECONDS sets the length of each measured run.
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,7 +22,7 @@ const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const DEFAULT_SECONDS = 6;
 const DURATION = Number(process.env.BENCH_SECONDS ?? DEFAULT_SECONDS);
-/** BENCH_ONLY=embedded,distributed runs only those scenarios (ceiling, embedded, durability, processes, writer, distributed, broker, sandbox); docs/benchmarks.md is then left as it is. */
+/** BENCH_ONLY=embedded,distributed runs only those scenarios (ceiling, embedded, durability, durable, processes, writer, distributed, broker, sandbox); docs/benchmarks.md is then left as it is. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((name) => name.trim())) : null;
 const selected = (name) => !ONLY || ONLY.has(name);
 const WARM_UP_SECONDS = 2;
@@ -34,6 +34,16 @@ const forwarding = (apiUrl) => `const entity = Context.GetRequestEntity();
 const answer = await fetch('${apiUrl}/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(entity.RequestBody) });
 entity.ResponseBody = await answer.json();
 Context.SetResponseEntity(entity);`;
+/** Durable steps per call of the step-cost row: the ack connector after this many journalled steps. */
+const STEPS_PER_CALL = 20;
+const STEPS = `for (let i = 0; i < ${STEPS_PER_CALL}; i++) await Context.Step('step', () => i);\n${ACK}`;
+/** Finished steps the replay row answers from the journal. */
+const REPLAYED_STEPS = 10_000;
+/** Journals REPLAYED_STEPS steps, suspends in a sleep, then (resumed) replays them all and answers. */
+const REPLAY = `let total = 0;
+for (let i = 0; i < ${REPLAYED_STEPS}; i++) total += await Context.Step('step', () => i);
+await Context.Sleep('pause', 1500);
+${ACK}`;
 /** An order of 800 lines, about 100 KB of JSON: what an ERP sends. */
 const LARGE_BODY = JSON.stringify({
   orderId: 42,
@@ -68,14 +78,14 @@ const topologies = [];
 // ---------------------------------------------------------------------------------------------------
 // Load and measurement
 
-function cannon(url, { connections, token, duration = DURATION, amount, body = BODY }) {
+function cannon(url, { connections, token, duration = DURATION, amount, body = BODY, headers = {} }) {
   return autocannon({
     url,
     method: 'POST',
     connections,
     duration,
     amount,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
     body,
   });
 }
@@ -178,8 +188,8 @@ function record(row) {
   return row;
 }
 
-async function measureHttp(id, name, url, { connections, token, services, broker, body }) {
-  const run = await loadRun(url, { connections, token, body }, services, broker);
+async function measureHttp(id, name, url, { connections, token, services, broker, body, headers }) {
+  const run = await loadRun(url, { connections, token, body, headers }, services, broker);
   return httpRow(id, name, `c=${connections}`, run, services);
 }
 
@@ -337,8 +347,11 @@ const PASSED_SETTINGS = ['ACCESS_LOG', 'HEAP_GROWTH_PERCENT'];
 function startService(command, args, env, options) {
   // These pass through, so a run can state what a setting costs (ACCESS_LOG=off npm run bench).
   const passed = Object.fromEntries(PASSED_SETTINGS.filter((name) => process.env[name]).map((name) => [name, process.env[name]]));
-  return startNode([CLI, command, ...args], { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, ...passed, ...env }, options);
+  // The SECRETS_KEY an embedded service generates goes to a configuration directory of the run's own.
+  configHome ??= newDataDir();
+  return startNode([CLI, command, ...args], { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, XDG_CONFIG_HOME: configHome, ...passed, ...env }, options);
 }
+let configHome;
 
 function newDataDir() {
   const dir = mkdtempSync(join(tmpdir(), 'gi-bench-'));
@@ -362,6 +375,18 @@ async function setUp(base) {
   await admin(base, 'PUT', '/bots/bench/integrations/sleepy', { entityName: 'Order', code: SLEEPY });
   await admin(base, 'PUT', '/bots/bench/integrations/bundled', { entityName: 'Order', code: BUNDLED });
   return (await admin(base, 'POST', '/bots/bench/tokens', { label: 'bench' })).token;
+}
+
+/**
+ * The ack connector behind the github inbound scheme (docs/inbound.md): its key is a connector secret,
+ * its calls carry X-Hub-Signature-256 of the body instead of a token. Returns the headers of a call; no
+ * X-GitHub-Delivery, so every call runs (a delivery id adds an Idempotency-Key record, as any key does).
+ */
+async function githubIntegration(base) {
+  const secret = randomBytes(20).toString('hex');
+  await admin(base, 'PUT', '/bots/bench/integrations/github', { entityName: 'Order', code: ACK, inboundAuth: { scheme: 'github', secret: 'GITHUB_WEBHOOK_SECRET' } });
+  await admin(base, 'PUT', '/bots/bench/integrations/github/secrets/GITHUB_WEBHOOK_SECRET', { value: secret });
+  return { 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(BODY).digest('hex')}`, 'x-github-event': 'push' };
 }
 
 const webhook = (base, integration, async = false) =>
@@ -388,6 +413,11 @@ async function embeddedScenario() {
   for (const connections of [1, 50]) {
     await measureHttp(`embedded-sync-c${connections}`, `embedded sync, ack connector, c=${connections}`, webhook(service.url, 'ack'), { connections, token, services });
   }
+  await measureHttp('embedded-sync-github-c50', 'embedded sync, ack connector, GitHub signature instead of a token (inboundAuth github), c=50', webhook(service.url, 'github'), {
+    connections: 50,
+    services,
+    headers: await githubIntegration(service.url),
+  });
   await measureHttp('embedded-sync-bundle-c50', `embedded sync, ack connector in a ${Math.round(BUNDLED.length / 1000)} KB bundle, c=50`, webhook(service.url, 'bundled'), { connections: 50, token, services });
   await measureHttp('embedded-sync-large-body-c50', `embedded sync, ack connector, ${Math.round(LARGE_BODY.length / 1000)} KB JSON body, c=50`, webhook(service.url, 'ack'), { connections: 50, token, services, body: LARGE_BODY });
   await measureHttp('embedded-sync-fetch-c50', 'embedded sync, connector forwarding with fetch to a downstream API on loopback, c=50', webhook(service.url, 'forward'), { connections: 50, token, services });
@@ -395,6 +425,56 @@ async function embeddedScenario() {
   await embeddedAsync(service, token);
   await pollWake(service, token);
   await Promise.all([stop(service), stop(api)]);
+}
+
+/**
+ * Durable steps on SQLite: the service CPU one journalled step costs (calls of STEPS_PER_CALL steps
+ * against the same calls without steps, in the same process, both at c=50), and the time the run that
+ * resumes an invocation of REPLAYED_STEPS finished steps takes (from its claim to its outcome: the replay
+ * answered from the journal, the sleep found over, the reply).
+ */
+async function durableScenario() {
+  const service = await startService('up', [], { DATA_DIR: newDataDir(), EMBEDDED_PROCESSES: '1', SUSPEND_AFTER_SECONDS: '1' });
+  const token = await setUp(service.url);
+  await admin(service.url, 'PUT', '/bots/bench/integrations/steps', { entityName: 'Order', code: STEPS });
+  await admin(service.url, 'PUT', '/bots/bench/integrations/replay', { entityName: 'Order', code: REPLAY, timeoutSeconds: 600 });
+  const services = [service];
+  const plain = await measureHttp('durable-baseline-c50', 'durable: the same process without steps (ack connector), c=50', webhook(service.url, 'ack'), { connections: 50, token, services });
+  const steps = await measureHttp('durable-steps-c50', `durable: ack connector after ${STEPS_PER_CALL} journalled steps per call, c=50`, webhook(service.url, 'steps'), { connections: 50, token, services });
+  record({
+    id: 'durable-step-cpu',
+    name: `durable: service CPU per journalled step (SQLite; the two rows above, per step)`,
+    against: null,
+    rps: steps.rps === null ? null : steps.rps * STEPS_PER_CALL,
+    p50: null,
+    p99: null,
+    errors: steps.errors,
+    cpu: steps.cpu === null || plain.cpu === null ? null : Math.round((steps.cpu - plain.cpu) / STEPS_PER_CALL),
+    brokerCpu: NaN,
+    outside: Math.max(plain.outside, steps.outside),
+    rss: totalRss(services),
+  });
+
+  const accepted = await fetch(webhook(service.url, 'replay', true), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: BODY });
+  const { invocationId } = await accepted.json();
+  const poll = `${service.url}/api/Platform/bench/GetGenericIntegrationResponse?invocationId=${invocationId}&waitSeconds=60`;
+  for (let status = 202; status === 202; ) status = (await fetch(poll, { headers: { authorization: `Bearer ${token}` } })).status;
+  const run = await admin(service.url, 'GET', `/bots/bench/invocations/${invocationId}`);
+  if (run.status !== 'Completed' || run.attempt !== 2) throw new Error(`the replay run ended ${run.status} at attempt ${run.attempt}, not Completed at 2`);
+  record({
+    id: 'durable-replay',
+    name: `durable: a resumed run answering ${REPLAYED_STEPS.toLocaleString('en')} finished steps from its journal (claim to outcome)`,
+    against: null,
+    rps: null,
+    p50: run.durationMs,
+    p99: null,
+    errors: 0,
+    cpu: null,
+    brokerCpu: NaN,
+    outside: NaN,
+    rss: totalRss(services),
+  });
+  await stop(service);
 }
 
 /** Embedded sync calls again with SQLITE_SYNCHRONOUS=full: every commit waits for the WAL's fsync (docs/operations.md). */
@@ -700,6 +780,7 @@ async function main() {
     if (selected('ceiling')) await attempt('ceiling', ceilingScenario);
     if (selected('embedded')) await attempt('embedded', embeddedScenario);
     if (selected('durability')) await attempt('durability', durabilityScenario);
+    if (selected('durable')) await attempt('durable steps', durableScenario);
     if (selected('processes')) await attempt('embedded processes', processesScenario);
     if (selected('writer')) await attempt('SQLite writer ceiling', writerScenario);
     if (selected('distributed') && !broker) notes.push(`Distributed scenarios skipped: no RabbitMQ at ${AMQP_URL.replace(/\/\/[^@]*@/, '//')}.`);
@@ -753,6 +834,10 @@ Rows:
   (tools/bench/ceiling.mjs): no store, no sandbox, no auth.
 - **embedded sync**: \`gi up\` with one process (SQLite store in a temporary directory, in-process bus, the
   QuickJS sandbox with its default worker threads), sync calls.
+- **GitHub signature instead of a token**: the same sync calls to the ack connector of an integration
+  whose inbound auth is \`github\` (docs/inbound.md): each call carries \`X-Hub-Signature-256\` of the
+  body and no token; the gateway opens the key secret and checks the HMAC over the body's bytes. Compared
+  with the bearer row above it, what verifying a signature costs per call.
 - **one caller timed to the µs**: the same sync calls, one at a time over one keep-alive connection from a
   plain Node client (tools/bench/sequential.mjs) after 500 not counted: p50 and p99 to the hundredth of a
   millisecond, which autocannon's whole milliseconds cannot give.
@@ -760,6 +845,11 @@ Rows:
   EXECUTOR_CONCURRENCY and the sandbox threads split between them), sync calls at c=50; CPU per request
   counts the primary and every process. On a machine of 2 cores shared with the load generator, 2 processes
   cannot double the rate: compare the CPU per request.
+- **durable**: \`gi up\` with one process; the ack connector after ${STEPS_PER_CALL} journalled \`Context.Step\`s
+  per call against the ack connector alone, in the same process, both sync at c=50; **CPU per journalled
+  step** is the difference per step. **A resumed run answering ${REPLAYED_STEPS.toLocaleString('en')} finished steps**: one
+  async invocation journals that many steps, suspends in a 1.5 s sleep, and is resumed: p50 is the resumed
+  attempt's time from its claim to its outcome.
 - **SQLite writer ceiling**: tools/bench/sqlite-writer-ceiling.ts, no HTTP: each process runs 50 loops of
   create, claim and complete through the real store (group-committed) on one SQLite file for ${DURATION} s
   after a 1 s warm-up; req/s is invocations per second, CPU per request the CPU of the writing processes per invocation.
@@ -793,7 +883,7 @@ const REPRODUCE = `\`\`\`sh
 npm ci
 npm run bench                      # builds, runs every scenario, rewrites this file (2 to 3 minutes)
 BENCH_SECONDS=2 npm run bench      # shorter measured runs (default ${DEFAULT_SECONDS} s each)
-BENCH_ONLY=embedded npm run bench  # only some scenarios (ceiling, embedded, durability, processes, writer, distributed, broker, sandbox); the doc is not rewritten
+BENCH_ONLY=embedded npm run bench  # only some scenarios (ceiling, embedded, durability, durable, processes, writer, distributed, broker, sandbox); the doc is not rewritten
 ACCESS_LOG=off BENCH_ONLY=embedded npm run bench  # the same without the access line, for its cost
 HEAP_GROWTH_PERCENT=0 BENCH_ONLY=embedded npm run bench  # with V8's own heap growth (docs/operations.md, Memory)
 AMQP_URL=amqp://user:pass@host:5672 npm run bench   # another broker (default amqp://guest:guest@127.0.0.1:5672)

@@ -124,6 +124,34 @@ describe('admin commands against the control API', () => {
       });
     });
 
+    it('sends an inbound auth scheme with its secrets and options, and refuses what cannot be one before calling', async () => {
+      const file = join(dir, 'hook.js');
+      writeFileSync(file, 'Context.SetResponseEntity({ ResponseBody: Context.InboundAuth });\n');
+      const inboundAuth = { scheme: 'hmac', secret: 'PARTNER_KEY', previousSecret: 'PARTNER_KEY_OLD', allowBearer: true, header: 'X-Sig', algorithm: 'sha512', timestampHeader: 'X-Time', toleranceSeconds: 60 };
+      service.on('PUT', '/admin/bots/acme/integrations/hook', {
+        status: 200,
+        json: { botId: 'acme', integrationId: 'hook', version: 1, entityName: 'Order', pool: 'default', timeoutSeconds: 60, allowedHosts: [], inboundAuth, deployedAt: 5 },
+      });
+      const result = await gi([
+        'connector', 'deploy', file, '--bot', 'acme', '--integration', 'hook', '--entity', 'Order',
+        '--inbound-auth', 'hmac', '--inbound-secret', 'PARTNER_KEY', '--inbound-previous-secret', 'PARTNER_KEY_OLD', '--inbound-allow-bearer',
+        '--inbound-option', 'header=X-Sig', '--inbound-option', 'algorithm=sha512', '--inbound-option', 'timestampHeader=X-Time', '--inbound-option', 'toleranceSeconds=60',
+      ]);
+      expect(result.out).toBe('Deployed hook version 1 on bot acme: entity Order, pool default, timeout 60s, allowed hosts none, inbound auth hmac (key in PARTNER_KEY or PARTNER_KEY_OLD), or a token of the bot\n');
+      expect(JSON.parse(service.requests[0].body).inboundAuth).toEqual(inboundAuth);
+      const refusals: Array<[string[], string]> = [
+        [['--inbound-auth', 'oauth'], '--inbound-auth must be one of bearer, github'],
+        [['--inbound-secret', 'X'], '--inbound-secret and the other --inbound-* options need --inbound-auth SCHEME'],
+        [['--inbound-auth', 'hmac', '--inbound-option', 'colour=blue'], '--inbound-option must be NAME=VALUE'],
+      ];
+      for (const [argv, message] of refusals) {
+        service.reset();
+        const refused = await gi(['connector', 'deploy', file, '--bot', 'acme', '--integration', 'hook', '--entity', 'Order', ...argv]);
+        expect([refused.code, refused.err]).toEqual([2, expect.stringContaining(message)]);
+        expect(service.requests).toEqual([]);
+      }
+    });
+
     it('bundles a TypeScript entry and sends the bundle with the files it was built from', async () => {
       const project = join(dir, 'ts-project');
       mkdirSync(join(project, 'src'), { recursive: true });
@@ -211,6 +239,7 @@ describe('admin commands against the control API', () => {
         'pool           default',
         'timeout        60s',
         'allowed hosts  none',
+        'inbound auth   bearer (a token of the bot)',
         'limits         memory 64 MiB, CPU 60 s, ResponseBody 10240 KiB, log 64 KiB, 8 pending calls',
         'versions       2 (2026-01-02 00:00:00Z), 1 (2026-01-01 00:00:00Z)',
         '',
@@ -327,6 +356,56 @@ describe('admin commands against the control API', () => {
     );
   });
 
+  it('webhook shows per integration its scheme, what to paste into the provider and which key secrets are set', async () => {
+    const root = 'https://hooks.example.com/api/Platform/acme';
+    service.on('GET', '/admin/bots/acme/webhook', {
+      status: 200,
+      json: {
+        baseUrl: 'https://hooks.example.com',
+        botId: 'acme',
+        integrations: [
+          {
+            integrationId: 'gh',
+            entityName: 'Push',
+            urls: { sync: `${root}/Push/gh/GenericIntegration` },
+            inboundAuth: {
+              scheme: 'github',
+              provider: 'GitHub',
+              fields: [
+                { label: 'Payload URL', value: `${root}/Push/gh/GenericIntegration` },
+                { label: 'Content type', value: 'application/json' },
+                { label: 'Secret', value: 'the value of connector secret GH_SECRET' },
+              ],
+              secrets: [
+                { name: 'GH_SECRET', set: true },
+                { name: 'GH_OLD', set: false },
+              ],
+              note: 'Repository or organization Settings > Webhooks > Add webhook.',
+            },
+          },
+        ],
+      },
+    });
+    const result = await gi(['webhook', '--bot', 'acme']);
+    expect(result.out).toBe(
+      [
+        'base URL  https://hooks.example.com',
+        'bot id    acme',
+        '',
+        'gh (entity Push)',
+        `  sync  ${root}/Push/gh/GenericIntegration`,
+        '  inbound auth: github from GitHub',
+        '  paste into GitHub:',
+        `    Payload URL   ${root}/Push/gh/GenericIntegration`,
+        '    Content type  application/json',
+        '    Secret        the value of connector secret GH_SECRET',
+        '  key secrets: GH_SECRET (set), GH_OLD (NOT SET: gi secrets set)',
+        '  Repository or organization Settings > Webhooks > Add webhook.',
+        '',
+      ].join('\n'),
+    );
+  });
+
   describe('invocations', () => {
     const summary = {
       id: 'inv1', integrationId: 'ack', entityName: 'Order', mode: 'async', status: 'Failed', attempt: 1,
@@ -356,7 +435,7 @@ describe('admin commands against the control API', () => {
 
     it('list refuses an unknown status', async () => {
       const result = await gi(['invocations', 'list', '--bot', 'acme', '--status', 'Done']);
-      expect(result).toMatchObject({ code: 2, err: expect.stringContaining('--status must be one of Queued, Running, Completed, Failed, Cancelled, got "Done"') });
+      expect(result).toMatchObject({ code: 2, err: expect.stringContaining('--status must be one of Queued, Running, Waiting, Completed, Failed, Cancelled, got "Done"') });
     });
 
     it('show prints the run, its response body and the logs of the connector', async () => {

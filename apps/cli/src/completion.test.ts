@@ -78,6 +78,10 @@ describe('gi completion', () => {
       expect(complete('gi completion ')).toEqual(['bash', 'zsh']);
       expect(complete('gi help tok')).toEqual(['token']);
       expect(complete('gi --ver')).toEqual(['--version']);
+      expect(complete('gi invocations ')).toEqual(['cancel', 'event', 'list', 'show', 'steps']);
+      expect(complete('gi invocations event --bot acme inv1 --bo')).toEqual(['--body', '--body-file', '--bot']);
+      expect(complete('gi invocations event --body-file ord')).toEqual(['order.ts', 'orders.json']);
+      expect(complete('gi invocations steps --b')).toEqual(['--before', '--bot']);
     });
   });
 });

@@ -135,6 +135,47 @@ describe('gi connector run (local, no server)', () => {
     expect([polluting.code, polluting.err]).toEqual([1, expect.stringContaining('the request is not valid')]);
   });
 
+  describe('durable calls', () => {
+    const campaign = () =>
+      write(
+        'campaign.js',
+        `let calls = 0;
+         const sent = [];
+         for (const to of ['a', 'b']) sent.push(await Context.Step('send', ({ attempt }) => { calls++; if (attempt < 2) throw new Error('busy'); return to; }, { retries: { limit: 2, delay: '1 hour' } }));
+         await Context.Sleep('between batches', '2 days');
+         const report = await Context.WaitForEvent('report', { timeout: '3 days' });
+         const again = await Context.WaitForEvent('report', { timeout: '3 days' });
+         Context.SetResponseEntity({ ResponseBody: { sent, calls, report, again } });`,
+      );
+
+    it('runs steps, and with --skip-sleeps ends sleeps, retry delays and event waits at once, waits answering the --event of their name in order', async () => {
+      const payload = write('report.json', '{"delivered": 41}');
+      const run = await gi(['connector', 'run', campaign(), '--skip-sleeps', '--event', `report=@${payload}`, '--event', 'other=1', '--event', 'report="second"']);
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.out)).toEqual({ sent: ['a', 'b'], calls: 4, report: { delivered: 41 }, again: 'second' });
+    });
+
+    it('really waits without --skip-sleeps: a sleep longer than the run may last times it out', async () => {
+      const run = await gi(['connector', 'run', write('nap.js', "await Context.Sleep('nap', '1 hour');"), '--timeout', '1']);
+      expect([run.code, run.err]).toEqual([1, expect.stringContaining('timed out: The connector did not finish within its time limit of 1000 ms.')]);
+    });
+
+    it.each([
+      ['no name', ['=1'], 'error: --event "=1" must look like name=<JSON> or name=@file'],
+      ['no equals sign', ['report'], 'error: --event "report" must look like name=<JSON> or name=@file'],
+      ['a payload that is not JSON', ['report=hello'], "error: --event report: the payload is not valid JSON"],
+    ])('refuses an --event with %s', async (_case, event, message) => {
+      const run = await gi(['connector', 'run', campaign(), '--event', ...event]);
+      expect(run.code).toBe(2);
+      expect(run.err).toContain(message);
+    });
+
+    it('says clearly when an --event file cannot be read', async () => {
+      const run = await gi(['connector', 'run', campaign(), '--event', `report=@${join(dir, 'none.json')}`]);
+      expect([run.code, run.err]).toEqual([1, `error: --event report: cannot read ${join(dir, 'none.json')}: no such file\n`]);
+    });
+  });
+
   describe('against a mock API on this machine', () => {
     let mock: Server;
     let port: number;

@@ -23,6 +23,8 @@ export const integrationSchema = z.looseObject({
     .looseObject({ memoryMiB: z.number(), cpuSeconds: z.number(), responseBodyKiB: z.number(), logKiB: z.number(), pendingCalls: z.number() })
     .optional(),
   callbackUrl: z.string().nullable().optional(),
+  /** Absent from servers that predate inbound auth: bearer. */
+  inboundAuth: z.looseObject({ scheme: z.string(), secret: z.string().optional(), previousSecret: z.string().optional(), allowBearer: z.boolean().optional() }).optional(),
   deployedAt: time.optional(),
 });
 export const integrationListSchema = z.looseObject({ integrations: z.array(integrationSchema) });
@@ -47,11 +49,23 @@ const url = z.string().nullable().optional();
 export const webhookSchema = z.looseObject({
   baseUrl: z.string(),
   botId: z.string(),
+  pollUrl: url,
+  eventUrl: url,
   integrations: z.array(
     z.looseObject({
       integrationId: z.string(),
       entityName: z.string(),
-      urls: z.looseObject({ sync: z.string(), async: url, fileTransfer: url, poll: url }),
+      urls: z.looseObject({ sync: z.string(), async: url, fileTransfer: url, poll: url, event: url }),
+      /** What to paste into the provider's settings (absent from servers that predate inbound auth). */
+      inboundAuth: z
+        .looseObject({
+          scheme: z.string(),
+          provider: z.string(),
+          fields: z.array(z.looseObject({ label: z.string(), value: z.string() })),
+          secrets: z.array(z.looseObject({ name: z.string(), set: z.boolean() })),
+          note: z.string(),
+        })
+        .optional(),
     }),
   ),
 });
@@ -80,7 +94,30 @@ export const invocationDetailSchema = invocationSummarySchema.extend({
     .looseObject({ url: z.string(), state: z.string(), attempts: z.number(), nextAttemptAt: nullableTime, lastError: z.string().nullable().optional() })
     .nullable()
     .optional(),
+  // Durable runs; absent from servers that predate them.
+  waiting: z.looseObject({ for: z.string(), name: z.string(), until: time }).nullable().optional(),
+  steps: z.number().optional(),
+  activeMs: z.number().optional(),
 });
+
+/** One entry of a durable run's journal (GET .../invocations/{id}/steps). */
+export const stepSchema = z.looseObject({
+  name: z.string(),
+  occurrence: z.number(),
+  kind: z.string(),
+  status: z.string(),
+  attempts: z.number(),
+  startedAt: time,
+  finishedAt: nullableTime,
+  durationMs: z.number().nullable().optional(),
+  until: nullableTime,
+  resultBytes: z.number(),
+  error: z.looseObject({ name: z.string(), message: z.string() }).nullable().optional(),
+});
+export const stepPageSchema = z.looseObject({ steps: z.array(stepSchema), nextBefore: z.string().nullable().optional() });
+
+/** What POST .../GenericIntegrationEvent answers: the run resumed with the event, or it is kept for its next wait. */
+export const eventReceiptSchema = z.looseObject({ invocationId: z.string(), name: z.string(), status: z.string() });
 
 const limitsSchema = z.looseObject({ ratePerSecond: z.number().nullable(), burst: z.number().nullable(), maxInFlight: z.number().nullable() });
 export const tokenQuotasSchema = z.looseObject({ tokenId: z.string(), quotas: limitsSchema, effective: limitsSchema });
@@ -142,6 +179,7 @@ export type TokenInfo = z.infer<typeof tokenSchema>;
 export type Webhook = z.infer<typeof webhookSchema>;
 export type InvocationSummaryView = z.infer<typeof invocationSummarySchema>;
 export type InvocationDetail = z.infer<typeof invocationDetailSchema>;
+export type StepView = z.infer<typeof stepSchema>;
 export type Time = z.infer<typeof time>;
 
 export interface DeployRequest {
@@ -153,6 +191,14 @@ export interface DeployRequest {
   allowedHosts?: string[];
   limits?: Partial<ConnectorLimits>;
   callbackUrl?: string;
+  /** Checked by the service (docs/inbound.md). */
+  inboundAuth?: Record<string, unknown>;
+}
+
+export interface StepQuery {
+  limit?: number;
+  /** The cursor of the page before (`nextBefore` of its reply): older steps only. */
+  before?: string;
 }
 
 export interface QuotaRequest {

@@ -18,6 +18,7 @@ import {
   invocationDetailSchema,
   invocationListSchema,
   resealSchema,
+  stepPageSchema,
   rolledBackSchema,
   secretInfoSchema,
   secretListSchema,
@@ -30,6 +31,7 @@ import {
   type DeployRequest,
   type InvocationQuery,
   type QuotaRequest,
+  type StepQuery,
 } from './control-api';
 import { send } from './http-send';
 import { ApiError, readProblem } from './problem';
@@ -178,6 +180,15 @@ export class ControlClient {
 
   getInvocation(botId: string, invocationId: string) {
     return this.call('GET', `/admin/bots/${seg(botId)}/invocations/${seg(invocationId)}`, invocationDetailSchema);
+  }
+
+  /** A page of a durable run's steps, newest first. */
+  listSteps(botId: string, invocationId: string, query: StepQuery = {}) {
+    const params = new URLSearchParams();
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.before) params.set('before', query.before);
+    const search = params.size > 0 ? `?${params}` : '';
+    return this.call('GET', `/admin/bots/${seg(botId)}/invocations/${seg(invocationId)}/steps${search}`, stepPageSchema);
   }
 
   cancelInvocation(botId: string, invocationId: string) {

@@ -1,4 +1,6 @@
-import { fields, formatDuration, formatTime, table, toMillis } from './format';
+import { spawnSync } from 'node:child_process';
+import fc from 'fast-check';
+import { fields, formatBytes, formatDuration, formatTime, shellWord, table, toMillis } from './format';
 
 describe('output formatting', () => {
   it('shows ISO strings and epoch milliseconds alike, to the second', () => {
@@ -25,5 +27,22 @@ describe('output formatting', () => {
 
   it('aligns key/value lines', () => {
     expect(fields([['bot', 'acme'], ['base URL', 'http://x']])).toBe('bot       acme\nbase URL  http://x');
+  });
+
+  it('picks a unit for sizes', () => {
+    expect([0, 1023, 1024, 1536, 10 * 1024, 5 * 1024 ** 2, 3 * 1024 ** 3].map(formatBytes)).toEqual(['0 B', '1023 B', '1.0 KiB', '1.5 KiB', '10 KiB', '5.0 MiB', '3.0 GiB']);
+  });
+
+  it('quotes a word for the shell only when it must, and the shell reads it back as it was', () => {
+    expect(shellWord('12_send')).toBe('12_send');
+    expect(shellWord("it's here")).toBe(`'it'\\''s here'`);
+    const words = fc.string({ unit: fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }), fc.constantFrom("'", '"', '$', '`', '\\', ' ', '!', '*', ';', '&')), minLength: 1, maxLength: 30 });
+    fc.assert(
+      fc.property(words, (word) => {
+        const echoed = spawnSync('bash', ['--norc', '--noprofile', '-c', `printf %s ${shellWord(word)}`], { encoding: 'utf8' });
+        expect(echoed.stdout).toBe(word);
+      }),
+      { numRuns: 60 },
+    );
   });
 });

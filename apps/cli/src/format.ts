@@ -45,3 +45,19 @@ export function fields(pairs: Array<[string, string]>): string {
 }
 
 export const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** "512 B", "1.5 KiB", "12 MiB". */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** A word for a command line the user may copy: as it is when the shell leaves it alone, else in single quotes. */
+export const shellWord = (word: string) => (/^[\w.,:/@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);

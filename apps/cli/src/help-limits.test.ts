@@ -1,5 +1,5 @@
 import * as domain from '@gi/domain';
-import { MINTED_TOKEN_TTL_SECONDS } from './commands/invoke.command';
+import { MINTED_TOKEN_TTL_SECONDS } from './invoke/bot-token';
 import { commandHelp, generalHelp } from './help';
 import { ALL_COMMANDS } from './run-cli';
 

@@ -87,7 +87,8 @@ describe('usageLine', () => {
     const deploy = COMMANDS.find((c) => c.path.join(' ') === 'connector deploy');
     expect(deploy && usageLine(deploy)).toBe(
       'gi connector deploy <file> --bot BOT --integration ID --entity E [--pool P] [--timeout SECONDS] [--allowed-host H ...] ' +
-        '[--memory-mib MIB] [--cpu-seconds SECONDS] [--response-body-kib KIB] [--log-kib KIB] [--pending-calls N] [--callback-url URL] [--draft]',
+        '[--memory-mib MIB] [--cpu-seconds SECONDS] [--response-body-kib KIB] [--log-kib KIB] [--pending-calls N] [--callback-url URL] ' +
+        '[--inbound-auth SCHEME] [--inbound-secret NAME] [--inbound-previous-secret NAME] [--inbound-allow-bearer] [--inbound-option NAME=VALUE ...] [--draft]',
     );
   });
 });

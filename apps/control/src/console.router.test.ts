@@ -84,7 +84,7 @@ describe('GET /console', () => {
   let base: string;
 
   beforeAll(async () => {
-    const app = createHttpApp({ logger: createLogger('silent', 'test'), metrics: createMetrics(), ready: async () => true, routes: [consoleRouter(assets)] });
+    const app = createHttpApp({ logger: createLogger('silent', 'test'), metrics: createMetrics(), routes: [consoleRouter(assets)] });
     server = createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();

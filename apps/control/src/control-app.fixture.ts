@@ -10,7 +10,7 @@ const ADMIN_TOKEN = 'control-test-admin-token-0123456789';
  * The admin API in process over in-memory ports; code containing "syntax error" does not compile, and
  * a run (a replay) answers the code it ran, the request body and the secrets' names.
  */
-export function controlApp({ maxBodyBytes = 64 * 1024, secretsKey = randomBytes(32) as Buffer | null } = {}) {
+export function controlApp({ maxBodyBytes = 64 * 1024, secretsKey = randomBytes(32) as Buffer | null, publicBaseUrl = 'https://hooks.example.com/' as string | null } = {}) {
   const world = new SmallServices();
   const deps: ControlDeps = {
     store: world.store,
@@ -31,7 +31,7 @@ export function controlApp({ maxBodyBytes = 64 * 1024, secretsKey = randomBytes(
     settings: {
       adminToken: ADMIN_TOKEN,
       platformSegment: 'Platform',
-      publicBaseUrl: 'https://hooks.example.com/',
+      publicBaseUrl: publicBaseUrl ?? undefined,
       maxBodyBytes,
       bodyTimeouts: { idleMs: 10_000, totalMs: 60_000 },
       maxJsonDepth: 64,

@@ -87,12 +87,88 @@ describe('the admin API (the control router, per resource)', () => {
     const { json } = await c.admin('GET', '/bots/bot-a/webhook');
     const root = 'https://hooks.example.com/api/Platform/bot-a';
     expect(json.pollUrl).toBe(`${root}/GetGenericIntegrationResponse?invocationId={invocationId}`);
+    expect(json.eventUrl).toBe(`${root}/GenericIntegrationEvent?invocationId={invocationId}&name={name}`);
     expect(json.integrations[0].urls).toEqual({
       sync: `${root}/Order/ack/GenericIntegration`,
       async: `${root}/Order/ack/GenericIntegration?asyncResponse=true`,
       fileTransfer: `${root}/Order/ack/GenericIntegrationFileTransfer`,
       poll: `${root}/GetGenericIntegrationResponse?invocationId={invocationId}`,
+      event: `${root}/GenericIntegrationEvent?invocationId={invocationId}&name={name}`,
     });
+  });
+
+  it("deploys an integration's inbound auth with its defaults filled in, shows bearer for one without, and refuses what cannot work", async () => {
+    const c = control();
+    world = c.world;
+    await c.admin('PUT', '/bots/bot-a/entities/Order', {});
+    const deploy = (inboundAuth?: unknown) => c.admin('PUT', '/bots/bot-a/integrations/ack', { entityName: 'Order', code: 'x', ...(inboundAuth !== undefined && { inboundAuth }) });
+    expect((await deploy()).json.inboundAuth).toEqual({ scheme: 'bearer' });
+    expect((await deploy({ scheme: 'stripe', secret: 'STRIPE_SECRET' })).json.inboundAuth).toEqual({ scheme: 'stripe', secret: 'STRIPE_SECRET', toleranceSeconds: 300 });
+    expect((await deploy({ scheme: 'hmac', secret: 'K', header: 'X-Sig' })).json.inboundAuth).toEqual({ scheme: 'hmac', secret: 'K', header: 'X-Sig', algorithm: 'sha256', encoding: 'hex' });
+    expect((await deploy({ scheme: 'api-key', secret: 'K', previousSecret: 'K_OLD', allowBearer: true })).json.inboundAuth).toEqual({
+      scheme: 'api-key',
+      secret: 'K',
+      previousSecret: 'K_OLD',
+      allowBearer: true,
+      header: 'X-API-Key',
+    });
+    expect((await c.admin('GET', '/bots/bot-a/integrations/ack')).json.inboundAuth).toMatchObject({ scheme: 'api-key' });
+    expect((await deploy({ scheme: 'bearer' })).json.inboundAuth).toEqual({ scheme: 'bearer' });
+    const refusals: Array<[unknown, string]> = [
+      [{ scheme: 'github' }, 'inboundAuth.secret'],
+      [{ scheme: 'github', secret: 'lower-case' }, 'inboundAuth.secret: the name of a connector secret'],
+      [{ scheme: 'github', secret: 'A', previousSecret: 'A' }, 'inboundAuth.previousSecret: the previous secret must be another secret'],
+      [{ scheme: 'stripe', secret: 'A', toleranceSeconds: 0 }, 'inboundAuth.toleranceSeconds'],
+      [{ scheme: 'stripe', secret: 'A', toleranceSeconds: 3601 }, 'inboundAuth.toleranceSeconds'],
+      [{ scheme: 'hmac', secret: 'A', header: 'Content-Type' }, 'inboundAuth.header: a header of its own'],
+      [{ scheme: 'hmac', secret: 'A', header: 'X-Sig', algorithm: 'md5' }, 'inboundAuth.algorithm'],
+      [{ scheme: 'hmac', secret: 'A', header: 'X-Sig', toleranceSeconds: 60 }, 'inboundAuth.toleranceSeconds: a tolerance needs a timestampHeader'],
+      [{ scheme: 'github', secret: 'A', header: 'X-Sig' }, 'inboundAuth'],
+      [{ scheme: 'oauth', secret: 'A' }, 'inboundAuth.scheme'],
+    ];
+    for (const [inboundAuth, detail] of refusals) {
+      const refused = await deploy(inboundAuth);
+      expect([refused.status, refused.json.detail]).toEqual([400, expect.stringContaining(detail)]);
+    }
+  });
+
+  it('refuses a scheme that signs the URL without PUBLIC_BASE_URL to rebuild it from, never trusting Host', async () => {
+    const c = control({ publicBaseUrl: null });
+    world = c.world;
+    await c.admin('PUT', '/bots/bot-a/entities/Order', {});
+    for (const scheme of ['twilio', 'hubspot-v3']) {
+      const refused = await c.admin('PUT', '/bots/bot-a/integrations/ack', { entityName: 'Order', code: 'x', inboundAuth: { scheme, secret: 'KEY' } });
+      expect([refused.status, refused.json.detail]).toEqual([400, expect.stringContaining('PUBLIC_BASE_URL')]);
+    }
+    expect((await c.admin('PUT', '/bots/bot-a/integrations/ack', { entityName: 'Order', code: 'x', inboundAuth: { scheme: 'github', secret: 'KEY' } })).status).toBe(200);
+  });
+
+  it('shows per integration its scheme, what to paste into the provider, and whether the secrets holding its key are set', async () => {
+    const c = control();
+    world = c.world;
+    await c.admin('PUT', '/bots/bot-a/entities/Order', {});
+    await c.admin('PUT', '/bots/bot-a/integrations/ack', { entityName: 'Order', code: 'x' });
+    await c.admin('PUT', '/bots/bot-a/integrations/gh', { entityName: 'Order', code: 'x', inboundAuth: { scheme: 'github', secret: 'GH_SECRET', previousSecret: 'GH_OLD' } });
+    await c.admin('PUT', '/bots/bot-a/integrations/gh/secrets/GH_SECRET', { value: 'do-not-show-0123456789' });
+    await c.admin('PUT', '/bots/bot-a/secrets/GH_OLD', { value: 'do-not-show-either-01234' });
+    const reply = await c.admin('GET', '/bots/bot-a/webhook');
+    const [ack, gh] = reply.json.integrations;
+    expect(ack.inboundAuth).toMatchObject({ scheme: 'bearer', secrets: [] });
+    expect(gh.inboundAuth).toEqual({
+      scheme: 'github',
+      provider: 'GitHub',
+      fields: [
+        { label: 'Payload URL', value: 'https://hooks.example.com/api/Platform/bot-a/Order/gh/GenericIntegration' },
+        { label: 'Content type', value: 'application/json' },
+        { label: 'Secret', value: 'the value of connector secret GH_SECRET' },
+      ],
+      secrets: [
+        { name: 'GH_SECRET', set: true },
+        { name: 'GH_OLD', set: true },
+      ],
+      note: expect.stringContaining('Settings > Webhooks'),
+    });
+    expect(reply.body).not.toContain('do-not-show');
   });
 
   it('mints, lists and revokes tokens, and sets their quotas', async () => {

@@ -1,5 +1,6 @@
-import { CONNECTOR_LIMIT_BOUNDS, DEFAULT_CONNECTOR_LIMITS, MAX_TIMEOUT_SECONDS } from '@gi/domain';
-import { integrationBody } from './control.schemas';
+import fc from 'fast-check';
+import { CONNECTOR_LIMIT_BOUNDS, DEFAULT_CONNECTOR_LIMITS, isValidStepName, MAX_TIMEOUT_SECONDS } from '@gi/domain';
+import { integrationBody, stepCursor, stepListQuery } from './control.schemas';
 
 describe('integration settings', () => {
   const base = { entityName: 'Order', code: 'return 1' };
@@ -54,5 +55,37 @@ describe('allowedHosts at deploy', () => {
     ['', 'allowedHosts.0: an empty entry allows nothing'],
   ])('refuses %j with a clear message', (entry, message) => {
     expect(problem([entry])).toBe(message);
+  });
+});
+
+describe('the steps page cursor (nextBefore of GET .../invocations/{id}/steps)', () => {
+  const parse = (before: unknown) => stepListQuery.safeParse({ before });
+  // Names as a step may have them: 1 to 200 characters of any script, no control characters.
+  const stepName = fc
+    .string({ unit: fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }), fc.constantFrom('_', ' ', '1', '%', '&')), minLength: 1, maxLength: 60 })
+    .filter(isValidStepName);
+
+  it('reads back every step it was made from', () => {
+    fc.assert(
+      fc.property(stepName, fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (name, occurrence) => {
+        expect(parse(stepCursor({ name, occurrence })).data?.before).toEqual({ name, occurrence });
+      }),
+    );
+  });
+
+  it('refuses anything else with a 400 message, never throwing', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 300 }), fc.anything()), (before) => {
+        const parsed = parse(before);
+        if (parsed.success) {
+          const position = parsed.data.before;
+          if (position === undefined) return expect(before).toBeUndefined();
+          expect(isValidStepName(position.name) && position.occurrence >= 1).toBe(true);
+          expect(stepCursor(position)).toBe(before);
+        } else {
+          expect(parsed.error.issues[0].path).toEqual(['before']);
+        }
+      }),
+    );
   });
 });

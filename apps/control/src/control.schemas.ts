@@ -8,13 +8,20 @@ import {
   DEFAULT_TIMEOUT_SECONDS,
   INVOCATION_STATUSES,
   isValidName,
+  isValidStepName,
   MAX_CONNECTOR_SOURCES,
   MAX_REPLAY_REQUESTS,
   MAX_TIMEOUT_SECONDS,
   REPLAY_OUTBOUND,
+  SECRET_NAME,
   sourcePathProblem,
+  DEFAULT_API_KEY_HEADER,
+  DEFAULT_TOLERANCE_SECONDS,
+  HMAC_ALGORITHMS,
+  HMAC_ENCODINGS,
+  TOLERANCE_BOUNDS,
 } from '@gi/domain';
-import type { ConnectorLimits, InvocationListPosition } from '@gi/domain';
+import type { ConnectorLimits, InvocationListPosition, JournalEntry } from '@gi/domain';
 import { MAX_TOKEN_TTL_SECONDS } from '@gi/auth';
 
 const name = z.string().refine(isValidName, 'letters, digits, _ . - (1-128, starting with a letter or digit)');
@@ -29,6 +36,45 @@ const callbackUrl = z.string().superRefine((url, ctx) => {
 });
 
 export const entityBody = z.object({ fields: z.array(name).max(200).default([]) }).strict();
+
+const secretName = z.string().regex(SECRET_NAME, 'the name of a connector secret: upper-case letters, digits and _ (like GITHUB_WEBHOOK_SECRET)');
+/** Headers a scheme may not name: they carry the request itself, or the service's own controls. */
+const RESERVED_HEADERS = new Set(['host', 'content-type', 'content-length', 'transfer-encoding', 'connection', 'cookie', 'idempotency-key', 'callback-url', 'prefer']);
+const headerName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, 'an HTTP header name (1-100 token characters)')
+  .refine((header) => !RESERVED_HEADERS.has(header.toLowerCase()), 'a header of its own, not one the request or the service already uses');
+const tolerance = z.number().int().min(TOLERANCE_BOUNDS.min).max(TOLERANCE_BOUNDS.max);
+/** What every scheme but bearer names: the secret holding its key, one accepted during a rotation, and whether a bot token is taken too. */
+const keyed = { secret: secretName, previousSecret: secretName.optional(), allowBearer: z.boolean().optional() };
+
+/**
+ * An integration's inbound auth (docs/inbound.md): `bearer` (the default), or a scheme with the secret
+ * holding its key and its own options, their defaults filled in.
+ */
+export const inboundAuthBody = z
+  .discriminatedUnion('scheme', [
+    z.object({ scheme: z.literal('bearer') }).strict(),
+    z.object({ scheme: z.enum(['github', 'shopify', 'twilio']), ...keyed }).strict(),
+    z.object({ scheme: z.enum(['stripe', 'slack', 'hubspot-v3', 'standard-webhooks']), ...keyed, toleranceSeconds: tolerance.default(DEFAULT_TOLERANCE_SECONDS) }).strict(),
+    z
+      .object({
+        scheme: z.literal('hmac'),
+        ...keyed,
+        header: headerName,
+        algorithm: z.enum(HMAC_ALGORITHMS).default('sha256'),
+        encoding: z.enum(HMAC_ENCODINGS).default('hex'),
+        prefix: z.string().regex(/^[\x21-\x7e]{1,64}$/, '1-64 visible ASCII characters, such as sha256=').optional(),
+        timestampHeader: headerName.optional(),
+        toleranceSeconds: tolerance.optional(),
+        deliveryIdHeader: headerName.optional(),
+      })
+      .strict()
+      .refine((auth) => auth.toleranceSeconds === undefined || auth.timestampHeader !== undefined, { message: 'a tolerance needs a timestampHeader', path: ['toleranceSeconds'] }),
+    z.object({ scheme: z.literal('basic'), ...keyed, deliveryIdHeader: headerName.optional() }).strict(),
+    z.object({ scheme: z.literal('api-key'), ...keyed, header: headerName.default(DEFAULT_API_KEY_HEADER), deliveryIdHeader: headerName.optional() }).strict(),
+  ])
+  .refine((auth) => auth.scheme === 'bearer' || auth.previousSecret !== auth.secret, { message: 'the previous secret must be another secret', path: ['previousSecret'] });
 
 /** One limit: a whole number within its bounds, the default when left out. */
 const limit = (key: keyof ConnectorLimits) =>
@@ -73,6 +119,8 @@ export const integrationBody = z
     allowedHosts: z.array(allowedHost).max(100).default([]),
     limits: limitsBody.prefault({}),
     callbackUrl: callbackUrl.nullable().default(null),
+    // Bearer, the default, is stored as no inbound auth at all.
+    inboundAuth: inboundAuthBody.optional().transform((auth) => (auth?.scheme === 'bearer' ? undefined : auth)),
   })
   .strict();
 
@@ -97,6 +145,31 @@ export const invocationListQuery = z.object({
     .transform((cursor): InvocationListPosition => {
       const [, createdAt, id] = LIST_CURSOR.exec(cursor) ?? [];
       return { createdAt: Number(createdAt), id };
+    })
+    .optional(),
+});
+
+/** A steps page's `nextBefore`: its last step, as `<occurrence>_<name>` (opaque to callers). */
+export const stepCursor = (step: Pick<JournalEntry, 'name' | 'occurrence'>) => `${step.occurrence}_${step.name}`;
+// Occurrences are digits, so the first '_' ends one; a step's name has no control characters (isValidStepName).
+const STEP_CURSOR = /^(\d{1,16})_(.+)$/;
+
+function stepPosition(cursor: string): Pick<JournalEntry, 'name' | 'occurrence'> | null {
+  const [, occurrence, name] = STEP_CURSOR.exec(cursor) ?? [];
+  if (name === undefined || !isValidStepName(name)) return null;
+  const position = { name, occurrence: Number(occurrence) };
+  return Number.isSafeInteger(position.occurrence) && position.occurrence >= 1 ? position : null;
+}
+
+/** GET .../invocations/{id}/steps: a page of the journal, newest first. */
+export const stepListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  before: z
+    .string()
+    .transform((cursor, ctx) => {
+      const position = stepPosition(cursor);
+      if (position === null) ctx.addIssue({ code: 'custom', message: 'the nextBefore value of a previous page' });
+      return position ?? z.NEVER;
     })
     .optional(),
 });

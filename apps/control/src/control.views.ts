@@ -1,15 +1,20 @@
-import { durationMs, outcomeError } from '@gi/domain';
-import type { EffectiveLimits, IntegrationDefinition, IntegrationDraft, Invocation, InvocationSummary, TokenRecord } from '@gi/domain';
+import { durationMs, inboundAuthOf, outcomeError, waitView } from '@gi/domain';
+import type { EffectiveLimits, IntegrationDefinition, IntegrationDraft, Invocation, InvocationSummary, StepSummary, TokenRecord } from '@gi/domain';
 
 /** What the control API shows of stored records: times as ISO text, secrets and code left out where they do not belong. */
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** An integration as deployed, without its code and sources (the listing and the deploy reply). */
-export const deployedView = ({ code: _code, sources: _sources, ...integration }: IntegrationDefinition) => ({ ...integration, deployedAt: iso(integration.deployedAt) });
+export const deployedView = ({ code: _code, sources: _sources, ...integration }: IntegrationDefinition) => ({
+  ...integration,
+  inboundAuth: inboundAuthOf(integration),
+  deployedAt: iso(integration.deployedAt),
+});
 
 /** A draft without its code and sources, with the live version it would replace. */
 export const draftView = ({ code: _code, sources: _sources, ...draft }: IntegrationDraft, liveVersion: number) => ({
   ...draft,
+  inboundAuth: inboundAuthOf(draft),
   draft: true,
   liveVersion,
   draftedAt: iso(draft.draftedAt),
@@ -40,10 +45,31 @@ export function detailView(inv: Invocation) {
     outcome: inv.outcome,
     progress: inv.progress,
     logs: inv.logs.map((l) => ({ ...l, at: iso(l.at) })),
+    inbound: inv.inbound ?? null,
     callback: inv.callback && { ...inv.callback, nextAttemptAt: iso(inv.callback.nextAttemptAt), deliveredAt: iso(inv.callback.deliveredAt) },
     expireAt: iso(inv.expireAt),
+    // Durable runs (docs/connectors.md, Durable jobs): what it waits for while Waiting, its journal's size, its run time so far.
+    waiting: inv.status === 'Waiting' && inv.waiting ? waitView(inv.waiting) : null,
+    steps: inv.steps,
+    // Whole milliseconds: the executor adds up run times measured to a fraction.
+    activeMs: Math.round(inv.activeMs),
   };
 }
+
+/** One entry of a durable run's journal, without its result: only the result's size. */
+export const stepView = (s: StepSummary) => ({
+  name: s.name,
+  occurrence: s.occurrence,
+  kind: s.kind,
+  status: s.status,
+  attempts: s.attempts,
+  startedAt: iso(s.startedAt),
+  finishedAt: iso(s.finishedAt),
+  durationMs: durationMs(s),
+  until: iso(s.until),
+  resultBytes: s.resultBytes,
+  error: s.error,
+});
 
 /** What is enforced; null: no limit. */
 export const effectiveView = ({ rate, maxInFlight }: EffectiveLimits) => ({ ratePerSecond: rate?.perSecond ?? null, burst: rate?.burst ?? null, maxInFlight });

@@ -1,14 +1,21 @@
-import { assertCanSignCallbacks, badRequest } from '@gi/domain';
+import { assertCanSignCallbacks, badRequest, inboundAuthOf, URL_SIGNING_SCHEMES } from '@gi/domain';
 import type { IntegrationSettings } from '@gi/domain';
 import type { ControlDeps } from './control.deps';
 import { firstSourceSyntaxError } from './source-syntax';
 
 /**
  * What a version must satisfy to be deployed, whether new or a rollback to an earlier one: its entity
- * is defined, the bot can sign its callbacks, its code compiles (400 or 409 naming what is missing).
+ * is defined, the bot can sign its callbacks, an inbound scheme that signs the URL has a public base
+ * URL to rebuild it from, its code compiles (400 or 409 naming what is missing).
  */
 export async function assertDeployable(deps: ControlDeps, botId: string, settings: IntegrationSettings): Promise<void> {
   const { store, clock } = deps;
+  const { scheme } = inboundAuthOf(settings);
+  if (URL_SIGNING_SCHEMES.includes(scheme) && !deps.settings.publicBaseUrl) {
+    throw badRequest(
+      `The ${scheme} scheme signs the URL the producer calls, which the service rebuilds from PUBLIC_BASE_URL (never from the Host header); set PUBLIC_BASE_URL to the URL producers reach it at, then deploy again.`,
+    );
+  }
   if (!(await store.catalog.getEntity(botId, settings.entityName))) {
     throw badRequest(`Entity '${settings.entityName}' is not defined for bot '${botId}'; define it first (PUT /admin/bots/${botId}/entities/${settings.entityName}).`);
   }

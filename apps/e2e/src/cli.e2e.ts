@@ -66,6 +66,7 @@ describe('gi command line (built CLI against the embedded service)', () => {
     expect(run.code).toBe(0);
     expect(run.out).toContain(`base URL  ${service.baseUrl}`);
     expect(run.out).toContain(`sync           ${service.baseUrl}/api/Platform/acme/Order/ack/GenericIntegration`);
+    expect(run.out).toContain(`event          ${service.baseUrl}/api/Platform/acme/GenericIntegrationEvent?invocationId={invocationId}&name={name}`);
   });
 
   it('invokes synchronously with a given token and with one it mints itself', async () => {
@@ -168,6 +169,28 @@ describe('gi command line (built CLI against the embedded service)', () => {
     expect(shown.code).toBe(0);
     expect(shown.out).toMatch(/^status\s+Completed$/m);
     expect(shown.out).toContain('"Message": "order 43"');
+  });
+
+  it('sends a job its event through the public event URL with a token it mints: kept before the job waits for it, refused once it ended', async () => {
+    const slow = join(service.dataDir, 'slow.js');
+    writeFileSync(slow, 'await new Promise((resolve) => setTimeout(resolve, 60000));\n');
+    expect((await gi('connector', 'deploy', slow, '--bot', 'acme', '--integration', 'slow', '--entity', 'Order')).code).toBe(0);
+    const minted = (await gi('token', 'create', '--bot', 'acme', '--ttl', '600')).out.trim();
+    const started = await fetch(`${service.baseUrl}/api/Platform/acme/Order/slow/GenericIntegration?asyncResponse=true`, { method: 'POST', headers: { authorization: `Bearer ${minted}` } });
+    const { invocationId } = (await started.json()) as { invocationId: string };
+
+    // Running, and not waiting for it yet: the event is kept for the job's next wait of that name.
+    const kept = await gi('invocations', 'event', '--bot', 'acme', invocationId, '--name', 'approved', '--body', '{"by": "ada"}');
+    expect(kept).toEqual({ code: 0, out: `Event "approved" kept for invocation ${invocationId} of bot acme: it does not wait for it yet, its next wait for "approved" takes it\n`, err: '' });
+    expect(await gi('invocations', 'steps', '--bot', 'acme', invocationId)).toEqual({ code: 0, out: '', err: `No steps: invocation ${invocationId} has journalled none (Context.Step, Context.Sleep, Context.WaitForEvent)\n` });
+    expect((await gi('invocations', 'list', '--bot', 'acme', '--status', 'Waiting')).err).toBe('No invocations for bot acme with status Waiting\n');
+
+    expect((await gi('invocations', 'cancel', '--bot', 'acme', invocationId)).code).toBe(0);
+    const refused = await gi('--json', 'invocations', 'event', '--bot', 'acme', invocationId, '--name', 'approved', '--body', '{}');
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.out)).toMatchObject({ type: 'urn:gi:problem:already-finished', status: 409, invocationId, exitCode: 1 });
+    const unknown = await gi('invocations', 'event', '--bot', 'acme', 'no-such-invocation', '--name', 'approved', '--body', '{}');
+    expect(unknown).toMatchObject({ code: 1, err: expect.stringMatching(/^error: .*no-such-invocation.*\n$/) });
   });
 
   it('fails with one clear line, never showing the admin token', async () => {

@@ -1,8 +1,12 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Api } from './api-client';
 import { artifactPath, holdRequests, launchChromium, pageProblems } from './browser';
 import { MULTIPART, multipartBody } from './multipart';
+import { openApiDrift } from './openapi-replies';
+import { distributedDeployment } from './distributed-env';
 import { ADMIN_TOKEN, startService } from './service-process';
 import type { ServiceProcess } from './service-process';
 
@@ -20,6 +24,11 @@ Context.SetResponseEntity(entity);
 const BROKEN = 'const total = 1;\nconst broken = ;\nContext.Log(total);\n';
 const WAITS = 'await new Promise((resolve) => setTimeout(resolve, 60000));\nContext.SetResponseEntity({ ResponseBody: {} });\n';
 const QUICK = 'Context.SetResponseEntity({ ResponseBody: { ok: true } });\n';
+/** A durable job: three journalled steps, then it waits (suspended) for the event `approved`. */
+const DURABLE = `for (let i = 1; i <= 3; i++) await Context.Step("send", async () => ({ sent: i }));
+const approval = await Context.WaitForEvent("approved", { timeout: "1 hour" });
+Context.SetResponseEntity({ ResponseBody: { approval } });
+`;
 const SECRET_VALUE = 'sk_live_console-0123456789abcdef';
 const PHONE = { width: 375, height: 812 };
 
@@ -148,6 +157,19 @@ describe('web console (headless Chromium)', () => {
     await page.getByText(`curl -X POST '${sync}'`).waitFor();
     await page.getByRole('button', { name: 'Copy curl example for orders' }).click();
     expect(await inPage('navigator.clipboard.readText()')).toContain('-H "Authorization: Bearer $TOKEN"');
+    // The event URL of durable jobs: the bot's, on its card and on each integration's.
+    const event = `${service.baseUrl}/api/Platform/acme/GenericIntegrationEvent?invocationId={invocationId}&name={name}`;
+    expect(await page.getByText(event, { exact: true }).count()).toBe(2);
+    await page.getByRole('button', { name: 'Copy event URL', exact: true }).click();
+    expect(await inPage('navigator.clipboard.readText()')).toBe(event);
+    await page.getByRole('button', { name: 'Copy event curl example' }).click();
+    expect(await inPage('navigator.clipboard.readText()')).toBe(
+      [
+        `curl -X POST "${service.baseUrl}/api/Platform/acme/GenericIntegrationEvent?invocationId=$ID&name=approved" \\`,
+        '  -H "Authorization: Bearer $TOKEN" \\',
+        `  -H 'Content-Type: application/json' -d '{"by": "ada"}'`,
+      ].join('\n'),
+    );
     await screenshot('webhooks');
   });
 
@@ -371,6 +393,112 @@ describe('web console (headless Chromium)', () => {
     expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-id')))).toEqual(firstPage);
   });
 
+  it("shows a durable invocation's wait and its steps a page at a time, the connector's text as text (answers shaped as docs/openapi.yaml says)", async () => {
+    // The control API's answers for a Waiting invocation with 61 steps, made from a real invocation's detail.
+    const real = (await api.admin('GET', '/bots/acme/invocations?integrationId=orders&limit=1')).json.invocations[0].id as string;
+    const base = (await api.admin('GET', `/bots/acme/invocations/${real}`)).json;
+    const id = 'durable-console-1';
+    const at = (ms: number) => new Date(Date.parse(base.createdAt) + ms).toISOString();
+    const until = new Date(Date.now() + 3600_000).toISOString();
+    const detail = { ...base, id, status: 'Waiting', finishedAt: null, durationMs: null, error: null, outcome: null, attempt: 2, waiting: { for: 'event', name: 'approved', until }, steps: 61, activeMs: 4200 };
+    const hostile = '<img src=x onerror="document.title=\'owned\'">';
+    const sent = (n: number) => ({
+      name: 'send', occurrence: n, kind: 'step', status: n === 7 ? 'failed' : 'done', attempts: n === 7 ? 3 : 1, startedAt: at(n * 1000), finishedAt: at(n * 1000 + 250),
+      durationMs: 250, until: null, resultBytes: n === 7 ? 0 : 1536, error: n === 7 ? { name: 'Error', message: `provider said ${hostile}` } : null,
+    });
+    const wait = { name: 'approved', occurrence: 1, kind: 'event', status: 'waiting', attempts: 0, startedAt: at(61_000), finishedAt: null, durationMs: null, until, resultBytes: 0, error: null };
+    const journal = [wait, ...Array.from({ length: 60 }, (_, i) => sent(60 - i))];
+    const pages: Record<string, unknown> = { '': { steps: journal.slice(0, 50), nextBefore: '11_send' }, '11_send': { steps: journal.slice(50), nextBefore: null } };
+    const detailPath = `/admin/bots/acme/invocations/${id}`;
+    // The stand-in answers are checked against the description, as every answer of the service is.
+    const json = new Headers({ 'content-type': 'application/json' });
+    expect(await openApiDrift('GET', `${service.baseUrl}${detailPath}`, { status: 200, headers: json, json: detail })).toBeNull();
+    for (const page of Object.values(pages)) expect(await openApiDrift('GET', `${service.baseUrl}${detailPath}/steps`, { status: 200, headers: json, json: page })).toBeNull();
+    const stepReads: string[] = [];
+    const stubbed = (url: URL) => url.pathname === detailPath || url.pathname === `${detailPath}/steps`;
+    await page.route(
+      stubbed,
+      (route) => {
+        const url = new URL(route.request().url());
+        if (url.pathname === detailPath) return route.fulfill({ json: detail });
+        stepReads.push(url.search);
+        return route.fulfill({ json: pages[url.searchParams.get('before') ?? ''] });
+      },
+    );
+
+    await tab('Invocations').click();
+    await page.getByLabel('Invocation id', { exact: true }).fill(id);
+    await page.getByRole('button', { name: 'Find' }).click();
+    const pane = page.locator('.detail-pane');
+    await pane.locator('.badge', { hasText: 'Waiting' }).first().waitFor();
+    await pane.getByText('Waiting for the event approved until').waitFor();
+    await pane.getByText('4.20 s run by its attempts that suspended').waitFor();
+    await pane.getByRole('heading', { name: 'Steps (61)' }).waitFor();
+    const rows = pane.locator('table.steps tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-step')))).toEqual(journal.slice(0, 50).map((s) => `${s.name}#${s.occurrence}`));
+    expect(await rows.first().locator('td').allInnerTexts()).toEqual(['approved #1', 'event', 'waiting', '—', expect.any(String), '—', '—', expect.stringMatching(/^until /)]);
+    expect(await rows.nth(1).locator('td').allInnerTexts()).toEqual(['send #60', 'step', 'done', '1', expect.any(String), '250 ms', '1.5 KiB', '']);
+    await screenshot('invocation-waiting');
+
+    await pane.getByRole('button', { name: 'Older steps →' }).click();
+    await pane.getByText('Page 2').waitFor();
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-step')))).toEqual(journal.slice(50).map((s) => `${s.name}#${s.occurrence}`));
+    // The connector's error is text: shown as written, never markup.
+    await pane.locator('tr[data-step="send#7"]').getByText(`Error: provider said ${hostile}`).waitFor();
+    expect(await pane.locator('table.steps img').count()).toBe(0);
+    expect(await page.title()).not.toBe('owned');
+    expect(await pane.getByRole('button', { name: 'Older steps →' }).isDisabled()).toBe(true);
+    await pane.getByRole('button', { name: '← Newer steps' }).click();
+    await pane.getByText('Page 1').waitFor();
+    expect(await rows.count()).toBe(50);
+    expect(stepReads.slice(0, 3)).toEqual(['?limit=50', '?limit=50&before=11_send', '?limit=50']);
+
+    // The list's filter offers the status.
+    const filtered = page.waitForRequest((request) => new URL(request.url()).searchParams.get('status') === 'Waiting');
+    await page.getByLabel('Status', { exact: true }).selectOption('Waiting');
+    await filtered;
+    await page.getByText('None match the filters.').waitFor();
+    await page.getByLabel('Status', { exact: true }).selectOption('');
+    await page.unroute(stubbed);
+  });
+
+  it('shows a real durable run waiting for its event, which the webhook screen\'s curl line resumes (needs Context.Step and WaitForEvent in the sandbox)', async () => {
+    const durableToken = await api.setUp('acme', 'Order', 'durable', DURABLE);
+    const started = await api.postJson(api.webhookUrl('acme', 'Order', 'durable', 'asyncResponse=true'), durableToken, {});
+    expect(started.status).toBe(202);
+    const id = started.json.invocationId as string;
+    // Waits for the state, never for a time: the run journals its steps and suspends.
+    for (let read = await api.admin('GET', `/bots/acme/invocations/${id}`); read.json.status !== 'Waiting'; read = await api.admin('GET', `/bots/acme/invocations/${id}`)) {
+      expect(read.json.status).toMatch(/^(Queued|Running)$/);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await tab('Invocations').click();
+    await page.getByLabel('Invocation id', { exact: true }).fill(id);
+    await page.getByRole('button', { name: 'Find' }).click();
+    const pane = page.locator('.detail-pane');
+    await pane.getByText('Waiting for the event approved until').waitFor();
+    await pane.getByRole('heading', { name: 'Steps (4)' }).waitFor();
+    expect(await pane.locator('table.steps tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-step')))).toEqual(['approved#1', 'send#3', 'send#2', 'send#1']);
+    await screenshot('invocation-waiting-real');
+
+    // The curl line of the webhook screen, run as a user would paste it, resumes the run.
+    await tab('Webhooks').click();
+    await page.getByRole('button', { name: 'Copy event curl example' }).click();
+    const curl = String(await inPage('navigator.clipboard.readText()'));
+    const resumed = await new Promise<string>((resolve, reject) =>
+      execFile('bash', ['-c', curl], { env: { PATH: process.env.PATH, TOKEN: durableToken, ID: id }, timeout: 10_000 }, (error, out) => (error ? reject(error) : resolve(out))),
+    );
+    expect(JSON.parse(resumed)).toEqual({ invocationId: id, name: 'approved', status: 'resumed' });
+    await tab('Invocations').click();
+    await page.getByLabel('Invocation id', { exact: true }).fill(id);
+    await page.getByRole('button', { name: 'Find' }).click();
+    await pane.locator('.badge', { hasText: 'Completed' }).first().waitFor();
+    await pane.locator('tr[data-step="approved#1"]').getByText('done').waitFor();
+    expect(await pane.getByText('Waiting for the event').count()).toBe(0);
+    expect((await api.admin('GET', `/bots/acme/invocations/${id}`)).json.outcome.responseBody).toEqual({ approval: { by: 'ada' } });
+  });
+
   it('sets the bot\'s quotas and a token\'s quotas', async () => {
     await tab('Settings').click();
     await page.getByLabel('Calls per second of bot acme').fill('25');
@@ -492,6 +620,38 @@ describe('web console (headless Chromium)', () => {
     await integration.getByRole('button', { name: `Save as version ${after.version + 1}` }).click();
     await integration.getByRole('alert').getByText('limits.memoryMiB', { exact: false }).waitFor();
     expect((await api.admin('GET', '/bots/acme/integrations/orders')).json.version).toBe(after.version);
+  });
+
+  it("sets an integration's inbound auth to a provider's signature; the Webhooks view says what to paste into the provider", async () => {
+    const before = (await api.admin('GET', '/bots/acme/integrations/orders')).json;
+    // A fresh form: the test before left a refused value in this one.
+    await page.goto(`${service.baseUrl}/console#/bots/acme/settings/orders`);
+    await page.reload();
+    const integration = page.locator('.card', { hasText: 'Integration settings' });
+    await integration.getByRole('button', { name: `Save as version ${before.version + 1}` }).waitFor();
+    await integration.getByLabel('Inbound authentication').selectOption('github');
+    await integration.getByLabel('Secret holding the key').fill('GITHUB_WEBHOOK_SECRET');
+    await integration.getByRole('button', { name: `Save as version ${before.version + 1}` }).click();
+    await page.getByText(`Deployed orders version ${before.version + 1} with the new settings`).waitFor();
+    const signed = (await api.admin('GET', '/bots/acme/integrations/orders')).json;
+    expect(signed).toMatchObject({ version: before.version + 1, code: before.code, limits: before.limits, inboundAuth: { scheme: 'github', secret: 'GITHUB_WEBHOOK_SECRET' } });
+
+    await tab('Webhooks').click();
+    const setup = page.locator('.inbound-setup[data-scheme="github"]');
+    await setup.getByText('Paste into GitHub:').waitFor();
+    await setup.getByText('the value of connector secret GITHUB_WEBHOOK_SECRET').waitFor();
+    await setup.getByText('(not set: set it in Settings)').waitFor();
+    await setup.getByRole('button', { name: 'Copy Payload URL for orders' }).click();
+    expect(await inPage('navigator.clipboard.readText()')).toBe(`${service.baseUrl}/api/Platform/acme/Order/orders/GenericIntegration`);
+    await screenshot('webhooks-github');
+
+    // Back to a bot token, from the same form: the tests after this one call the connector with one.
+    await page.goto(`${service.baseUrl}/console#/bots/acme/settings/orders`);
+    await integration.getByRole('button', { name: `Save as version ${signed.version + 1}` }).waitFor();
+    await integration.getByLabel('Inbound authentication').selectOption('bearer');
+    await integration.getByRole('button', { name: `Save as version ${signed.version + 1}` }).click();
+    await page.getByText(`Deployed orders version ${signed.version + 1} with the new settings`).waitFor();
+    expect((await api.admin('GET', '/bots/acme/integrations/orders')).json.inboundAuth).toEqual({ scheme: 'bearer' });
   });
 
   it('fits a phone-sized screen (375 px) and a 1280 px one: no view sticks out sideways', async () => {
@@ -677,18 +837,21 @@ describe('web console (headless Chromium)', () => {
   });
 });
 
-describe('web console without SECRETS_KEY (headless Chromium)', () => {
+// The distributed control service: the embedded one generates a SECRETS_KEY when none is set.
+describe('web console of a distributed deployment without SECRETS_KEY (headless Chromium)', () => {
+  const deployment = distributedDeployment('console-no-key');
   let service: ServiceProcess;
   let browser: Browser;
 
   beforeAll(async () => {
-    service = await startService();
+    service = await deployment.start('control');
     await new Api(service.baseUrl).setUp('plain', 'Order', 'orders', QUICK);
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
     await service?.dispose();
+    rmSync(deployment.dataDir, { recursive: true, force: true });
   });
 
   it('says plainly that the service cannot store secrets, and stores none', async () => {

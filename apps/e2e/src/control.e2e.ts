@@ -59,12 +59,14 @@ describe('control API and operations endpoints', () => {
   it('shows the webhook URLs from the public base URL', async () => {
     const reply = await api.admin('GET', '/bots/acme/webhook');
     expect(reply.headers.get('cache-control')).toBe('no-store');
-    expect(reply.json).toMatchObject({ baseUrl: 'https://hooks.example.com', botId: 'acme' });
+    const event = 'https://hooks.example.com/api/Platform/acme/GenericIntegrationEvent?invocationId={invocationId}&name={name}';
+    expect(reply.json).toMatchObject({ baseUrl: 'https://hooks.example.com', botId: 'acme', eventUrl: event });
     expect(reply.json.integrations[0].urls).toEqual({
       sync: 'https://hooks.example.com/api/Platform/acme/Order/ack/GenericIntegration',
       async: 'https://hooks.example.com/api/Platform/acme/Order/ack/GenericIntegration?asyncResponse=true',
       fileTransfer: 'https://hooks.example.com/api/Platform/acme/Order/ack/GenericIntegrationFileTransfer',
       poll: 'https://hooks.example.com/api/Platform/acme/GetGenericIntegrationResponse?invocationId={invocationId}',
+      event,
     });
   });
 
@@ -132,7 +134,8 @@ describe('control API and operations endpoints', () => {
 
   it('serves health, readiness and Prometheus metrics', async () => {
     expect((await send(`${service.baseUrl}/healthz`)).json).toEqual({ status: 'ok' });
-    expect((await send(`${service.baseUrl}/readyz`)).json).toEqual({ status: 'ready' });
+    // The embedded service covers the store, its writes and the disk of DATA_DIR.
+    expect((await send(`${service.baseUrl}/readyz`)).json).toEqual({ status: 'ready', checks: { store: 'ok', storeWrites: 'ok', disk: 'ok' } });
     const metrics = await send(`${service.baseUrl}/metrics`);
     expect(metrics.text).toContain('gi_http_request_duration_seconds_bucket');
     expect(metrics.text).toContain('gi_invocation_outcomes_total');

@@ -235,9 +235,9 @@ if (unavailable) {
       expect(other).toEqual([]);
       expect(accepted.length).toBeGreaterThan(0);
       // The scenario happened: the gateway lost the broker (and, on SQLite, its store still at hand, stored
-      // calls it could not publish: the sweeps did). Cut from a MongoDB store too, calls wait for it first.
+      // calls it could not publish: it published them again once healed). Cut from a MongoDB store too, calls wait for it first.
       expect(gateway.output.join('\n')).toContain('lost the message broker connection');
-      if (!mongoUrl) expect(gateway.output.join('\n')).toContain('publish failed; left for the sweeper');
+      if (!mongoUrl) expect(gateway.output.join('\n')).toContain('publish failed; the job is published again once the broker is back');
       expect(pending).toEqual([]);
       expect(finals.every((f) => f.status === 'Completed')).toBe(true);
       expect(twice).toEqual([]);

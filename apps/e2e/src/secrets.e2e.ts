@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api, type Reply } from './api-client';
 import { CallbackReceiver, type Delivery } from './callback-receiver';
+import { TEST_AMQP_URL } from '@gi/testing';
 import { startService, type ServiceProcess } from './service-process';
 
 /** The value under test: long and unlike anything else the service writes. */
@@ -122,8 +123,9 @@ describe('callback signing secrets under SECRETS_KEY', () => {
     const receiver = await CallbackReceiver.start();
     const env = { CALLBACK_TRUSTED_ADDRESSES: '127.0.0.1', CALLBACK_RETRY_SECONDS: '1' };
     try {
-      // Before SECRETS_KEY: the signing secret is stored in clear, as it always was.
-      const before = await startService({ dataDir, env });
+      // Before SECRETS_KEY: the signing secret is stored in clear, as it always was. The distributed
+      // control service on the same store, as the embedded one generates a SECRETS_KEY when none is set.
+      const before = await startService({ command: 'control', dataDir, env: { ...env, AMQP_URL: TEST_AMQP_URL, BUS_PREFIX: `gi-signing-${process.pid}` } });
       const api = new Api(before.baseUrl);
       const token = await api.setUp('acme', 'Order', 'ack', 'Context.SetResponseEntity({ ResponseBody: { ok: true } });');
       const secret = (await api.admin('POST', '/bots/acme/callback-secret')).json.secret as string;

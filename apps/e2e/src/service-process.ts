@@ -54,12 +54,15 @@ export async function killLeftoverServices(): Promise<void> {
 /** Starts a built service (`gi <command>`) as a child process on a free port and waits until it listens. */
 export async function startService(options: StartOptions = {}): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gi-e2e-'));
+  // The user's configuration directory, where an embedded service keeps the SECRETS_KEY it generates:
+  // one per data directory (a restart on the same store finds its key), beside it, never in the real home.
+  const configDir = `${dataDir.replace(/\/+$/, '')}.config`;
   const host = options.host ?? '127.0.0.1';
   const [file, ...prefix] = [...(options.wrap ?? []), process.execPath];
   const child = spawn(file, [...prefix, CLI, options.command ?? 'up', ...(options.args ?? [])], {
     cwd: ROOT,
     // One embedded process unless a test asks for more (`gi up` would take every core of the machine).
-    env: { PATH: process.env.PATH, PORT: '0', HOST: host, DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: 'info', EMBEDDED_PROCESSES: '1', ...options.env },
+    env: { PATH: process.env.PATH, PORT: '0', HOST: host, DATA_DIR: dataDir, XDG_CONFIG_HOME: configDir, ADMIN_TOKEN, LOG_LEVEL: 'info', EMBEDDED_PROCESSES: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
@@ -108,6 +111,7 @@ export async function startService(options: StartOptions = {}): Promise<ServiceP
     async dispose() {
       await stop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) rmSync(configDir, { recursive: true, force: true });
     },
   };
 }

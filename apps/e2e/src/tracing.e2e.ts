@@ -172,6 +172,29 @@ describe('tracing (OpenTelemetry, exported over OTLP/HTTP to a local receiver)',
       expect(one(spans, (s) => s.name === 'connector run', 'run span').parentSpanId).toBe(consume.spanId);
     });
 
+    it('shows each journalled step of a durable run as a child span of the run', async () => {
+      const api = new Api(service.baseUrl);
+      const steps = `const e = Context.GetRequestEntity();
+        const a = await Context.Step('fetch order', () => 1);
+        await Context.Step('fetch order', () => 2);
+        try { await Context.Step('charge', () => { throw new Context.NonRetryableError('declined'); }); } catch {}
+        e.ResponseBody = { a }; Context.SetResponseEntity(e);`;
+      expect((await api.admin('PUT', '/bots/acme/integrations/steps', { entityName: 'Order', code: steps })).status).toBe(200);
+      const caller = callerTrace();
+      expect((await api.postJson(api.webhookUrl('acme', 'Order', 'steps'), token, {}, { traceparent: caller.traceparent })).status).toBe(200);
+      const spans = await receiver.awaitTrace(caller.traceId, [(s) => s.name === 'connector run', (s) => s.name === 'step charge']);
+      const run = one(spans, (s) => s.name === 'connector run', 'run span');
+      const stepSpans = spans.filter((s) => s.name.startsWith('step '));
+      // In any order: spans are exported as they end.
+      const seen = stepSpans.map((s) => [s.name, s.attributes['gi.step.occurrence'], s.attributes['gi.step.status']]);
+      expect(seen.sort((x, y) => String(x).localeCompare(String(y)))).toEqual([
+        ['step charge', 1, 'failed'],
+        ['step fetch order', 1, 'done'],
+        ['step fetch order', 2, 'done'],
+      ]);
+      for (const step of stepSpans) expect(step.parentSpanId).toBe(run.spanId);
+    });
+
     it('starts a trace for a call without traceparent, and records nothing of a call its caller sampled out', async () => {
       const api = new Api(service.baseUrl);
       const fresh = await api.postJson(api.webhookUrl('acme', 'Order', 'ack'), token, { orderId: 4 });

@@ -6,7 +6,12 @@ import type { ExecutorDeps } from './run-invocation';
 import { RunningInvocations } from './running-invocations';
 
 export interface Executor {
-  stop(): Promise<void>;
+  /**
+   * Stops taking jobs and lets the runs in hand finish for at most `drainDeadlineMs` (none: as long as
+   * they take); then hands back those still going (stopped, their leases released, their jobs requeued),
+   * and resolves once every handler has settled.
+   */
+  stop(drainDeadlineMs?: number): Promise<void>;
 }
 
 /**
@@ -42,9 +47,27 @@ export async function startExecutor(settings: Omit<ExecutorDeps, 'versions'>, po
   const subscriptions: Subscription[] = [];
   for (const pool of pools) subscriptions.push(await deps.bus.consume(pool, concurrency, handle));
   return {
-    async stop() {
-      await Promise.all(subscriptions.map((s) => s.close()));
+    async stop(drainDeadlineMs = Number.POSITIVE_INFINITY) {
+      const drained = Promise.all(subscriptions.map((s) => s.close()));
+      if (!(await settlesWithin(drained, drainDeadlineMs))) {
+        const runs = running.handBackAll();
+        deps.logger.warn({ runs, drainDeadlineSeconds: drainDeadlineMs / 1000 }, 'drain deadline passed; handing back the runs still going');
+        await drained;
+      }
       await cancellations.close();
     },
   };
+}
+
+/** True when `work` settles within `ms` (an infinite `ms`: whenever it does). */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  if (!Number.isFinite(ms)) return work.then(() => true, () => true);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = work.then(() => true as const, () => true as const);
+  try {
+    return await Promise.race([settled, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -12,3 +12,4 @@ export type { FileSweepResult } from './sweep-files';
 export { QUARANTINED, quarantineInHand } from './invocation-in-hand';
 export { EXPIRY_SWEEP_INTERVAL_MS, startSweeper } from './sweeper';
 export type { SweeperDeps, SweeperSettings } from './sweeper';
+export type { DurableSettings } from './durable-run';

@@ -127,4 +127,48 @@ describe('LiveLogWriter', () => {
     await log.close();
     expect(writes).toHaveLength(1);
   });
+
+  it('at flush (a run that suspends), writes what is left and the lines given as one last batch, after the write under way', async () => {
+    const { writes, append } = scriptedStore();
+    const log = writer(append);
+    log.offer([line('a')]);
+    log.offer([line('b')]);
+    let flushed: boolean | null = null;
+    const flushing = log.flush([line('c')]).then((ok) => (flushed = ok));
+    await settle();
+    expect(writes.map((w) => messages(w.batch))).toEqual([['a']]);
+    writes[0].answer(true);
+    await settle();
+    expect(writes.map((w) => [w.batch.seq, messages(w.batch)])).toEqual([
+      [0, ['a']],
+      [1, ['b', 'c']],
+    ]);
+    expect(flushed).toBeNull();
+    writes[1].answer(true);
+    await flushing;
+    expect(flushed).toBe(true);
+  });
+
+  it('at flush, says the lines could not all be stored when the lease is gone or the last write fails', async () => {
+    const gone = scriptedStore();
+    const lost = writer(gone.append);
+    const lostFlush = lost.flush([line('a')]);
+    await settle();
+    gone.writes[0].answer(false);
+    expect(await lostFlush).toBe(false);
+
+    const failing = scriptedStore();
+    const failed = writer(failing.append);
+    const failedFlush = failed.flush([line('a')]);
+    await settle();
+    failing.writes[0].fail(new Error('store down'));
+    expect(await failedFlush).toBe(false);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('at flush with nothing to write, writes nothing', async () => {
+    const { writes, append } = scriptedStore();
+    expect(await writer(append).flush([])).toBe(true);
+    expect(writes).toHaveLength(0);
+  });
 });

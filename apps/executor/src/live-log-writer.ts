@@ -59,6 +59,18 @@ export class LiveLogWriter {
     return unwritten;
   }
 
+  /**
+   * Stops writing, then writes what is left with `lines` after it as one last batch: for a run that
+   * suspends, whose lines must be stored before it gives up its lease. False when they could not all be
+   * (the lease gone, or the write failed).
+   */
+  async flush(lines: LogLine[]): Promise<boolean> {
+    const rest = [...(await this.close()), ...lines];
+    if (rest.length === 0 || this.leaseLost) return !this.leaseLost;
+    await this.write({ attempt: this.options.attempt, seq: this.nextSeq++, lines: rest });
+    return this.failed === null && !this.leaseLost;
+  }
+
   private schedule(): void {
     if (this.writing || this.timer || this.closed || this.leaseLost) return;
     if (this.waiting.length === 0 && !this.failed) return;

@@ -3,16 +3,19 @@ import { completionEvent } from '@gi/contracts';
 import type { JobBus, JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
 import { SecretUnreadable } from '@gi/auth';
 import type { SecretVault } from '@gi/auth';
-import type { Cancellation, ClaimedInvocation, Clock, Completion, ConnectorRuntime, FileEntity, FileStore, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store, WebhookEntity } from '@gi/domain';
+import type { Cancellation, ClaimedInvocation, Clock, Completion, ConnectorRuntime, FileEntity, FileStore, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store, WaitReason, WebhookEntity } from '@gi/domain';
 import { traceContextOf } from '@gi/observability';
 import { connectorFileReader } from '@gi/use-cases';
 import type { Logger, Metrics } from '@gi/observability';
 import { announceRecorded, finishedFacts, giveUp, replyDirectly } from './announce-outcome';
+import { durableRunOf } from './durable-run';
+import type { DurableSettings, JournalFailure } from './durable-run';
 import { handling } from './invocation-in-hand';
 import { LiveLogWriter } from './live-log-writer';
 import { RunLog } from './run-log';
 import { inRunSpan, noteOutcome } from './run-span';
 import { RunningInvocations } from './running-invocations';
+import { suspendRun } from './suspend-run';
 import type { IntegrationVersions } from './integration-versions';
 
 export interface ExecutorDeps {
@@ -26,8 +29,13 @@ export interface ExecutorDeps {
   ownerId: string;
   /** Lease length; renewed every third of it while the run goes on. */
   leaseMs: number;
-  /** Runs started for one invocation before it is given up as Failed (each interrupted by a crash). */
+  /**
+   * Runs started for one invocation without progress before it is given up as Failed (each interrupted
+   * by a crash); a durable run that journals a step or suspends makes progress, and counts again from there.
+   */
   maxAttempts: number;
+  /** How durable runs (steps, sleeps, event waits) behave. */
+  durable: DurableSettings;
   /** Where uploaded files are kept, for `Context.ReadFile`; without it connectors cannot read files. */
   files?: FileStore;
   /** Told when an invocation with a callback finished, so it is delivered at once. */
@@ -69,7 +77,7 @@ export async function runInvocation(
       // Unknown or expired: nothing to do. Leased by another executor: it finishes it, or the sweeper requeues it.
       return 'ack';
     }
-    return await handling(ref, invocation.attempt, () => inRunSpan(invocation, () => runClaimed(deps, ref, invocation, run, delivery)));
+    return await handling(ref, invocation.attempt - invocation.progressAttempt, () => inRunSpan(invocation, () => runClaimed(deps, ref, invocation, run, running, delivery)));
   } finally {
     running.done(ref, run);
   }
@@ -79,10 +87,17 @@ export async function runInvocation(
 const leaseRenewals = new Deadlines<() => void>((heartbeat) => heartbeat());
 
 /** Runs a claimed invocation's connector, records the outcome and announces it. */
-async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: ClaimedInvocation, run: Cancellation, delivery?: JobDelivery): Promise<JobDecision> {
+async function runClaimed(
+  deps: ExecutorDeps,
+  ref: InvocationRef,
+  invocation: ClaimedInvocation,
+  run: Cancellation,
+  running: RunningInvocations,
+  delivery?: JobDelivery,
+): Promise<JobDecision> {
   const { store, clock, ownerId, leaseMs } = deps;
   const log = new RunLog(deps.logger, invocation);
-  if (invocation.attempt > deps.maxAttempts) {
+  if (invocation.attempt - invocation.progressAttempt > deps.maxAttempts) {
     const detail = `The job was started ${deps.maxAttempts} times and never finished (its executor stopped each time); it is not retried again.`;
     try {
       await giveUp(deps, ref, detail, delivery);
@@ -94,10 +109,14 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Cl
     }
   }
   const integration = await deps.versions.get(ref.botId, invocation.integrationId, invocation.integrationVersion);
-  let outcome: Outcome;
+  let outcome: Outcome | undefined;
   let logs: LogLine[] = [];
-  let leaseLost: 'taken' | 'expired' | undefined;
-  const loseLease = (why: 'taken' | 'expired') => {
+  let suspended: { wait: WaitReason; activeMs: number } | undefined;
+  let journalled = invocation.steps;
+  // Why the run was stopped unrecorded: its lease was lost (taken over, or expired unrenewed), or its
+  // journal could not be written (then another executor may hold it too, or the store failed).
+  let leaseLost: 'taken' | 'expired' | JournalFailure | undefined;
+  const loseLease = (why: NonNullable<typeof leaseLost>) => {
     if (run.requested) return;
     leaseLost = why;
     run.request();
@@ -122,14 +141,13 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Cl
   };
   // Made for the first lines the run hands over while it goes on: a run that ends sooner writes none.
   const live: { log?: LiveLogWriter } = {};
-  const onLogs = (lines: LogLine[]) => {
-    live.log ??= new LiveLogWriter({
+  const newLiveLog = () =>
+    new LiveLogWriter({
       attempt: invocation.attempt,
       append: (batch) => store.invocations.appendLogs(ref, ownerId, batch),
       onError: (err) => log.warn({ err }, 'log lines of the running invocation not written yet; they are tried again'),
     });
-    live.log.offer(lines);
-  };
+  const onLogs = (lines: LogLine[]) => (live.log ??= newLiveLog()).offer(lines);
   const { metrics } = deps;
   const { pool } = invocation;
   metrics.jobsInFlight.inc({ pool });
@@ -145,14 +163,22 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Cl
       outcome = { status: 'Failed', error: secrets.error };
     } else {
       const timeoutMs = integration.timeoutSeconds * 1000;
+      // The wall-time limit counts the time the run was active: the attempts that suspended, and this one.
+      const leftMs = timeoutMs - invocation.activeMs;
+      const journal = await durableRunOf(deps, invocation, deps.durable, (why, err) => {
+        if (why === 'store-failed') log.warn({ err }, 'the journal could not be written; the run stops unrecorded and is tried again');
+        loseLease(why);
+      });
       deps.beforeRun?.(invocation);
       const result = await deps.runtime.run({
         cacheKey: `${ref.botId}/${integration.integrationId}@${integration.version}`,
         code: integration.code,
         entityJson: invocation.entityJson,
         rawBody: invocation.rawBody,
+        inbound: invocation.inbound ?? null,
         secrets: secrets.values,
-        timeoutMs,
+        timeoutMs: Math.max(0, leftMs),
+        durable: journal.durable,
         limits: runLimitsOf(integration.limits),
         allowedHosts: integration.allowedHosts,
         onProgress: (progress) => void store.invocations.setProgress(ref, ownerId, progress).catch(() => undefined),
@@ -161,22 +187,36 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Cl
         cancel: run,
         trace: traceContextOf(),
       });
-      outcome = outcomeOf(result, timeoutMs);
       logs = result.logs;
+      journalled = journal.steps();
+      if (result.kind !== 'suspended') outcome = outcomeOf(result, timeoutMs);
+      else if (result.wait.until <= invocation.createdAt + deps.durable.maxLifetimeMs) suspended = { wait: result.wait, activeMs: invocation.activeMs + result.durationMs };
+      else outcome = lifetimeExceeded(result.wait, deps.durable.maxLifetimeMs);
     }
   } finally {
     leaseRenewals.delete(renewal);
     metrics.jobsInFlight.dec({ pool });
-    // What was not written while the run went on is recorded with its outcome, after what was.
-    if (live.log) logs = [...(await live.log.close()), ...logs];
+    // What was not written while the run went on is recorded with its outcome, after what was (a
+    // suspended run stores it now, before it gives up its lease).
+    if (live.log && !suspended) logs = [...(await live.log.close()), ...logs];
   }
+  if (suspended && !leaseLost) {
+    metrics.jobDuration.observe({ pool, status: 'Waiting' }, (performance.now() - started) / 1000);
+    const writer = (live.log ??= newLiveLog());
+    if (!(await writer.flush(logs))) log.warn('log lines of the suspending run could not all be stored');
+    return suspendRun(deps, invocation, suspended.wait, suspended.activeMs, log, delivery);
+  }
+  // A suspension asked for after the lease was lost (or the journal failed) is a stop like any other.
+  outcome ??= { status: 'Cancelled', error: { code: 'cancelled', title: 'Run stopped', detail: 'The run was stopped.' } };
   metrics.jobDuration.observe({ pool, status: outcome.status }, (performance.now() - started) / 1000);
   noteOutcome(outcome);
   if (outcome.status === 'Cancelled') {
     // Nothing to record: the store holds the cancellation (whoever cancelled announced it), or another
     // executor holds the lease.
     if (leaseLost === 'expired') log.warn('run stopped: its lease ran out while the store could not be reached to renew it');
+    else if (leaseLost === 'store-failed') log.warn('run stopped: its journal could not be written; it runs again once its lease ends');
     else if (leaseLost) log.warn('run stopped: its lease was lost (the invocation was cancelled or taken over)');
+    else if (running.isHandedBack(run)) return handBack(deps, ref, log);
     else {
       log.info('run stopped: the invocation was cancelled');
       // The canceller's event reaches the processes watching the invocation, not a sync caller's gateway.
@@ -188,9 +228,33 @@ async function runClaimed(deps: ExecutorDeps, ref: InvocationRef, invocation: Cl
   const { bot, integration: integrationLabel } = metrics.integrationLabels.of(ref.botId, invocation.integrationId);
   metrics.integrationOutcomes.inc({ bot, integration: integrationLabel, status: outcome.status });
 
+  if (journalled > 0) metrics.stepsPerInvocation.observe(journalled);
   const decision = await finish(deps, invocation, outcome, logs, log, delivery);
   if (invocation.callback) deps.callbacks?.kick();
   return decision;
+}
+
+/** The failure of a run that asked to wait past its invocation's lifetime. */
+function lifetimeExceeded(wait: WaitReason, maxLifetimeMs: number): Outcome {
+  const days = Math.round(maxLifetimeMs / 86_400_000);
+  const detail = `The run asked to wait (${wait.kind} '${wait.name.slice(0, 100)}') until ${new Date(wait.until).toISOString()}, past the invocation's lifetime limit of ${days} day(s) from its acceptance (INVOCATION_MAX_LIFETIME_DAYS).`;
+  return { status: 'Failed', error: { code: 'connector_failed', title: 'Lifetime exceeded', detail } };
+}
+
+/**
+ * A run stopped because its executor stops and its drain deadline passed: nothing is recorded, the lease
+ * is released (the invocation is Queued again at once) and the job goes back to the queue, so another
+ * executor takes it now, as a new attempt. Released only once the run has stopped: two runs of it never
+ * overlap. A store out of reach leaves the lease to lapse; the sweepers requeue it then.
+ */
+async function handBack(deps: ExecutorDeps, ref: InvocationRef, log: RunLog): Promise<JobDecision> {
+  try {
+    const released = await deps.store.invocations.releaseLease(ref, deps.ownerId);
+    log.warn({ released }, 'run handed back: the executor is stopping and its drain deadline passed');
+  } catch (err) {
+    log.warn({ err }, 'run handed back, but its lease could not be released; it runs again once the lease lapses');
+  }
+  return 'requeue';
 }
 
 /** RequestFiles of a file transfer's entity; other calls carry no files, and their entity is not parsed here. */

@@ -3,6 +3,7 @@ import type { Clock, FileStore, Store } from '@gi/domain';
 import type { Logger, Metrics } from '@gi/observability';
 import { recoverInvocations } from './recover-invocations';
 import { sweepFiles } from './sweep-files';
+import { WAKE_INTERVAL_MS, wakeWaiting } from './wake-waiting';
 
 export interface SweeperDeps {
   store: Store;
@@ -44,8 +45,9 @@ export const EXPIRY_SWEEP_INTERVAL_MS = 10 * 60_000;
 /**
  * The sweeper, the leader-less reconciliation of the store against the bus (docs/architecture.md,
  * "Distributed recovery"): it hands invocations left behind by a dead gateway or executor back to the
- * executors (conditional updates give each one to a single sweeper per round), sends callbacks left
- * due, and less often deletes expired invocations and the files of invocations that are gone. Used by
+ * executors (conditional updates give each one to a single sweeper per round), wakes the durable runs
+ * whose wait is over (every second, in every process that runs executors), sends callbacks left due,
+ * and less often deletes expired invocations and the files of invocations that are gone. Used by
  * the embedded process and by every executor; resolves once the start-up recovery is done, with the
  * function that stops it.
  */
@@ -56,6 +58,23 @@ export async function startSweeper(deps: SweeperDeps, settings: SweeperSettings)
     if (recovered.republished > 0) logger.info(recovered, 'recovered unfinished invocations');
   }
   deps.callbacks.kick();
+
+  // Waits that ended while nothing ran (every process stopped) end now, then every second.
+  let waking = false;
+  const wake = async () => {
+    if (waking) return;
+    waking = true;
+    try {
+      const woken = await wakeWaiting({ store, bus, clock });
+      if (woken > 0) logger.debug({ woken }, 'woke waiting invocations');
+    } catch (err) {
+      logger.warn({ err }, 'waking waiting invocations failed; the next round retries');
+    } finally {
+      waking = false;
+    }
+  };
+  await wake();
+  const wakes = setInterval(() => void wake(), WAKE_INTERVAL_MS).unref();
 
   let sweeping = false;
   const round = async () => {
@@ -68,6 +87,7 @@ export async function startSweeper(deps: SweeperDeps, settings: SweeperSettings)
         if (result.requeued + result.republished > 0) logger.info(result, 'sweep recovered invocations');
       }
       deps.callbacks.kick();
+      metrics.waitingInvocations.set(await store.invocations.countWaiting(clock.now()));
       for (const pool of settings.pools) {
         const depth = await bus.queueDepth(pool);
         if (depth !== null) metrics.queueDepth.set({ pool }, depth);
@@ -83,6 +103,7 @@ export async function startSweeper(deps: SweeperDeps, settings: SweeperSettings)
     sweepExpired(deps, settings.fileGraceMs).catch((err) => logger.warn({ err }, 'expiry sweep failed; next round will retry'));
   }, settings.expiryIntervalMs).unref();
   return () => {
+    clearInterval(wakes);
     clearInterval(rounds);
     clearInterval(expiry);
   };

@@ -21,7 +21,7 @@ import { withoutByteOrderMark } from '@gi/http';
 import type { GatewayDeps } from './gateway.deps';
 import type { BodyReader, WebhookCall } from './handle-webhook-call';
 import type { ReceivedRequest } from './receive-files';
-import { requestFingerprint } from './request-fingerprint';
+import { deliveryKey, requestFingerprint } from './request-fingerprint';
 
 /** A call found valid, its body read: the invocation to store, and the Idempotency-Key record to store with it. */
 export interface AcceptedCall {
@@ -55,7 +55,7 @@ export async function acceptCall(deps: GatewayDeps, call: WebhookCall, readBody:
     ? parseResponseContentType(requested)
     : defaultResponseContentType(settings.platformVersion, mode);
 
-  const integration = await store.catalog.resolveIntegration(call.botId, call.integrationId);
+  const integration = call.integration !== undefined ? call.integration : await store.catalog.resolveIntegration(call.botId, call.integrationId);
   if (!integration || integration.entityName !== call.entityName) {
     throw notFound(`No integration '${call.integrationId}' is defined on entity '${call.entityName}' of bot '${call.botId}'.`);
   }
@@ -70,10 +70,12 @@ export async function acceptCall(deps: GatewayDeps, call: WebhookCall, readBody:
   // unguessable (docs/decisions.md).
   const id = timeOrderedUuid();
   const read = await readBody(id);
+  // A signed body was checked by its reader, on its bytes as received, before anything parsed it.
+  const inbound = call.inbound ? call.inbound.verified : null;
   const { bodyJson, files, rawBody, fingerprinted } = bodyOf(read, call.contentType, settings.maxJsonDepth);
   const now = clock.now();
   const entityJson = requestEntityJson(
-    { RequestParams: requestParams, RequestHeaders: formatRequestHeaders(call.rawHeaders), ResponseBody: null, ...(files ? { RequestFiles: files } : {}) },
+    { RequestParams: requestParams, RequestHeaders: formatRequestHeaders(call.rawHeaders, call.credentialHeaders), ResponseBody: null, ...(files ? { RequestFiles: files } : {}) },
     bodyJson,
   );
   const invocation: NewInvocation = {
@@ -89,15 +91,19 @@ export async function acceptCall(deps: GatewayDeps, call: WebhookCall, readBody:
     responseContentType,
     entityJson,
     rawBody: rawBodyWithin(entityJson, rawBody),
+    inbound,
     createdAt: now,
     expireAt: now + settings.invocationTtlMs,
     callbackUrl,
   };
-  const record: IdempotencyRecord | null = call.idempotencyKey
+  // The caller's own Idempotency-Key, else the producer's delivery id: a redelivery gets the first answer.
+  const delivery = call.idempotencyKey === null && inbound?.deliveryId ? deliveryKey(integration.integrationId, { scheme: inbound.scheme, deliveryId: inbound.deliveryId }) : null;
+  const key = call.idempotencyKey ?? delivery?.key ?? null;
+  const record: IdempotencyRecord | null = key
     ? {
         botId: call.botId,
-        key: call.idempotencyKey,
-        fingerprint: requestFingerprint({ ...call, body: fingerprinted }),
+        key,
+        fingerprint: delivery ? delivery.fingerprint : requestFingerprint({ ...call, body: fingerprinted }),
         invocationId: id,
         createdAt: now,
         // A key never outlives its invocation: a live key always leads to a stored outcome.

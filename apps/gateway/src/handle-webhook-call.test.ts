@@ -1,3 +1,4 @@
+import { DEFAULT_JOURNAL_LIMITS } from '@gi/domain';
 import { completionEvent } from '@gi/contracts';
 import type { JobMessage } from '@gi/contracts';
 import { SmallServices } from '@gi/testing';
@@ -33,6 +34,7 @@ async function gateway(settings: Partial<GatewayDeps['settings']> = {}, runs?: (
       maxJsonDepth: 64,
       invocationTtlMs: 3600_000,
       idempotencyKeyTtlMs: 3600_000,
+      journalLimits: DEFAULT_JOURNAL_LIMITS,
       ...settings,
     },
   };

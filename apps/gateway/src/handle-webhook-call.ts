@@ -1,8 +1,9 @@
 import { isTerminal, pollLocation } from '@gi/domain';
-import type { Endpoint, InvocationState } from '@gi/domain';
+import type { Endpoint, IntegrationTarget, InvocationState } from '@gi/domain';
 import { awaitFinished } from '@gi/use-cases';
 import { acceptCall } from './accept-call';
 import type { GatewayDeps } from './gateway.deps';
+import type { InboundCheck } from './inbound-access';
 import { persistInvocation } from './persist-invocation';
 import type { Preferences } from './prefer';
 import { publishJob } from './publish-job';
@@ -17,8 +18,14 @@ export type BodyReader = (invocationId: string) => Promise<string | ReceivedRequ
 /** A webhook call as the router read it from the request line and headers. */
 export interface WebhookCall {
   botId: string;
-  /** The token the call came with. */
-  tokenId: string;
+  /** The token the call came with; null when its integration's inbound scheme verified it. */
+  tokenId: string | null;
+  /** The integration the path names, if the access check resolved it already (null: the bot has none of that id). */
+  integration?: IntegrationTarget | null;
+  /** The inbound scheme's check of the call (its body's, once read); null for a call made with a token. */
+  inbound?: InboundCheck | null;
+  /** Headers carrying the inbound scheme's credential: left out of RequestHeaders like Authorization. */
+  credentialHeaders?: ReadonlySet<string>;
   entityName: string;
   integrationId: string;
   endpoint: Endpoint;

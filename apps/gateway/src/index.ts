@@ -8,3 +8,4 @@ export type { StorageLimits } from './storage-guard';
 export { QuotaGate, QUOTA_CACHE_MS } from './quota-gate';
 export type { QuotaGateDeps, QuotaName, QuotaScope } from './quota-gate';
 export { GatewayPresence, PRESENCE_INTERVAL_MS, PRESENCE_TTL_MS } from './gateway-presence';
+export { UnpublishedJobs } from './unpublished-jobs';

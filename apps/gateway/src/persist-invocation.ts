@@ -1,5 +1,6 @@
 import { GiError, idempotencyKeyReused, notFound, unavailable } from '@gi/domain';
 import type { IdempotencyRecord, Invocation, InvocationMode, NewInvocation } from '@gi/domain';
+import { LogThrottle } from '@gi/observability';
 import type { AcceptedCall } from './accept-call';
 import type { GatewayDeps } from './gateway.deps';
 
@@ -7,6 +8,13 @@ import type { GatewayDeps } from './gateway.deps';
 export type StoredCall =
   | { kind: 'new'; invocation: NewInvocation; mode: InvocationMode }
   | { kind: 'repeat'; invocation: Invocation; mode: InvocationMode };
+
+/**
+ * A store that refuses writes refuses every call: its error is logged once per window with the count of
+ * refusals the previous window held back (`suppressed`), not once per call.
+ */
+export const STORE_FAILURE_LOG_WINDOW_MS = 10_000;
+const storeFailures = new LogThrottle(STORE_FAILURE_LOG_WINDOW_MS);
 
 /**
  * Step 3 of a webhook call: stores the invocation, before anything is published, so once this resolves
@@ -28,7 +36,8 @@ export async function persistInvocation(deps: GatewayDeps, accepted: AcceptedCal
     await discardFiles();
     // An invocation over the size every store keeps (413); anything else means the store could not take it now.
     if (error instanceof GiError && error.code === 'payload_too_large') throw error;
-    deps.logger.error({ err: error }, 'store write failed');
+    const admitted = storeFailures.admit('store write');
+    if (admitted.write) deps.logger.error({ err: error, suppressed: admitted.suppressed }, 'store write failed');
     throw unavailable('The request could not be stored; nothing was accepted. Try again.');
   }
   if (record && holder) {

@@ -33,6 +33,8 @@ export interface Admission {
 }
 
 const NOTHING_TO_COUNT: Admission = { stored: () => undefined, release: () => undefined };
+/** The tally key of calls without a token (inbound schemes); token ids are never empty. */
+const NO_TOKEN = '';
 
 /** Calls admitted by this gateway, in total and per token. */
 class Tally {
@@ -112,8 +114,12 @@ export class QuotaGate {
     this.prunedAt = deps.clock.now();
   }
 
-  /** Lets a call of `tokenId` (of `botId`) through, or throws 429 with Retry-After (503 when the store cannot tell). */
-  async admit(botId: string, tokenId: string): Promise<Admission> {
+  /**
+   * Lets a call of `tokenId` (of `botId`) through, or throws 429 with Retry-After (503 when the store
+   * cannot tell). A call its integration's inbound scheme verified has no token (null): the bot's quotas
+   * alone apply to it.
+   */
+  async admit(botId: string, tokenId: string | null): Promise<Admission> {
     try {
       return await this.check(botId, tokenId);
     } catch (error) {
@@ -122,12 +128,14 @@ export class QuotaGate {
     }
   }
 
-  private async check(botId: string, tokenId: string): Promise<Admission> {
+  private async check(botId: string, tokenOrNone: string | null): Promise<Admission> {
     const now = this.deps.clock.now();
     this.pruneNow(now);
     const quotas = await this.quotasOf(botId, now);
     const bot = botLimits(quotas.bot, this.deps.defaults);
-    const token = tokenLimits(quotas.tokens[tokenId]);
+    const token = tokenLimits(tokenOrNone === null ? undefined : quotas.tokens[tokenOrNone]);
+    // The calls without a token are counted together under a key no token id has.
+    const tokenId = tokenOrNone ?? NO_TOKEN;
     const peers = Math.max(1, this.deps.peers());
 
     const spent: string[] = [];

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mediaTypeOf } from '@gi/domain';
-import type { Endpoint, FileEntity } from '@gi/domain';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, mediaTypeOf } from '@gi/domain';
+import type { Endpoint, FileEntity, VerifiedInbound } from '@gi/domain';
 
 /** What makes two webhook requests "the same request" for an Idempotency-Key. */
 export interface FingerprintedRequest {
@@ -34,4 +34,17 @@ export function requestFingerprint(request: FingerprintedRequest): string {
         });
   const path = [request.botId, request.entityName, request.integrationId, request.endpoint].map(encodeURIComponent).join('/');
   return sha256(JSON.stringify(['POST', path, request.rawQuery, mediaTypeOf(request.contentType), sha256(body)]));
+}
+
+/**
+ * The Idempotency-Key of a delivery the integration's inbound scheme verified: `delivery:<integration>:<id>`
+ * (a producer such as Stripe sends one event to every endpoint subscribed to it, so keys are per
+ * integration), its SHA-256 when that is longer than a key may be. Its fingerprint is the integration
+ * and the scheme alone: the producer's id names the delivery, and a retry may differ in its body
+ * (HubSpot counts `attemptNumber` up) as in its signature headers.
+ */
+export function deliveryKey(integrationId: string, inbound: VerifiedInbound & { deliveryId: string }): { key: string; fingerprint: string } {
+  const plain = `delivery:${integrationId}:${inbound.deliveryId}`;
+  const key = plain.length <= MAX_IDEMPOTENCY_KEY_LENGTH ? plain : `delivery:sha256:${sha256(plain)}`;
+  return { key, fingerprint: sha256(JSON.stringify(['delivery', integrationId, inbound.scheme])) };
 }

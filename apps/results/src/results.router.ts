@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { finalReply, GiError, isTerminal, notFound, pendingReply, supportsAsync, webhookApiRoot } from '@gi/domain';
-import type { InvocationState } from '@gi/domain';
+import { finalReply, GiError, isTerminal, notFound, pendingReply, POLL_STEPS, supportsAsync, webhookApiRoot } from '@gi/domain';
+import type { InvocationState, StepSummary } from '@gi/domain';
 import { botAccess, noteInvocation, Routes } from '@gi/http';
 import { awaitFinished, cancelInvocation } from '@gi/use-cases';
 import { parseInvocationId, parsePollQuery } from './poll-query';
@@ -43,7 +43,8 @@ export function resultsRouter(deps: ResultsDeps): Routes {
     }
     if (isTerminal(invocation.status)) return finalAnswer(ctx, invocation, query.responseContentType);
     ctx.set('Retry-After', String(await runTimes.retryAfter(invocation)));
-    pendingAnswer(ctx, invocation);
+    const steps = invocation.steps > 0 ? await store.journal.list(ref, { limit: POLL_STEPS }) : [];
+    pendingAnswer(ctx, invocation, steps);
   });
 
   routes.delete(path, bot, async (ctx: Context) => {
@@ -62,10 +63,10 @@ export function resultsRouter(deps: ResultsDeps): Routes {
   return routes;
 }
 
-/** 202 with where the run stands; its ETag changes with the status, the attempt and the progress. */
-function pendingAnswer(ctx: Context, invocation: InvocationState): void {
-  const body = pendingReply(invocation);
-  answer(ctx, 202, etagOf(invocation.id, [body.status, body.attempt, body.progress ?? null]), () => (ctx.body = body));
+/** 202 with where the run stands; its ETag changes with the status, the attempt, the progress, the wait and the steps. */
+function pendingAnswer(ctx: Context, invocation: InvocationState, steps: StepSummary[]): void {
+  const body = pendingReply(invocation, steps);
+  answer(ctx, 202, etagOf(invocation.id, [body.status, body.attempt, body.progress ?? null, body.waiting ?? null, body.latestSteps ?? null]), () => (ctx.body = body));
 }
 
 /** The outcome, exactly as the sync call answered it; it never changes once there. */

@@ -1,3 +1,4 @@
+import type { Invocation } from '@gi/domain';
 import { retryAfterSeconds, RunTimes } from './run-times';
 
 describe('retryAfterSeconds', () => {
@@ -15,7 +16,7 @@ describe('retryAfterSeconds', () => {
 });
 
 describe('RunTimes', () => {
-  const running = (startedAt: number) => ({ botId: 'acme', integrationId: 'ack', status: 'Running' as const, startedAt });
+  const running = (startedAt: number) => ({ botId: 'acme', integrationId: 'ack', status: 'Running' as Invocation['status'], startedAt, waiting: null as Invocation['waiting'] });
 
   function setUp(durations: number[] | Error) {
     const now = { value: 100_000 };
@@ -36,6 +37,15 @@ describe('RunTimes', () => {
     expect(await runTimes.retryAfter(running(now.value - 4000))).toBe(8);
     expect(await runTimes.retryAfter({ ...running(now.value - 4000), status: 'Queued' })).toBe(12);
     expect(reads).toEqual(['acme/ack/20']);
+  });
+
+  it('asks a durable run suspended in a wait to poll again when the wait ends, within the bounds, without reading run times', async () => {
+    const { runTimes, reads, now } = setUp([12_000]);
+    const waiting = (untilIn: number) => ({ ...running(now.value), status: 'Waiting' as const, waiting: { kind: 'sleep' as const, name: 'pause', until: now.value + untilIn } });
+    expect(await runTimes.retryAfter(waiting(7_500))).toBe(8);
+    expect(await runTimes.retryAfter(waiting(3_600_000))).toBe(30);
+    expect(await runTimes.retryAfter(waiting(-5_000))).toBe(1);
+    expect(reads).toEqual([]);
   });
 
   it('asks the store again only once the refresh time has passed, and per integration', async () => {

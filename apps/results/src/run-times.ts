@@ -49,9 +49,15 @@ export class RunTimes {
     this.cache = new LruMap(this.options.maxIntegrations);
   }
 
-  /** The Retry-After, in seconds, of a poll reply for an unfinished invocation. */
-  async retryAfter(invocation: Pick<Invocation, 'botId' | 'integrationId' | 'status' | 'startedAt'>): Promise<number> {
+  /**
+   * The Retry-After, in seconds, of a poll reply for an unfinished invocation. A durable run suspended in
+   * a wait is polled again when the wait ends (within the same bounds): an event may end it sooner.
+   */
+  async retryAfter(invocation: Pick<Invocation, 'botId' | 'integrationId' | 'status' | 'startedAt' | 'waiting'>): Promise<number> {
     const now = this.clock.now();
+    if (invocation.status === 'Waiting' && invocation.waiting) {
+      return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(MIN_RETRY_AFTER_SECONDS, Math.ceil((invocation.waiting.until - now) / 1000)));
+    }
     const elapsed = invocation.status === 'Running' && invocation.startedAt !== null ? now - invocation.startedAt : 0;
     return retryAfterSeconds(await this.durations(invocation.botId, invocation.integrationId, now), elapsed);
   }

@@ -6,11 +6,11 @@ import type { ServiceConfig } from '@gi/config';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
 import type { ControlDeps } from '@gi/control';
 import { CompletionWaiter, parseSecretKey } from '@gi/domain';
-import type { ConnectorRuntime, QuotaDefaults, WebhookEntity } from '@gi/domain';
+import type { ConnectorRuntime, JournalLimits, QuotaDefaults, WebhookEntity } from '@gi/domain';
 import { HttpCallbackSender } from '@gi/egress';
 import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
-import type { ExecutorDeps, SweeperSettings } from '@gi/executor';
-import { QuotaGate, StorageGuard } from '@gi/gateway';
+import type { DurableSettings, ExecutorDeps, SweeperSettings } from '@gi/executor';
+import { QuotaGate, StorageGuard, UnpublishedJobs } from '@gi/gateway';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { GatewayDeps, UploadLimits } from '@gi/gateway';
 import type { ResultsDeps } from '@gi/results';
@@ -143,7 +143,14 @@ export function uploadLimits(config: ServiceConfig): UploadLimits {
   };
 }
 
-export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService, waiter: CompletionWaiter<CompletionEvent>, quotas: QuotaGate): GatewayDeps {
+export function gatewayDeps(
+  base: ServiceBase,
+  bus: JobBus,
+  tokens: TokenService,
+  waiter: CompletionWaiter<CompletionEvent>,
+  quotas: QuotaGate,
+  unpublished?: UnpublishedJobs,
+): GatewayDeps {
   const { config } = base;
   return {
     store: base.store,
@@ -159,6 +166,8 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
       storage: new StorageGuard(base.files, { botQuotaBytes: config.BOT_STORAGE_QUOTA, freeReserveBytes: config.STORAGE_FREE_RESERVE }),
     },
     quotas,
+    unpublished,
+    secrets: secretVault(base),
     afterPersist: config.FAULT_INJECTION === 'gateway-exit-after-persist' ? () => process.kill(process.pid, 'SIGKILL') : undefined,
     settings: {
       platformSegment: config.PLATFORM_SEGMENT,
@@ -169,6 +178,8 @@ export function gatewayDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
       maxJsonDepth: config.MAX_JSON_DEPTH,
       invocationTtlMs: config.INVOCATION_TTL_HOURS * 3600_000,
       idempotencyKeyTtlMs: config.IDEMPOTENCY_KEY_TTL_SECONDS * 1000,
+      journalLimits: journalLimits(config),
+      publicBaseUrl: config.PUBLIC_BASE_URL,
     },
   };
 }
@@ -225,10 +236,29 @@ export function executorDeps(
     secrets: secretVault(base),
     leaseMs: config.LEASE_SECONDS * 1000,
     maxAttempts: config.MAX_ATTEMPTS,
+    durable: durableSettings(config),
     ...parts,
     ...executorFaults(config),
   };
 }
+
+/** How durable runs behave (the settings of docs/operations.md, *Durable jobs*). */
+export function durableSettings(config: ServiceConfig): DurableSettings {
+  return {
+    suspendAfterMs: config.SUSPEND_AFTER_SECONDS * 1000,
+    maxLifetimeMs: config.INVOCATION_MAX_LIFETIME_DAYS * 86_400_000,
+    invocationTtlMs: config.INVOCATION_TTL_HOURS * 3_600_000,
+    limits: journalLimits(config),
+  };
+}
+
+/** The limits of one invocation's journal, for the executors that write it and the gateways that send it events. */
+export const journalLimits = (config: ServiceConfig): JournalLimits => ({
+  maxSteps: config.JOURNAL_MAX_STEPS,
+  maxResultBytes: config.STEP_RESULT_MAX_SIZE,
+  maxJournalBytes: config.JOURNAL_MAX_SIZE,
+  maxKeptEvents: config.JOURNAL_MAX_KEPT_EVENTS,
+});
 
 /**
  * The sender of callbacks of a process that runs executors. Its deliveries are claimed for twice the time
@@ -297,11 +327,20 @@ function executorFaults(config: ServiceConfig): Pick<ExecutorDeps, 'beforeRun'> 
   };
 }
 
+/**
+ * The jobs a gateway on RabbitMQ could not publish, published again as soon as its connection is back
+ * (jobs kept longer than REPUBLISH_AFTER_SECONDS are left to the sweepers, which would publish them then).
+ */
+export function unpublishedJobs(base: ServiceBase, bus: AmqpJobBus): UnpublishedJobs {
+  const unpublished = new UnpublishedJobs({ bus, clock: base.clock, logger: base.logger, maxAgeMs: base.config.REPUBLISH_AFTER_SECONDS * 1000 });
+  bus.onReconnected(() => void unpublished.republish());
+  return unpublished;
+}
+
 /** What the gateway and results services share: the store, the bus, tokens and a completion waiter. */
 export async function openPublicApi(base: ServiceProcessBase, name: 'gateway' | 'results') {
   const bus = await openAmqpBus(base, name);
   const tokens = openTokenService(base);
   const waiter = await completionWaiter(bus);
-  const ready = async () => (await base.store.ping()) && (await bus.ping());
-  return { bus, tokens, waiter, ready };
+  return { bus, tokens, waiter };
 }

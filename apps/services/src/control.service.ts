@@ -3,10 +3,11 @@ import { consoleRouter, controlRouter, loadConsoleAssets } from '@gi/control';
 import type { ConsoleAssets } from '@gi/control';
 import type { ConnectorRuntime } from '@gi/domain';
 import type { JobBus } from '@gi/contracts';
-import { createHttpApp } from '@gi/http';
+import { createHttpApp, readinessOf } from '@gi/http';
 import type { Routes } from '@gi/http';
 import { controlDeps, openAmqpBus, openConnectorRuntime, openTokenService, sealStoredSecrets } from './build-deps';
 import { openServiceBase } from './open-store';
+import { storeAnswers } from './readiness-checks';
 import type { ServiceBase } from './open-store';
 import { listen, stopListening } from './serve-http';
 
@@ -24,7 +25,9 @@ export async function runControl(): Promise<void> {
   const app = createHttpApp({
     logger,
     metrics,
-    ready: async () => (await store.ping()) && (await bus.ping()),
+    // The store alone: the admin API and the console work without the broker, whose only use here is
+    // to hint cancellations (docs/decisions.md, Readiness of the control service).
+    ready: readinessOf({ store: storeAnswers(store) }),
     routes: controlServiceRoutes({ base, tokens: openTokenService(base), runtime, bus, adminToken: config.ADMIN_TOKEN, consoleAssets: loadConsoleAssets() }),
     accessLog: config.ACCESS_LOG,
   });

@@ -5,6 +5,7 @@ import { loadOrCreateSecret, mongoUrlOf, parseServiceConfig, processEnvironment,
 import type { ServiceConfig } from '@gi/config';
 import { systemClock } from '@gi/domain';
 import { createLogger, lendMetricsToPrimary } from '@gi/observability';
+import type { Logger } from '@gi/observability';
 import type { JobBus } from '@gi/contracts';
 import { takeOverFrom } from '@gi/executor';
 import { createSqliteStore } from '@gi/store-sqlite';
@@ -14,6 +15,7 @@ import type { MetricsChannel } from './cluster-metrics';
 import { isRelayNotice, relayNotices } from './completion-relay';
 import type { EmbeddedRole } from './embedded.service';
 import { processShare } from './embedded-shares';
+import { withEmbeddedSecretsKey } from './open-store';
 import type { ServiceProcessBase } from './open-store';
 
 /** Tells a forked process its place: its index, and whether it recovers what a previous run left. */
@@ -85,7 +87,7 @@ export async function runEmbeddedCluster(processes: number): Promise<void> {
   const config = parseServiceConfig(processEnvironment());
   const logger = createLogger(config.LOG_LEVEL, 'generic-integration');
   logger.info({ version: RELEASE_VERSION, processes }, 'starting');
-  await prepareOnce(config);
+  await prepareOnce(config, logger);
 
   const share = processShare(config, processes);
   // Connections are handed to the processes in turn: left to the kernel, a few processes take most.
@@ -183,12 +185,13 @@ function stopWorker(worker: Worker): Promise<void> {
 
 /**
  * What must be made once before the processes start: the SQLite schema (migrations are transactional,
- * but one migrating run keeps the others from waiting on its lock), and the generated admin token and
- * token-signing secret (files created exclusively: two processes would race, one failing).
+ * but one migrating run keeps the others from waiting on its lock), and the generated admin token,
+ * token-signing secret and SECRETS_KEY (made here once and said once; the processes read them).
  */
-async function prepareOnce(config: ServiceConfig): Promise<void> {
+async function prepareOnce(config: ServiceConfig, logger: Logger): Promise<void> {
   if (!config.ADMIN_TOKEN) announceGenerated(config.DATA_DIR, 'admin-token', 'admin token');
   if (!config.TOKEN_SECRET) loadOrCreateSecret(config.DATA_DIR, 'token-secret');
+  withEmbeddedSecretsKey(config, logger);
   if (!mongoUrlOf(config)) await createSqliteStore(sqlitePathOf(config), systemClock).close();
 }
 

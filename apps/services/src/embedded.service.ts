@@ -10,7 +10,7 @@ import type { CompletionWaiter, ConnectorRuntime } from '@gi/domain';
 import { startExecutor, startSweeper } from '@gi/executor';
 import { GatewayPresence } from '@gi/gateway';
 import type { QuotaGate } from '@gi/gateway';
-import { createHttpApp } from '@gi/http';
+import { createHttpApp, readinessOf } from '@gi/http';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { Routes } from '@gi/http';
 import { callbackDispatcher, completionWaiter, executorDeps, openConnectorRuntime, openReplayRuntime, openTokenService, quarantineOnCrash, quotaGate, sealStoredSecrets, sweeperSettings } from './build-deps';
@@ -22,6 +22,7 @@ import { embeddedWorkerRole, joinCluster, runEmbeddedCluster } from './embedded-
 import { embeddedProcessCount } from './embedded-shares';
 import { gatewayServiceRoutes } from './gateway.service';
 import { openServiceBase } from './open-store';
+import { writerChecks } from './readiness-checks';
 import type { ServiceBase } from './open-store';
 import { listen, stopListening } from './serve-http';
 
@@ -47,7 +48,7 @@ export async function runEmbedded(options: { processes?: number } = {}): Promise
 /** One process of the embedded deployment: it accepts calls and runs them itself. */
 async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   const sole = role.kind === 'sole';
-  const base = await openServiceBase('generic-integration', { claimsWhatItCreates: true });
+  const base = await openServiceBase('generic-integration', { embedded: true });
   const { config, logger, store, clock, metrics } = base;
   // Several processes: the primary created the file and said so, once.
   const adminToken = config.ADMIN_TOKEN ?? (sole ? announceGenerated(config.DATA_DIR, 'admin-token', 'admin token') : loadOrCreateSecret(config.DATA_DIR, 'admin-token').value);
@@ -74,7 +75,7 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   metrics.sources.queueDepth = () => bus.depthByPool();
   const quotas = quotaGate(base, presence ? () => presence.peers() : () => 1);
   const routes = embeddedRoutes({ base, bus, tokens, waiter, runtime: replayRuntime, adminToken, consoleAssets: loadConsoleAssets(), quotas });
-  const app = createHttpApp({ logger, metrics, ready: () => store.ping(), routes, accessLog: config.ACCESS_LOG });
+  const app = createHttpApp({ logger, metrics, ready: readinessOf(writerChecks(base)), routes, accessLog: config.ACCESS_LOG });
   const banner = { dataDir: config.DATA_DIR, sandbox: runtime.isolation, console: '/console' };
   const server = sole ? await listen(app, base, banner) : await listen(app, base, { ...banner, process: role.index, ownerId }, 'process listening');
   if (!sole) joinCluster(base, { bus, ownerId, server, fields: banner });
@@ -84,11 +85,12 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   base.lifecycle.onShutdown([
     stopSweeper,
     async () => presence?.stop(),
-    // No new connections; running jobs finish (answering their sync callers); then every other wait
-    // ends with what the store holds (202 for polls, 504 + invocationId for sync calls still queued).
+    // No new connections; running jobs finish (answering their sync callers) until the drain deadline,
+    // then those still going are handed back (Queued again: the next start runs them); then every other
+    // wait ends with what the store holds (202 for polls, 504 + invocationId for sync calls still queued).
     async () => {
       const stopped = stopListening(server);
-      await executor.stop();
+      await executor.stop(config.DRAIN_DEADLINE_SECONDS * 1000);
       waiter.releaseAll();
       await stopped;
     },

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { startExecutor, startSweeper } from '@gi/executor';
-import { createHttpApp } from '@gi/http';
+import { createHttpApp, readinessOf } from '@gi/http';
 import { callbackDispatcher, executorDeps, openAmqpBus, openConnectorRuntime, quarantineOnCrash, sweeperSettings } from './build-deps';
 import { openServiceBase } from './open-store';
+import { brokerAnswers, writerChecks } from './readiness-checks';
 import { listen, stopListening } from './serve-http';
 
 /**
@@ -21,12 +22,13 @@ export async function runExecutor(pools: string[]): Promise<void> {
   quarantineOnCrash(base);
   const stopSweeper = await startSweeper({ store, bus, clock: base.clock, logger, metrics, files: base.files, callbacks }, sweeperSettings(config, { recoverAllAtStart: false, recoverInRounds: true }, pools));
 
-  const app = createHttpApp({ logger, metrics, ready: async () => (await store.ping()) && (await bus.ping()), routes: [], accessLog: config.ACCESS_LOG });
+  const app = createHttpApp({ logger, metrics, ready: readinessOf({ ...writerChecks(base), broker: brokerAnswers(bus) }), routes: [], accessLog: config.ACCESS_LOG });
   const server = await listen(app, base, { service: 'executor', pools, ownerId, sandbox: runtime.isolation });
   base.lifecycle.onShutdown([
     stopSweeper,
-    // Stop consuming and finish running jobs; unacknowledged ones go back to the queue.
-    () => executor.stop(),
+    // Stop consuming and let running jobs finish until the drain deadline; then hand back the rest
+    // (stopped, leases released, jobs requeued). Unacknowledged ones go back to the queue.
+    () => executor.stop(config.DRAIN_DEADLINE_SECONDS * 1000),
     () => callbacks.stop(),
     () => bus.close(),
     () => stopListening(server),

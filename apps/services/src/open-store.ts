@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mongoUrlOf, parseServiceConfig, processEnvironment, RELEASE_VERSION, sqlitePathOf } from '@gi/config';
+import { embeddedSecretsKey, mongoUrlOf, parseServiceConfig, processEnvironment, RELEASE_VERSION, sqlitePathOf } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import { systemClock } from '@gi/domain';
 import type { Clock, FileStore, Store } from '@gi/domain';
@@ -29,12 +29,15 @@ export interface ServiceProcessBase extends ServiceBase {
 
 /**
  * The first step of every service: reads the configuration, then opens the store and the file store.
- * `claimsWhatItCreates`: the process runs the invocations it accepts (embedded), so a SQLite store
- * keeps what it created for the claim that follows.
+ * `embedded`: the process runs the invocations it accepts, so a SQLite store keeps what it created for
+ * the claim that follows; and without SECRETS_KEY it uses (first generates) the key in the user's
+ * configuration directory, saying where in its log. The distributed services never generate one.
  */
-export async function openServiceBase(name: string, { claimsWhatItCreates = false } = {}): Promise<ServiceProcessBase> {
-  const config = parseServiceConfig(processEnvironment());
-  const logger = createLogger(config.LOG_LEVEL, name);
+export async function openServiceBase(name: string, { embedded = false } = {}): Promise<ServiceProcessBase> {
+  const parsed = parseServiceConfig(processEnvironment());
+  const logger = createLogger(parsed.LOG_LEVEL, name);
+  const config = embedded ? withEmbeddedSecretsKey(parsed, logger) : parsed;
+  const claimsWhatItCreates = embedded;
   logger.info({ version: RELEASE_VERSION, settings: loggableSettings(config) }, 'starting');
   // Before anything is opened: from now on a signal shuts the service down in order.
   const lifecycle = new ServiceLifecycle(logger, { version: RELEASE_VERSION });
@@ -52,6 +55,15 @@ export async function openServiceBase(name: string, { claimsWhatItCreates = fals
   const opened = mongoUrl ? await openMongo(mongoUrl, clock, name) : openSqlite(config, clock, claimsWhatItCreates);
   const traced = tracing.enabled ? tracedStore(opened.store, mongoUrl ? 'mongodb' : 'sqlite') : opened.store;
   return { config, logger, metrics, clock, store: timedStore(traced, metrics.storeDuration), files: opened.files, lifecycle };
+}
+
+/** The configuration with the embedded deployment's SECRETS_KEY: the configured one, else the generated one, whose file is named in the log. */
+export function withEmbeddedSecretsKey(config: ServiceConfig, logger: Logger): ServiceConfig {
+  const key = embeddedSecretsKey(config, processEnvironment());
+  if (key.path !== null) {
+    logger.info({ path: key.path }, key.created ? 'generated SECRETS_KEY (no SECRETS_KEY was set); back this file up apart from DATA_DIR' : 'using the SECRETS_KEY generated before');
+  }
+  return { ...config, SECRETS_KEY: key.value };
 }
 
 /** The OpenTelemetry service name of a process (unless OTEL_SERVICE_NAME names one): gi-gateway, gi-executor, ... */

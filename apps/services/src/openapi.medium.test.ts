@@ -84,7 +84,7 @@ describe('docs/openapi.yaml', () => {
     const base = { config, logger: createLogger('silent', 'openapi'), metrics: createMetrics(), clock: systemClock, store, files: new DiskFileStore(join(dir, 'files')) };
     const tokens = createTokenService({ secret: 'openapi-test-secret-0123456789abcdef', tokens: store.tokens, clock: systemClock });
     const parts = { base, bus, tokens, waiter: new CompletionWaiter<CompletionEvent>(), runtime, adminToken: 'openapi-test-admin-token-0123', consoleAssets: loadConsoleAssets() };
-    routes = appRoutes(createHttpApp({ logger: base.logger, metrics: base.metrics, ready: async () => true, routes: embeddedRoutes(parts) }));
+    routes = appRoutes(createHttpApp({ logger: base.logger, metrics: base.metrics, routes: embeddedRoutes(parts) }));
   });
   afterAll(async () => {
     await runtime.close();
@@ -152,12 +152,15 @@ describe('docs/openapi.yaml', () => {
     for (const { method, path, caller } of routes.filter((route) => route.method !== '*')) {
       const operation = spec.paths[path]?.[method.toLowerCase()] as Json | undefined;
       const scheme = SCHEME_OF[caller];
-      expect([method, path, operation?.security]).toEqual([method, path, scheme ? [{ [scheme]: [] }] : []]);
+      // A webhook call may come with its integration's inbound credential instead of a bot token (docs/inbound.md).
+      const inbound = method === 'POST' && /\/GenericIntegration(FileTransfer)?$/.test(path) ? [{ inboundAuth: [] }] : [];
+      expect([method, path, operation?.security]).toEqual([method, path, scheme ? [{ [scheme]: [] }, ...inbound] : []]);
       if (scheme) expect([method, path, Object.keys(operation?.responses as Json)]).toEqual([method, path, expect.arrayContaining(['401'])]);
     }
     const schemes = (spec.components as { securitySchemes: Record<string, Json> }).securitySchemes;
     expect(schemes.botToken).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
     expect(schemes.adminToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(schemes.inboundAuth).toMatchObject({ type: 'http', scheme: 'signature' });
   });
 
   it('resolves every $ref', () => {

@@ -1,5 +1,8 @@
 import jwt from 'jsonwebtoken';
+import type { KeyedInboundAuth } from '@gi/domain';
 import type { Caller, InProcessReply, RouteEntry } from '@gi/http';
+import { inboundProducers } from '@gi/testing';
+import type { Producer } from '@gi/testing';
 import { ADMIN_TOKEN, SERVICES, ServicesFixture } from './services.fixture';
 import type { ComposedService } from './services.fixture';
 
@@ -22,9 +25,10 @@ interface Call {
   credential: Credential;
 }
 
+const PUBLIC_URL = 'https://hooks.example.com';
 // Nothing runs connectors here: a sync call that got through by mistake answers 504 in a second, not 300 s.
 // A secrets key, so the routes that set secrets take a right call (without one they answer 409).
-const fixture = new ServicesFixture({ SYNC_TIMEOUT_SECONDS: '1', SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') });
+const fixture = new ServicesFixture({ SYNC_TIMEOUT_SECONDS: '1', SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), PUBLIC_BASE_URL: PUBLIC_URL });
 const headerOf: Partial<Record<Credential, string>> = {};
 const values: Record<string, string> = { botId: 'acme', entityName: 'Order', integrationId: 'ack', asset: 'js/main.js', name: 'API_KEY' };
 
@@ -62,10 +66,11 @@ beforeEach(async () => {
 const concrete = (path: string) => path.replace(/[:*](\w+)/g, (_m, name: string) => values[name]);
 const staticSegments = (path: string) => path.split('/').filter((segment) => segment !== '' && !/^[:*]/.test(segment));
 
-/** What a route's call needs besides its path: a query that starts or polls without waiting, a JSON body. */
+/** What a route's call needs besides its path: a query that starts or polls without waiting, or names the event it sends; a JSON body. */
 function queryOf(path: string): string {
   if (/GenericIntegration(FileTransfer)?$/.test(path)) return '?asyncResponse=true';
   if (path.endsWith('/GetGenericIntegrationResponse')) return `?invocationId=${values.invocationId}&waitSeconds=0`;
+  if (path.endsWith('/GenericIntegrationEvent')) return `?invocationId=${values.invocationId}&name=approved`;
   return '';
 }
 
@@ -164,6 +169,30 @@ describe.each(SERVICES)('route-auth matrix of the %s service', (name) => {
     expect(failures).toEqual([]);
   });
 
+  it('covers the routes of durable jobs: the event route as a bot route, the steps route as an admin route, each taking its own credential', async () => {
+    const event = { method: 'POST', path: '/api/Platform/:botId/GenericIntegrationEvent' };
+    const steps = { method: 'GET', path: '/admin/bots/:botId/invocations/:invocationId/steps' };
+    const expected = [...(['embedded', 'gateway'].includes(name) ? [{ ...event, caller: 'bot' }] : []), ...(['embedded', 'control'].includes(name) ? [{ ...steps, caller: 'admin' }] : [])];
+    const found = service().routes.filter((route) => route.method !== '*' && [event.path, steps.path].includes(route.path));
+    expect(found).toEqual(expected);
+    // An invocation of its own: the matrix's may be cancelled by now (its DELETE route with the right credential).
+    const started = await fixture.service('embedded').call({
+      method: 'POST',
+      path: '/api/Platform/acme/Order/ack/GenericIntegration?asyncResponse=true',
+      headers: { authorization: headerOf.bot as string, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const { invocationId } = JSON.parse(started.body) as { invocationId: string };
+    const statuses = [];
+    for (const route of found) {
+      const path = route.caller === 'bot' ? `/api/Platform/acme/GenericIntegrationEvent?invocationId=${invocationId}&name=approved` : `/admin/bots/acme/invocations/${invocationId}/steps`;
+      const reply = await service().call({ method: route.method, path, headers: { authorization: headerOf[route.caller === 'bot' ? 'bot' : 'admin'] as string, 'content-type': 'application/json' }, body: route.method === 'POST' ? '{}' : undefined });
+      statuses.push(reply.status);
+    }
+    // The event is kept for the queued invocation; the steps of one that made none are an empty page.
+    expect(statuses).toEqual(expected.map((route) => (route.caller === 'bot' ? 202 : 200)));
+  });
+
   it('matches no other spelling of a path, whatever the credential: case, %-encoding, double and trailing slashes, dot segments', async () => {
     const registered = new Set(service().routes.map((route) => concrete(route.path)));
     const calls = service().routes.flatMap((route) =>
@@ -178,6 +207,92 @@ describe.each(SERVICES)('route-auth matrix of the %s service', (name) => {
       if (registered.has(call.path)) return reply.status < 300 && !RIGHT[call.route.caller].includes(call.credential) ? 'a 2xx with a wrong credential' : null;
       return reply.status === 404 && reply.headers['cache-control'] === 'no-store' ? null : 'not a no-store 404';
     });
+    expect(failures).toEqual([]);
+  });
+});
+
+/**
+ * The webhook routes again, for an integration of each inbound scheme (docs/inbound.md): no credential of
+ * another kind gets in (not even a valid token of the bot, unless the integration allows both), the
+ * scheme's own credential does, and the same signed with another key does not. Never a 5xx.
+ */
+describe.each(['embedded', 'gateway'] as const)('route-auth matrix of the %s service, per inbound scheme', (name) => {
+  let producers: Record<KeyedInboundAuth['scheme'], Producer>;
+  const service = () => fixture.service(name);
+  const path = (integration: string, endpoint = 'GenericIntegration') => `/api/Platform/acme/Order/${integration}/${endpoint}?asyncResponse=true`;
+  const post = (integration: string, headers: Record<string, string>, body = '{}', contentType = 'application/json', endpoint?: string) =>
+    service().call({ method: 'POST', path: path(integration, endpoint), headers: { 'content-type': contentType, ...headers }, body });
+
+  beforeAll(async () => {
+    producers = await inboundProducers('INBOUND_KEY');
+    for (const [scheme, producer] of Object.entries(producers)) {
+      for (const [id, auth] of [
+        [`in-${scheme}`, producer.auth],
+        [`in-${scheme}-or-token`, { ...producer.auth, allowBearer: true }],
+      ] as const) {
+        expect((await fixture.admin('PUT', `/bots/acme/integrations/${id}`, { entityName: 'Order', code: 'Context.SetResponseEntity({ ResponseBody: 1 });', inboundAuth: auth })).status).toBe(200);
+        expect([200, 201]).toContain((await fixture.admin('PUT', `/bots/acme/integrations/${id}/secrets/INBOUND_KEY`, { value: producer.key })).status);
+      }
+    }
+  });
+
+  it('refuses every credential of another kind with a 401 naming the scheme, a valid token of the bot included', async () => {
+    const failures: string[] = [];
+    for (const scheme of Object.keys(producers)) {
+      for (const credential of CREDENTIALS) {
+        const authorization = headerOf[credential];
+        const reply = await post(`in-${scheme}`, authorization ? { authorization } : {});
+        const type = JSON.parse(reply.body || '{}').type as string;
+        const challenge = reply.headers['www-authenticate'] ?? '';
+        const expected = scheme === 'basic' && credential === 'basic' ? 'unknown-key' : 'missing-signature';
+        if (reply.status !== 401 || type !== `urn:gi:problem:${expected}` || !challenge.includes('realm="generic-integration"') || reply.headers['cache-control'] !== 'no-store') {
+          failures.push(`${scheme} with ${credential}: ${reply.status} ${type} ${challenge}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("takes the scheme's own credential, and refuses it made with another key", async () => {
+    const failures: string[] = [];
+    for (const [scheme, producer] of Object.entries(producers)) {
+      for (const key of [producer.key, producer.otherKey]) {
+        const url = `${PUBLIC_URL}${path(`in-${scheme}`)}`;
+        const call = await producer.sign({ url, at: Date.now(), delivery: `${name}-${scheme}-${key.length}`, key });
+        const reply = await post(`in-${scheme}`, call.headers, call.body, call.contentType);
+        const expected = key === producer.key ? 202 : 401;
+        if (reply.status !== expected) failures.push(`${scheme} with ${key === producer.key ? 'its key' : 'another key'}: ${reply.status} ${reply.body.slice(0, 160)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('takes a token of the bot on an integration that allows both, and refuses another bot\'s (403) and the admin token (401)', async () => {
+    const failures: string[] = [];
+    for (const scheme of Object.keys(producers)) {
+      for (const [credential, expected] of [
+        ['bot', 202],
+        ['otherBot', 403],
+        ['admin', 401],
+        ['none', 401],
+      ] as const) {
+        const authorization = headerOf[credential];
+        const reply = await post(`in-${scheme}-or-token`, authorization ? { authorization } : {});
+        if (reply.status !== expected) failures.push(`${scheme} (or a token) with ${credential}: ${reply.status} ${reply.body.slice(0, 120)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('refuses a signed scheme on the file transfer endpoint (401), and lets basic and api-key through to its own checks', async () => {
+    const failures: string[] = [];
+    for (const [scheme, producer] of Object.entries(producers)) {
+      const call = await producer.sign({ url: `${PUBLIC_URL}${path(`in-${scheme}`, 'GenericIntegrationFileTransfer')}`, at: Date.now(), delivery: `${name}-file-${scheme}` });
+      const reply = await post(`in-${scheme}`, call.headers, call.body, call.contentType, 'GenericIntegrationFileTransfer');
+      // Past the credential, a body that is not multipart gets 415.
+      const expected = scheme === 'basic' || scheme === 'api-key' ? 415 : 401;
+      if (reply.status !== expected) failures.push(`${scheme} on the file transfer endpoint: ${reply.status}`);
+    }
     expect(failures).toEqual([]);
   });
 });

@@ -74,7 +74,7 @@ export class ServicesFixture {
     if (known) return known;
     const routes = this.routesOf(name);
     const metrics = createMetrics();
-    const app = createHttpApp({ logger: this.base.logger, metrics, ready: async () => true, routes });
+    const app = createHttpApp({ logger: this.base.logger, metrics, routes });
     const server = createHttpServer(app, serverTimeouts(this.config), metrics);
     const service = { server, routes: registeredRoutes(app.middleware), metrics, call: (request: InProcessRequest) => callInProcess(server, request) };
     this.composed.set(name, service);

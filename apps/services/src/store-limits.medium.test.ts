@@ -6,7 +6,7 @@ import pino from 'pino';
 import { createTokenService, SecretVault } from '@gi/auth';
 import { LocalJobBus } from '@gi/bus-local';
 import { controlRouter } from '@gi/control';
-import { CompletionWaiter, DEFAULT_CONNECTOR_LIMITS, MAX_STORED_ENTITY_BYTES, systemClock } from '@gi/domain';
+import { CompletionWaiter, DEFAULT_CONNECTOR_LIMITS, DEFAULT_JOURNAL_LIMITS, MAX_STORED_ENTITY_BYTES, systemClock } from '@gi/domain';
 import type { Store } from '@gi/domain';
 import { gatewayRouter } from '@gi/gateway';
 import { createHttpApp } from '@gi/http';
@@ -20,7 +20,7 @@ const logger = pino({ level: 'silent' });
 const bodyTimeouts = { idleMs: 10_000, totalMs: 60_000 };
 
 async function serve(routes: Routes): Promise<{ url: string; server: Server }> {
-  const server = createServer(createHttpApp({ logger, metrics: createMetrics(), ready: async () => true, routes: [routes] }).callback());
+  const server = createServer(createHttpApp({ logger, metrics: createMetrics(), routes: [routes] }).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
@@ -43,6 +43,7 @@ describe('store limits over HTTP', () => {
       maxJsonDepth: 64,
       invocationTtlMs: 60_000,
       idempotencyKeyTtlMs: 60_000,
+      journalLimits: DEFAULT_JOURNAL_LIMITS,
     };
     const { url, server } = await serve(gatewayRouter({ store, bus, tokens, waiter: new CompletionWaiter<CompletionEvent>(), clock: systemClock, logger, settings }));
     try {

@@ -10,7 +10,7 @@ import type { Metrics } from '@gi/observability';
 export function timedStore<S extends Store>(store: S, histogram: Metrics['storeDuration']): S {
   const timed = Object.create(store) as S;
   for (const name of ['ping', 'close'] as const) Object.defineProperty(timed, name, { value: store[name].bind(store) });
-  for (const name of ['invocations', 'catalog', 'tokens', 'secrets', 'instances'] as const) {
+  for (const name of ['invocations', 'journal', 'catalog', 'tokens', 'secrets', 'instances'] as const) {
     Object.defineProperty(timed, name, { value: timedMethods(store[name], name, histogram), enumerable: true });
   }
   return timed;

@@ -3,13 +3,26 @@ import { GiError } from '@gi/domain';
 
 export const REALM = 'generic-integration';
 
-/** Why a credential was refused, for metrics and logs (never in the reply beyond its detail text). */
-export type AuthFailureReason = 'missing' | 'malformed' | 'invalid' | 'expired' | 'revoked' | 'other_bot';
+/**
+ * Why a credential was refused, for metrics and logs (never in the reply beyond its detail text): a bot
+ * token's reasons, then those of an integration's inbound scheme (docs/inbound.md).
+ */
+export type AuthFailureReason =
+  | 'missing'
+  | 'malformed'
+  | 'invalid'
+  | 'expired'
+  | 'revoked'
+  | 'other_bot'
+  | 'missing_signature'
+  | 'bad_signature'
+  | 'timestamp_outside_tolerance'
+  | 'unknown_key';
 
 /** A 401 or 403 with the reason it was refused. */
 export class AuthRefusal extends GiError {
   constructor(
-    code: 'unauthorized' | 'forbidden',
+    code: 'unauthorized' | 'forbidden' | 'missing_signature' | 'bad_signature' | 'timestamp_outside_tolerance' | 'unknown_key',
     title: string,
     detail: string,
     readonly reason: AuthFailureReason,

@@ -3,3 +3,4 @@ export * from './token.service';
 export * from './webhook-signature';
 export * from './secret-cipher';
 export * from './secret-vault';
+export * from './inbound/index';

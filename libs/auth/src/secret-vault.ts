@@ -101,6 +101,24 @@ export class SecretVault {
     return mergeRunSecrets(open('bot'), open('integration'));
   }
 
+  /**
+   * The values of the named secrets in clear, in the order named, those not set left out: what an
+   * integration's inbound auth checks calls against (docs/inbound.md). The integration's secret of a name
+   * wins over the bot's, as for a run; only the named ones are opened. Throws SecretUnreadable (or when no
+   * key is configured) with a message that names no value.
+   */
+  async valuesOf(botId: string, integrationId: string, names: readonly string[]): Promise<string[]> {
+    const stored = await this.storedForRun(botId, integrationId);
+    const values: string[] = [];
+    for (const name of names) {
+      const secret = stored.find((s) => s.name === name && s.integrationId !== null) ?? stored.find((s) => s.name === name);
+      if (!secret) continue;
+      if (!this.cipher) throw new SecretUnreadable(`Secret ${name} is stored, but no SECRETS_KEY is configured to decrypt it.`);
+      values.push(this.cipher.open(secret, secret.sealed));
+    }
+    return values;
+  }
+
   /** The sealed secrets of a run, read again at most once per RUN_SECRETS_REUSE_MS for each integration. */
   private async storedForRun(botId: string, integrationId: string): Promise<StoredSecret[]> {
     const key = `${botId}\u0000${integrationId}`;

@@ -77,7 +77,8 @@ export function resolveBusOptions(options: AmqpJobBusOptions): ResolvedBusOption
     publishTimeoutMs: positive('publishTimeoutMs', options.publishTimeoutMs ?? 5000),
     requeueDelayMs: positive('requeueDelayMs', options.requeueDelayMs ?? 100, 0),
     reconnectInitialDelayMs: positive('reconnect.initialDelayMs', options.reconnect?.initialDelayMs ?? 200),
-    reconnectMaxDelayMs: positive('reconnect.maxDelayMs', options.reconnect?.maxDelayMs ?? 10_000),
+    // A broker back from an outage is found within this: the work stored meanwhile runs within seconds.
+    reconnectMaxDelayMs: positive('reconnect.maxDelayMs', options.reconnect?.maxDelayMs ?? 5_000),
     initialRetries: positive('reconnect.initialRetries', options.reconnect?.initialRetries ?? 3, 0),
     connectionName: options.connectionName ?? `${prefix} bus`,
     logger: options.logger ?? silent,

@@ -7,7 +7,7 @@ import { connect } from 'amqplib';
 import type { Channel, ChannelModel, GetMessage, Message } from 'amqplib';
 import { AmqpJobBus } from './amqp-job.bus';
 import type { AmqpJobBusOptions, BusLogger } from './amqp-bus.options';
-import { deleteTopology } from './amqp-topology';
+import { deleteTopology, poolQueueName } from './amqp-topology';
 
 // The real broker: `rabbitmq-server -detached` starts it when it is down.
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -243,6 +243,23 @@ describe('AmqpJobBus against RabbitMQ', () => {
     await bus.publish(job('after-outage'));
     await waitFor(() => seen.length === 1);
     expect(seen).toEqual(['after-outage']);
+  });
+
+  it('tells its reconnect listeners once the connection is back and publishing works, not at the first connect', async () => {
+    const { bus, connectionName } = await openBus({ reconnect: { initialDelayMs: 50 } });
+    const told: string[] = [];
+    bus.onReconnected(() => {
+      // Told after the setup: a publish made now reaches the broker.
+      void bus.publish(job('on-reconnect')).then(() => told.push('published'));
+    });
+    const stop = bus.onReconnected(() => told.push('stopped listener'));
+    stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(told).toEqual([]);
+    await closeConnectionFromBroker(connectionName);
+    await waitFor(() => told.length === 1, 10_000, 'reconnect told');
+    expect(told).toEqual(['published']);
+    expect(await take(poolQueueName(bus.names, 'default'))).toMatchObject({ content: expect.any(Buffer) });
   });
 
   it('puts a job its handler dead-lettered in the dead-letter queue', async () => {

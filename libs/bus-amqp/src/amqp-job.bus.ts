@@ -1,4 +1,4 @@
-import { InFlight, isValidName, unavailable } from '@gi/domain';
+import { InFlight, isTerminal, isValidName, unavailable } from '@gi/domain';
 import type { CancelEvent, CompletionEvent, CompletionWatch, JobBus, JobHandler, JobMessage, Subscription } from '@gi/contracts';
 import { connect } from 'amqplib';
 import type { ChannelModel, RecoveringChannelModel } from 'amqplib';
@@ -52,6 +52,7 @@ export class AmqpJobBus implements JobBus {
   /** Sessions set up so far: from the second on, direct replies expected on an earlier one are lost. */
   private sessionsStarted = 0;
   private readonly inFlight = new InFlight();
+  private readonly reconnectListeners = new Set<() => void>();
   private connection: RecoveringChannelModel | null = null;
   private session: AmqpSession | null = null;
   private phase: Phase = 'open';
@@ -99,10 +100,18 @@ export class AmqpJobBus implements JobBus {
     return this.interest.watch(invocationId, options.directReply ? { onPromoted: options.onPromoted } : null);
   }
 
-  /** A direct reply: handed to this bus's own completion listeners. */
+  /**
+   * A direct reply: handed to this bus's own completion listeners. One that says the run suspended
+   * (a durable run's long wait) is no outcome: its outcome will come from whichever executor resumes
+   * it, without a reply address, so the waits for it are routed by partition from now on.
+   */
   private deliverDirectReply(content: Buffer): void {
     const decoded = decodeCompletion(content);
     if (!decoded.ok) return this.options.logger.warn({ reason: decoded.reason }, 'malformed direct reply ignored');
+    if (!isTerminal(decoded.value.status)) {
+      this.interest.promoteStandbyOf(decoded.value.invocationId).catch((err) => this.options.logger.warn({ err }, 'the waits of a suspended run could not be routed by partition; they end at their deadline'));
+      return;
+    }
     for (const subscriber of this.subscribers) subscriber.deliver(decoded.value);
   }
 
@@ -161,6 +170,16 @@ export class AmqpJobBus implements JobBus {
     this.cancelSubscribers.add(subscriber);
     await this.attachNow(subscriber);
     return subscriber;
+  }
+
+  /**
+   * Calls `listener` each time the connection is back after it was lost, once its topology, listeners
+   * and consumers are in place again (a gateway then publishes what failed meanwhile). Returns the way
+   * to stop.
+   */
+  onReconnected(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => void this.reconnectListeners.delete(listener);
   }
 
   /** True while connected to the broker (readiness). */
@@ -299,8 +318,22 @@ export class AmqpJobBus implements JobBus {
     this.session = session;
     // Consumers and listeners registered while the above ran (attach is idempotent per session).
     await this.attachAll(session);
-    // Direct replies to the previous connection's channel go nowhere now: route those waits by partition.
-    if (++this.sessionsStarted > 1) await this.interest.promoteStandby();
+    if (++this.sessionsStarted > 1) {
+      // Direct replies to the previous connection's channel go nowhere now: route those waits by partition.
+      await this.interest.promoteStandby();
+      // After this setup has returned and the connection counts as up.
+      setImmediate(() => this.announceReconnect());
+    }
+  }
+
+  private announceReconnect(): void {
+    for (const listener of this.reconnectListeners) {
+      try {
+        listener();
+      } catch (err) {
+        this.options.logger.error({ err }, 'reconnect listener threw');
+      }
+    }
   }
 
   /**

@@ -43,6 +43,20 @@ describe('parseServiceConfig', () => {
     for (const value of ['off', 'extra', '2', 'FULLY']) expect(() => parseServiceConfig({ SQLITE_SYNCHRONOUS: value })).toThrow(/SQLITE_SYNCHRONOUS: normal or full/);
   });
 
+  it('reads the drain deadline in whole seconds, 20 by default (below a 30 s grace period), 0 to hand back at once', () => {
+    expect(parseServiceConfig({}).DRAIN_DEADLINE_SECONDS).toBe(20);
+    expect(parseServiceConfig({ DRAIN_DEADLINE_SECONDS: '0' }).DRAIN_DEADLINE_SECONDS).toBe(0);
+    expect(parseServiceConfig({ DRAIN_DEADLINE_SECONDS: '100' }).DRAIN_DEADLINE_SECONDS).toBe(100);
+    for (const value of ['-1', '1.5', 'soon', '86401']) expect(() => parseServiceConfig({ DRAIN_DEADLINE_SECONDS: value })).toThrow(/DRAIN_DEADLINE_SECONDS/);
+  });
+
+  it('reads the free disk readiness asks for as a size, 64 MiB by default, 0 for no check', () => {
+    expect(parseServiceConfig({}).READY_MIN_FREE_DISK).toBe(64 * 1024 ** 2);
+    expect(parseServiceConfig({ READY_MIN_FREE_DISK: '0' }).READY_MIN_FREE_DISK).toBe(0);
+    expect(parseServiceConfig({ READY_MIN_FREE_DISK: '1gb' }).READY_MIN_FREE_DISK).toBe(1024 ** 3);
+    for (const value of ['-1mb', 'lots', '5 tb']) expect(() => parseServiceConfig({ READY_MIN_FREE_DISK: value })).toThrow(/READY_MIN_FREE_DISK/);
+  });
+
   it('reads the heap growth between full collections in percent, 100 by default, 0 for V8\'s own', () => {
     expect(parseServiceConfig({}).HEAP_GROWTH_PERCENT).toBe(100);
     expect(parseServiceConfig({ HEAP_GROWTH_PERCENT: '0' }).HEAP_GROWTH_PERCENT).toBe(0);

@@ -83,6 +83,22 @@ const schema = z.object({
   BOT_RATE_LIMIT_BURST: int(1, 10_000_000).optional(),
   BOT_MAX_IN_FLIGHT: int(0, 1_000_000).default(0),
   INVOCATION_TTL_HOURS: int(1, 24 * 365).default(72),
+  /**
+   * Durable runs (docs/connectors.md, Durable jobs): a sleep, retry delay or event wait with more than this
+   * left frees its executor and sandbox (the run is suspended and resumed from its journal); a shorter one
+   * waits in the sandbox. Event waits always suspend.
+   */
+  SUSPEND_AFTER_SECONDS: int(0, 3600).default(2),
+  /** The longest an invocation may live, from its acceptance to its end, sleeps and event waits included. */
+  INVOCATION_MAX_LIFETIME_DAYS: int(1, 365).default(30),
+  /** One step's result (or one event's payload), as JSON text. */
+  STEP_RESULT_MAX_SIZE: bytes.refine((n) => n >= 1024 && n <= 8 * 1024 ** 2, 'between 1kb and 8mb').default(1024 ** 2),
+  /** Steps, sleeps and event waits in one invocation's journal. */
+  JOURNAL_MAX_STEPS: int(1000, 10_000_000).default(100_000),
+  /** All step results, errors and kept events of one invocation's journal together. */
+  JOURNAL_MAX_SIZE: bytes.refine((n) => n >= 1024 ** 2, 'at least 1mb').default(256 * 1024 ** 2),
+  /** Events kept for an invocation before a wait takes them. */
+  JOURNAL_MAX_KEPT_EVENTS: int(1, 100_000).default(1000),
   /** How long an Idempotency-Key holds its request and outcome (never longer than the invocation itself). */
   IDEMPOTENCY_KEY_TTL_SECONDS: int(1, 365 * 24 * 3600).default(24 * 3600),
   STORE_URL: z
@@ -97,6 +113,11 @@ const schema = z.object({
    * a process crash and may lose the last commits on a power loss; full fsyncs the WAL at every commit.
    */
   SQLITE_SYNCHRONOUS: z.enum(['normal', 'full'], 'normal or full').default('normal'),
+  /**
+   * Disk pressure in readiness: a process that writes to local disk (a SQLite store, uploaded files on
+   * disk) reports not ready while their file system has less free space than this; 0 turns the check off.
+   */
+  READY_MIN_FREE_DISK: bytes.default(64 * 1024 ** 2),
   AMQP_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// or amqps:// URL').optional(),
   BUS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . -').default('gi'),
   EXECUTOR_POOLS: z.string().regex(/^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$/, 'comma-separated pool names').default('default'),
@@ -104,6 +125,12 @@ const schema = z.object({
   MAX_ATTEMPTS: int(1, 100).default(5),
   SWEEP_INTERVAL_SECONDS: int(1, 3600).default(15),
   REPUBLISH_AFTER_SECONDS: int(5, 24 * 3600).default(60),
+  /**
+   * On SIGTERM a process that runs connectors lets its runs finish for at most this long; then it hands
+   * back those still going (stopped, lease released, job requeued) to run again elsewhere. Keep it below
+   * the orchestrator's grace period (Kubernetes: 30 s by default) less a few seconds for the rest of the stop.
+   */
+  DRAIN_DEADLINE_SECONDS: int(0, 24 * 3600).default(20),
   /**
    * Private or loopback addresses connectors may call although Context.Http refuses such addresses by
    * default (an internal ERP, a local test server). The integration's allowedHosts still apply.

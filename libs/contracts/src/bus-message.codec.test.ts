@@ -91,7 +91,7 @@ describe('bus message codec', () => {
     it('round-trips the facts, and a waiter reads the state from them', () => {
       const decoded = decodeCompletion(encodeCompletion(completionEvent(ref, 'Completed', facts)));
       if (!decoded.ok) throw new Error(decoded.reason);
-      expect(finishedStateOf(decoded.value)).toEqual({ id: 'inv-1', botId: 'bot-a', status: 'Completed', progress: null, ...facts });
+      expect(finishedStateOf(decoded.value)).toEqual({ id: 'inv-1', botId: 'bot-a', status: 'Completed', progress: null, waiting: null, steps: 0, ...facts });
     });
 
     it('says nothing without facts, or with facts of another status than the event', () => {
@@ -130,7 +130,7 @@ describe('bus message codec', () => {
         fc.property(outcome, fc.nat(), fc.option(fc.nat(), { nil: null }), fc.nat(), (recorded, attempt, startedAt, finishedAt) => {
           const finished: FinishedFacts = { ...facts, attempt, startedAt, finishedAt, outcome: recorded };
           const decoded = decodeCompletion(encodeCompletion(completionEvent(ref, recorded.status, finished)));
-          expect(decoded.ok && finishedStateOf(decoded.value)).toEqual(JSON.parse(JSON.stringify({ id: 'inv-1', botId: 'bot-a', status: recorded.status, progress: null, ...finished })));
+          expect(decoded.ok && finishedStateOf(decoded.value)).toEqual(JSON.parse(JSON.stringify({ id: 'inv-1', botId: 'bot-a', status: recorded.status, progress: null, waiting: null, steps: 0, ...finished })));
         }),
       );
     });

@@ -82,13 +82,13 @@ export const completionEvent = (ref: InvocationRef, status: InvocationStatus, fi
 
 /**
  * The finished state a completion event carries, as the store would answer it; null when it carries
- * none (the waiter reads the store). A finished invocation's progress is never part of an answer, so
- * none is announced.
+ * none (the waiter reads the store). A finished invocation's progress, wait and steps are never part of
+ * an answer, so none are announced.
  */
 export function finishedStateOf(event: CompletionEvent): InvocationState | null {
   const { finished } = event;
   if (!finished || finished.outcome.status !== event.status) return null;
-  return { id: event.invocationId, botId: event.botId, status: event.status, progress: null, ...finished, outcome: finished.outcome as InvocationState['outcome'] };
+  return { id: event.invocationId, botId: event.botId, status: event.status, progress: null, waiting: null, steps: 0, ...finished, outcome: finished.outcome as InvocationState['outcome'] };
 }
 
 /** The request to stop an invocation's run, wherever it runs. */

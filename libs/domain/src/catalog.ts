@@ -1,6 +1,7 @@
 /** The webhook configuration of a bot: entities, integrations (deployed connectors) and tokens. */
 
 import type { ConnectorSource } from './connector-code';
+import type { InboundAuth } from './inbound-auth';
 
 /** The five webhook fields every entity has (spec 2.1). */
 export const WEBHOOK_FIELDS = ['RequestParams', 'RequestBody', 'RequestHeaders', 'ResponseBody', 'RequestFiles'] as const;
@@ -29,6 +30,8 @@ export interface IntegrationSettings {
   limits: ConnectorLimits;
   /** Where the outcome of every invocation is POSTed, unless the call names its own (Callback-Url). */
   callbackUrl: string | null;
+  /** How its webhook calls prove who sent them (docs/inbound.md); absent: a bot token (bearer). */
+  inboundAuth?: InboundAuth;
 }
 
 /** Resource limits of one run of a connector, in the units the control API speaks. */
@@ -62,6 +65,7 @@ export const integrationSettingsOf = (from: IntegrationSettings): IntegrationSet
   allowedHosts: from.allowedHosts,
   limits: from.limits,
   callbackUrl: from.callbackUrl,
+  ...(from.inboundAuth && from.inboundAuth.scheme !== 'bearer' && { inboundAuth: from.inboundAuth }),
 });
 
 /**
@@ -76,7 +80,7 @@ export interface IntegrationDraft extends IntegrationSettings {
 }
 
 /** What a call needs of the latest version of the integration it names: no code, nothing to parse. */
-export type IntegrationTarget = Pick<IntegrationDefinition, 'integrationId' | 'version' | 'entityName' | 'pool' | 'callbackUrl'>;
+export type IntegrationTarget = Pick<IntegrationDefinition, 'integrationId' | 'version' | 'entityName' | 'pool' | 'callbackUrl' | 'inboundAuth'>;
 
 export interface TokenRecord {
   botId: string;

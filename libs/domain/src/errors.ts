@@ -25,6 +25,11 @@ export const ErrorCodes = [
   'already_finished', // a cancellation came after the invocation finished
   'secrets_not_configured', // a secret write while no SECRETS_KEY is configured
   'in_use', // a deletion of what invocations in flight or integrations still use
+  // A webhook call refused by its integration's inbound auth (docs/inbound.md): every one a 401.
+  'missing_signature', // no credential of the integration's scheme (a bearer token alone included, unless allowed)
+  'bad_signature', // a signature that is malformed, repeated, or matches no key
+  'timestamp_outside_tolerance', // a signed timestamp too old or too new
+  'unknown_key', // a key (api-key, basic) no secret holds, or no key configured to check against
   'insufficient_storage', // an upload past the bot's storage quota, or the disk down to its free-space reserve
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];

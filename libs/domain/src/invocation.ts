@@ -1,10 +1,18 @@
 import type { InvocationError } from './errors';
+import type { WaitReason } from './journal';
+import type { VerifiedInbound } from './inbound-auth';
 import type { WebhookEntity } from './request-entity';
 
-export const INVOCATION_STATUSES = ['Queued', 'Running', 'Completed', 'Failed', 'Cancelled'] as const;
+/**
+ * `Waiting`: a durable run suspended in a sleep or an event wait (docs/connectors.md, *Durable jobs*): it
+ * holds no executor until it is woken, and callers see it as not complete (polls answer 202 Running).
+ */
+export const INVOCATION_STATUSES = ['Queued', 'Running', 'Waiting', 'Completed', 'Failed', 'Cancelled'] as const;
 export type InvocationStatus = (typeof INVOCATION_STATUSES)[number];
-/** Not finished yet: these count as in flight (quotas) and can still be cancelled. */
+/** Queued or running: these count as in flight (quotas, fair shares). A Waiting invocation holds no executor and is not counted. */
 export const ACTIVE_STATUSES: readonly InvocationStatus[] = ['Queued', 'Running'];
+/** Not finished yet: these can still be cancelled, and keep what they were accepted with (their integration version, their files). */
+export const UNFINISHED_STATUSES: readonly InvocationStatus[] = ['Queued', 'Running', 'Waiting'];
 export const TERMINAL_STATUSES = ['Completed', 'Failed', 'Cancelled'] as const;
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
 export const isTerminal = (status: InvocationStatus): status is TerminalStatus => (TERMINAL_STATUSES as readonly string[]).includes(status);
@@ -88,6 +96,11 @@ export interface NewInvocation extends InvocationRef {
    * Kept apart from the entity, and never logged.
    */
   rawBody: string | null;
+  /**
+   * What the gateway verified of a call its integration's inbound auth accepted (the scheme and the
+   * producer's delivery id); null or absent for a call made with a bot token.
+   */
+  inbound?: VerifiedInbound | null;
   createdAt: number;
   expireAt: number;
   /** Where its outcome is POSTed once it finishes; null for none. */
@@ -110,6 +123,17 @@ export interface Invocation extends Omit<NewInvocation, 'callbackUrl' | 'entityJ
   logs: StoredLogLine[];
   progress: Progress | null;
   callback: CallbackDelivery | null;
+  /** Durable runs: what the invocation waits for while it is Waiting; null otherwise. */
+  waiting: WaitReason | null;
+  /** Durable runs: entries in its journal (steps, sleeps, event waits); 0 for a run that made none. */
+  steps: number;
+  /** Durable runs: the run time of its attempts that ended suspended, added up (the wall-time limit counts it). */
+  activeMs: number;
+  /**
+   * The attempt that last made progress (journalled a step or suspended); 0 before any did. An attempt
+   * is given up after MAX_ATTEMPTS runs since then, so a long job that keeps progressing is never given up.
+   */
+  progressAttempt: number;
 }
 
 /** An invocation as a claim hands it to its run: the entity as the store holds it, JSON text, for the sandbox to parse. */

@@ -2,11 +2,14 @@ import type { Outcome } from './invocation';
 import type { ConnectorRunResult } from './ports';
 import type { InvocationError } from './errors';
 
+/** A run that ended, rather than suspended to wait. */
+export type EndedRunResult = Exclude<ConnectorRunResult, { kind: 'suspended' }>;
+
 /**
  * Turns a connector run into the recorded outcome. A RaiseError passes its title and message to the
  * caller (422); what a connector threw stays in its logs, the caller only learns that it failed (500).
  */
-export function outcomeOf(result: ConnectorRunResult, timeoutMs: number): Outcome {
+export function outcomeOf(result: EndedRunResult, timeoutMs: number): Outcome {
   switch (result.kind) {
     case 'ok':
       return { status: 'Completed', responseBody: result.responseBody };

@@ -89,13 +89,15 @@ export function parseAsyncResponse(value: string | undefined): boolean {
 
 /**
  * Headers in URL query format (`name=value&...`) from Node's rawHeaders (alternating name, value):
- * original name case and order kept, credentials left out.
+ * original name case and order kept, credentials left out: those of every call, and the headers that
+ * carry the signature or key of the integration's inbound auth (`credentialHeaders`, lower case).
  */
-export function formatRequestHeaders(rawHeaders: readonly string[]): string {
+export function formatRequestHeaders(rawHeaders: readonly string[], credentialHeaders?: ReadonlySet<string>): string {
   const parts: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i];
-    if (SECRET_HEADERS.has(name.toLowerCase())) continue;
+    const lower = name.toLowerCase();
+    if (SECRET_HEADERS.has(lower) || credentialHeaders?.has(lower)) continue;
     parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(rawHeaders[i + 1])}`);
   }
   return parts.join('&');

@@ -1,4 +1,5 @@
 import type { IntegrationDefinition } from './catalog';
+import { inboundAuthOf } from './inbound-auth';
 import { DiffBudget, diffLines, splitLines, unifiedText, type DiffLabels } from './line-diff';
 
 /** One setting that differs between two versions (limits one by one, as `limits.memoryMiB`). */
@@ -20,7 +21,7 @@ export interface VersionDiff {
 }
 
 /** What a diff compares of a version. */
-export type Versioned = Pick<IntegrationDefinition, 'version' | 'code' | 'sources' | 'entityName' | 'pool' | 'timeoutSeconds' | 'allowedHosts' | 'limits' | 'callbackUrl'>;
+export type Versioned = Pick<IntegrationDefinition, 'version' | 'code' | 'sources' | 'entityName' | 'pool' | 'timeoutSeconds' | 'allowedHosts' | 'limits' | 'callbackUrl' | 'inboundAuth'>;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -33,6 +34,7 @@ function settingsOf(v: Versioned): Array<[string, unknown]> {
     ...Object.entries(v.limits).map(([name, value]): [string, unknown] => [`limits.${name}`, value]),
     ['allowedHosts', v.allowedHosts],
     ['callbackUrl', v.callbackUrl],
+    ['inboundAuth', inboundAuthOf(v)],
   ];
 }
 

@@ -17,6 +17,9 @@ export const webhookCallPath = (target: { botId: string; entityName: string; int
 /** Under the API root: where a bot's invocations are polled (GET) and cancelled (DELETE), `?invocationId=` added. */
 export const pollPath = (botId: string): string => `/${seg(botId)}/GetGenericIntegrationResponse`;
 
+/** Under the API root: where an outside system sends a durable run the event it waits for (POST), `?invocationId=&name=` added. */
+export const eventPath = (botId: string): string => `/${seg(botId)}/GenericIntegrationEvent`;
+
 /** The `Location` of an invocation: its poll URL, as a path from the server's root. */
 export const pollLocation = (platformSegment: string, botId: string, invocationId: string): string =>
   `${webhookApiRoot(platformSegment)}${pollPath(botId)}?invocationId=${invocationId}`;

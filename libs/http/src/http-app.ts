@@ -5,6 +5,8 @@ import { tracingEnabled } from '@gi/observability';
 import type { Logger, Metrics } from '@gi/observability';
 import { httpTracing } from './http-tracing';
 import { operationsRouter } from './operations.router';
+import { readinessOf } from './readiness';
+import type { Readiness } from './readiness';
 import { problemDetails } from './problem-details';
 import { setReplyHeader } from './reply-header';
 import { observeRequests } from './request-observer';
@@ -15,8 +17,8 @@ import { stopReading } from './stop-reading';
 export interface HttpAppOptions {
   logger: Logger;
   metrics: Metrics;
-  /** Readiness: the store and bus answer. */
-  ready: () => Promise<boolean>;
+  /** Readiness (/readyz): the dependencies the process covers (readinessOf); none, always ready, when absent. */
+  ready?: () => Promise<Readiness>;
   /** The service's routes; /healthz, /readyz and /metrics come with every app. */
   routes: Routes[];
   /** The level of the one access line per request (ACCESS_LOG); `info` unless given. */
@@ -44,7 +46,7 @@ async function replyHygiene(ctx: Context, next: Next): Promise<void> {
  * A Koa app with the shared middleware around the given routes. Never listens. The request observer
  * (request id, metrics, access line) is outermost, so it sees every reply as sent, problems included.
  */
-export function createHttpApp({ logger, metrics, ready, routes, accessLog = 'info' }: HttpAppOptions): Koa {
+export function createHttpApp({ logger, metrics, ready = readinessOf({}), routes, accessLog = 'info' }: HttpAppOptions): Koa {
   const app = new Koa();
   app.proxy = true;
   app.silent = true;

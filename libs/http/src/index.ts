@@ -9,6 +9,7 @@ export * from './request-observer';
 export * from './access';
 export * from './routes';
 export * from './operations.router';
+export * from './readiness';
 export * from './http-app';
 export * from './http-server';
 export * from './in-process-client';

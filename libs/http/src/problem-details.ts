@@ -30,6 +30,10 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   timeout: 504,
   idempotency_key_in_use: 409,
   idempotency_key_reused: 422,
+  missing_signature: 401,
+  bad_signature: 401,
+  timestamp_outside_tolerance: 401,
+  unknown_key: 401,
 };
 
 export const PROBLEM_TYPE_PREFIX = 'urn:gi:problem:';

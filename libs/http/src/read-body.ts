@@ -13,13 +13,16 @@ export interface TextBodyLimits extends BodyTimeouts {
  * byte order mark included). Refuses more than `maxBytes` with 413 before reading past it (at once when
  * Content-Length says so), a body that pauses or takes too long with 408, a charset other than UTF-8
  * (or its ASCII subset) with 415, and bytes that are not UTF-8 with 400: a body is never altered.
+ * `checkBytes` sees the bytes exactly as received, before anything reads them as text (an integration's
+ * inbound signature check), and may refuse them.
  */
-export async function readExactTextBody(ctx: Context, limits: TextBodyLimits): Promise<string> {
+export async function readExactTextBody(ctx: Context, limits: TextBodyLimits, checkBytes?: (bytes: Buffer) => void): Promise<string> {
   const charset = /;\s*charset="?([^";\s]+)/i.exec(ctx.get('content-type'))?.[1]?.toLowerCase();
   if (charset && !['utf-8', 'utf8', 'us-ascii', 'ascii'].includes(charset)) {
     throw unsupportedMediaType(`Charset '${charset}' is not supported; send UTF-8.`);
   }
   const bytes = await readBody(ctx, limits);
+  checkBytes?.(bytes);
   if (!isUtf8(bytes)) throw badRequest('The request body is not valid UTF-8 text.');
   return bytes.toString('utf8');
 }

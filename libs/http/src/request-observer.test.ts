@@ -43,6 +43,7 @@ function serve(accessLog: AccessLogLevel = 'info') {
       if (status === 429) throw new GiError('rate_limited', 'Too many requests', 'Slow down.');
       if (status === 415) throw new GiError('unsupported_media_type', 'Unsupported media type', 'JSON only.');
       if (status === 500) throw new Error('boom');
+      if (status === 503) throw new GiError('unavailable', 'Service unavailable', 'The store refuses writes.');
       ctx.set('X-Invocation-Id', 'inv-1');
       ctx.status = status;
       ctx.body = { ok: true };
@@ -50,7 +51,7 @@ function serve(accessLog: AccessLogLevel = 'info') {
     .otherMethods('/:botId/:integrationId/run', publicAccess, () => {
       throw new GiError('method_not_allowed', 'Method not allowed', 'POST only.');
     });
-  const app = createHttpApp({ logger, metrics, ready: async () => true, routes: [routes], accessLog });
+  const app = createHttpApp({ logger, metrics, routes: [routes], accessLog });
   const server = createHttpServer(app, { headersMs: 10_000, requestMs: 60_000 }, metrics);
   const call = (path: string, init: { method?: string; headers?: Record<string, string> } = {}) => callInProcess(server, { method: 'POST', path, ...init });
   const series = async () =>
@@ -135,5 +136,14 @@ describe('observeRequests', () => {
     expect(lines.find((line) => line.msg === 'unhandled error')).toMatchObject({ code: 'internal', integrationId: 'crm' });
     const failures = (await metrics.authFailures.get()).values.map((v) => [v.labels.reason, v.value]);
     expect(failures).toEqual(expect.arrayContaining([['expired', 50], ['missing', 1]]));
+  });
+
+  it('writes one "request failed" line per window for a flood of 503s (a store refusing every call), each 500 its own', async () => {
+    const { call, lines } = serve('off');
+    for (let i = 0; i < 30; i++) await call('/api/acme/crm/run?status=503', { headers: good });
+    for (let i = 0; i < 2; i++) await call('/api/acme/crm/run?status=500', { headers: good });
+    const failed = lines.filter((line) => line.msg === 'request failed');
+    expect(failed.map((line) => line.status)).toEqual([503, 500, 500]);
+    expect(failed[0]).toMatchObject({ code: 'unavailable', suppressed: 0, botId: 'acme' });
   });
 });

@@ -27,7 +27,7 @@ export function noteInvocation(ctx: Context, invocationId: string): void {
 /** The label and log value of a request that matched no route: one value, however many paths are tried. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-/** One line per window and kind for refused calls, however many arrive (a client looping on a bad token). */
+/** One line per window and kind for refused calls, however many arrive (a client looping on a bad token, a store refusing writes). */
 const REFUSAL_WINDOW_MS = 10_000;
 
 export interface RequestObserverOptions {
@@ -40,7 +40,7 @@ export interface RequestObserverOptions {
  * The outermost middleware: gives every request its id (the caller's `X-Request-Id` when acceptable, else
  * a new one) and returns it on every reply; once the reply is decided, counts it under its real status,
  * route template and method, and writes the access line. Refusals (401, 403, 429) and server errors write
- * a warning of their own whatever the access log's level; refusals at most once per window and kind.
+ * a warning of their own whatever the access log's level; refusals and 503s at most once per window and kind.
  */
 export function observeRequests({ logger, metrics, accessLog }: RequestObserverOptions) {
   const refusals = new LogThrottle(REFUSAL_WINDOW_MS);
@@ -74,7 +74,9 @@ export function observeRequests({ logger, metrics, accessLog }: RequestObserverO
         const admitted = refusals.admit(`quota:${params.botId ?? ''}`);
         if (admitted.write) logger.warn({ requestId, route, status, code: problem?.code, botId: params.botId, integrationId: params.integrationId, suppressed: admitted.suppressed }, 'call refused: quota');
       } else if (status >= 500) {
-        logger.warn({ requestId, route, status, code: problem?.code, botId: params.botId, integrationId: params.integrationId }, 'request failed');
+        // A store or broker refusing work answers every call 503: one line per window for those, with the count held back.
+        const admitted = status === 503 ? refusals.admit(`unavailable:${route}:${problem?.code ?? ''}`) : { write: true, suppressed: undefined };
+        if (admitted.write) logger.warn({ requestId, route, status, code: problem?.code, botId: params.botId, integrationId: params.integrationId, suppressed: admitted.suppressed }, 'request failed');
       }
       if (writeAccess) {
         const invocationId = facts.invocationId ?? (ctx.response.get('X-Invocation-Id') || params.invocationId);

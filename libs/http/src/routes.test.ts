@@ -23,7 +23,7 @@ function recordingAccess(log: string[]): Access<{ who: string }> {
 }
 
 function serve(...routes: Routes[]) {
-  const app = createHttpApp({ logger: createLogger('silent', 'test'), metrics: createMetrics(), ready: async () => true, routes });
+  const app = createHttpApp({ logger: createLogger('silent', 'test'), metrics: createMetrics(), routes });
   const server = createHttpServer(app, { headersMs: 10_000, requestMs: 60_000 });
   return { app, call: (path: string, init: { method?: string; headers?: Record<string, string> } = {}) => callInProcess(server, { path, ...init }) };
 }

@@ -10,7 +10,7 @@ export class LogThrottle {
   constructor(
     private readonly windowMs: number,
     private readonly maxKinds = 256,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => Date.now(),
   ) {}
 
   /**

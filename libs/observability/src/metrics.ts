@@ -48,6 +48,9 @@ export interface Metrics {
   storeDuration: Histogram<'operation' | 'outcome'>;
   gatewayPeers: Gauge;
   callbackDeliveries: Counter<'result'>;
+  steps: Counter<'kind' | 'status'>;
+  waitingInvocations: Gauge;
+  stepsPerInvocation: Histogram;
 }
 
 /** Request latencies: a millisecond to the longest a sync call or a long poll may wait. */
@@ -127,7 +130,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     authFailures: new Counter({
       name: 'gi_auth_failures_total',
-      help: 'Calls refused 401 or 403, by caller (bot, admin) and reason.',
+      help: 'Calls refused 401 or 403, by caller (bot, admin) and reason (a token\'s, or an inbound scheme\'s: missing_signature, bad_signature, timestamp_outside_tolerance, unknown_key).',
       labelNames: ['caller', 'reason'],
       registers,
     }),
@@ -184,6 +187,25 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       name: 'gi_callback_attempts_total',
       help: 'Callback attempts by result: delivered, retry (to be tried again), given-up.',
       labelNames: ['result'],
+      registers,
+    }),
+    steps: new Counter({
+      name: 'gi_steps_total',
+      help: 'Journal writes of durable runs, by kind (step, sleep, event) and the status written (done, failed, retrying, waiting).',
+      labelNames: ['kind', 'status'],
+      registers,
+    }),
+    // Every process reads the same count from the store: gathered, the highest (the latest) is shown, not the sum.
+    waitingInvocations: new Gauge({
+      name: 'gi_invocations_waiting',
+      help: 'Invocations suspended in a sleep or an event wait (holding no executor), as the last sweep counted them.',
+      registers,
+      aggregator: 'max',
+    }),
+    stepsPerInvocation: new Histogram({
+      name: 'gi_steps_per_invocation',
+      help: 'Journal entries of durable invocations as they finish (invocations that made no step are not counted).',
+      buckets: [1, 10, 100, 1000, 10_000, 100_000, 1_000_000],
       registers,
     }),
   };

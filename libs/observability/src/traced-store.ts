@@ -6,7 +6,7 @@ import { giTracer, markFailed } from './trace-spans';
 export type StoreSystem = 'sqlite' | 'mongodb';
 
 /** The parts of the store whose operations are traced (the instance registry's heartbeats are not). */
-const TRACED_PARTS = new Set<PropertyKey>(['invocations', 'catalog', 'tokens']);
+const TRACED_PARTS = new Set<PropertyKey>(['invocations', 'journal', 'catalog', 'tokens']);
 
 /**
  * Calls `method` of `part` in a client span `store <part>.<method>`, when it is made within a traced
@@ -53,7 +53,7 @@ function tracedPart<Part extends object>(part: Part, partName: string, system: S
   });
 }
 
-/** The store with a span per operation on invocations, the catalog and tokens; everything else passes through. */
+/** The store with a span per operation on invocations, journals, the catalog and tokens; everything else passes through. */
 export function tracedStore<S extends Store>(store: S, system: StoreSystem): S {
   const parts = new Map<PropertyKey, object>();
   return new Proxy(store, {

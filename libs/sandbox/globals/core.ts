@@ -164,9 +164,11 @@ export default function install(host: CoreHost, global: Global, lazy: LazyModule
   defineGlobal(global, 'DOMException', DOMException);
   const constructors: Record<string, ErrorConstructor> = { TypeError, RangeError, SyntaxError };
 
-  for (const module of lazy) installStubs(host, global, module);
+  const contextMembers: Record<string, unknown> = Object.create(null);
+  for (const module of lazy) installStubs(host, global, module, contextMembers);
 
   const internals: Internals = {
+    context: contextMembers,
     core: {
       DOMException,
       setTimer: (callback, delayMs) => start('setTimeout', false, callback, delayMs, [], nextInternalId--),
@@ -193,12 +195,13 @@ export default function install(host: CoreHost, global: Global, lazy: LazyModule
 
 /**
  * Each global of a module is an accessor until first used: reading it loads the module, whose install
- * replaces the accessor with the real value; assigning it first simply defines the value. Each method
+ * replaces the accessor with the real value; assigning it first simply defines the value. A member of
+ * `Context` a module gives is an accessor for good: it loads the module if need be, and reads the member. Each method
  * the module replaces on a built-in prototype (`Date.prototype.toLocaleString`) is a stub that loads
  * the module and calls the replacement, however it is reached (`call`, `apply`, a saved reference).
  * What a connector put in place of a stub or an accessor before the module loaded stays in place.
  */
-function installStubs(host: CoreHost, global: Global, module: LazyModule): void {
+function installStubs(host: CoreHost, global: Global, module: LazyModule, contextMembers: Record<string, unknown>): void {
   const { apply } = Reflect;
   const { defineProperty, getOwnPropertyDescriptor } = Object;
   const methods = module.methods.map(([path, name]) => ({ path, name, target: resolvePath(global, path), stub: undefined as unknown, real: undefined as unknown }));
@@ -232,6 +235,17 @@ function installStubs(host: CoreHost, global: Global, module: LazyModule): void 
       get,
       set(value: unknown) {
         defineProperty(global, name, { value, writable: true, configurable: true, enumerable: false });
+      },
+    });
+  }
+  // Members of Context stay accessors (Context is frozen once the modules are installed): each reads the member the module gave.
+  for (const name of module.contextMembers) {
+    defineProperty(global.Context as object, name, {
+      configurable: false,
+      enumerable: true,
+      get() {
+        if (!(name in contextMembers)) load();
+        return contextMembers[name];
       },
     });
   }

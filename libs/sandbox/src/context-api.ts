@@ -42,9 +42,15 @@ class RunState implements HostRun {
   entityLoaded = false;
   /** `Context.Secrets`, made at its first read. */
   secrets: QuickJSHandle | null = null;
+  /** `Context.InboundAuth`, made at its first read. */
+  inboundAuth: QuickJSHandle | null = null;
   response: QuickJSHandle | null = null;
   ended = false;
   readonly pending = new Set<QuickJSDeferredPromise>();
+  /** Those of `pending` that do not count against `pendingCalls` (journal writes). */
+  readonly unmetered = new Set<QuickJSDeferredPromise>();
+  /** Called when the run has nothing to compute (HostRun.onIdle). */
+  idle: (() => void) | null = null;
   /** Made for the first host request only: creating and aborting a controller is not free. */
   cancel: AbortController | null = null;
   readonly timers = new TimerQueue();
@@ -86,6 +92,15 @@ class RunState implements HostRun {
 
   spendCpu(ms: number): void {
     if (ms > 0) this.hostCpuMs += ms;
+  }
+
+  halt(verdict: Verdict): void {
+    this.stopped ??= verdict;
+    this.run.onHostSettled();
+  }
+
+  onIdle(hook: () => void): void {
+    this.idle = hook;
   }
 
   nextTurn(): Promise<void> {
@@ -146,8 +161,9 @@ export class ContextApi {
     this.functionSource = ctx.getProp(fnPrototype, 'toString');
     const freeze = ctx.getProp(object, 'freeze');
     this.freeze = freeze;
-    this.install(freeze);
+    const installed = this.install();
     for (const handle of [json, object, prototype, fn, fnPrototype]) handle.dispose();
+    // The core module of globals gives Context the members other modules make (Context.Step...): frozen after it.
     this.globals = new GlobalsBridge(ctx, {
       bound: () => {
         const state = this.state;
@@ -155,7 +171,7 @@ export class ContextApi {
         if (!state) return { error: ctx.newError('This is not available before the connector runs.') };
         return { run: state };
       },
-      promise: (run, work) => this.promise(run as RunState, work),
+      promise: (run, work, metered) => this.promise(run as RunState, work, metered),
       uncaught: (run, error, where) => {
         const { message, stack } = this.describe(error);
         const verdict = failureVerdict(`Uncaught error in ${where}: ${message}`, stack, run.input.limits);
@@ -166,6 +182,10 @@ export class ContextApi {
       json: (value) => this.json(value, RUN_BUDGET.hostArgumentChars),
       tag: (value) => this.tag(value),
     });
+    for (const target of installed) {
+      ctx.unwrapResult(ctx.callFunction(freeze, ctx.undefined, target)).dispose();
+      target.dispose();
+    }
   }
 
   /** Why the bound run must end now, if it must. */
@@ -175,6 +195,11 @@ export class ContextApi {
 
   get pendingCalls(): number {
     return this.state?.pending.size ?? 0;
+  }
+
+  /** The bound run has nothing to compute: its durable calls may suspend it now (see RunJournal). */
+  idle(): void {
+    this.state?.idle?.();
   }
 
   /** CPU time the host spent for the bound run off the engine's thread (crypto work). */
@@ -223,8 +248,8 @@ export class ContextApi {
     return text;
   }
 
-  /** Defines the globals `Context` and `console`, frozen. */
-  private install(freeze: QuickJSHandle): void {
+  /** Defines the globals `Context` and `console`: the objects to freeze once the globals modules are installed. */
+  private install(): QuickJSHandle[] {
     const ctx = this.ctx;
     const context = ctx.newObject();
     this.define(context, 'GetRequestEntity', (state) => this.getRequestEntity(state));
@@ -235,6 +260,7 @@ export class ContextApi {
     this.define(context, 'SetProgress', (state, percent, message) => this.setProgress(state, percent, message));
     this.define(context, 'ReadFile', (state, id, options) => this.readFile(state, id, options));
     this.defineGetter(context, 'Secrets', (state) => this.getSecrets(state));
+    this.defineGetter(context, 'InboundAuth', (state) => this.getInboundAuth(state));
     const http = ctx.newObject();
     this.define(http, 'Request', (state, request) => this.request(state, request));
     ctx.setProp(context, 'Http', http);
@@ -243,10 +269,9 @@ export class ContextApi {
     for (const name of ['log', 'info', 'debug', 'warn']) ctx.setProp(console, name, log);
     log.dispose();
     this.define(console, 'error', (state, ...args) => this.log(state, 'error', args));
-    for (const target of [http, context, console]) ctx.unwrapResult(ctx.callFunction(freeze, ctx.undefined, target)).dispose();
     ctx.setProp(ctx.global, 'Context', context);
     ctx.setProp(ctx.global, 'console', console);
-    for (const handle of [http, context, console]) handle.dispose();
+    return [http, context, console];
   }
 
   /** `{"body": ResponseBody}` as JSON, or undefined when the connector never touched an entity. */
@@ -318,17 +343,37 @@ export class ContextApi {
   /** `Context.Secrets`: the run's secrets as a frozen plain object (the same one at every read). */
   private getSecrets(state: RunState): HostResult {
     if (!state.secrets) {
-      const parsed = this.parseJson(JSON.stringify(state.run.input.secrets ?? {}));
-      if (parsed.error) return parsed;
-      const frozen = this.ctx.callFunction(this.freeze, this.ctx.undefined, parsed.value);
-      if (frozen.error) {
-        parsed.value.dispose();
-        return frozen;
-      }
-      frozen.value.dispose();
-      state.secrets = parsed.value;
+      const made = this.frozenJson(JSON.stringify(state.run.input.secrets ?? {}));
+      if (made.error) return made;
+      state.secrets = made.value;
     }
     return state.secrets.dup();
+  }
+
+  /**
+   * `Context.InboundAuth`: how the call proved who sent it, as a frozen plain object (the same one at every
+   * read): the integration's inbound scheme and the producer's delivery id, or `bearer` for a bot token.
+   */
+  private getInboundAuth(state: RunState): HostResult {
+    if (!state.inboundAuth) {
+      const made = this.frozenJson(JSON.stringify(state.run.input.inbound ?? { scheme: 'bearer', deliveryId: null }));
+      if (made.error) return made;
+      state.inboundAuth = made.value;
+    }
+    return state.inboundAuth.dup();
+  }
+
+  /** A JSON value made in the sandbox and frozen (one level deep: the values read here are flat). */
+  private frozenJson(json: string): VmCallResult<QuickJSHandle> {
+    const parsed = this.parseJson(json);
+    if (parsed.error) return parsed;
+    const frozen = this.ctx.callFunction(this.freeze, this.ctx.undefined, parsed.value);
+    if (frozen.error) {
+      parsed.value.dispose();
+      return frozen;
+    }
+    frozen.value.dispose();
+    return parsed;
   }
 
   /** Ends the run with `verdict`: the code is stopped at its next check, whatever it catches. */
@@ -533,19 +578,20 @@ export class ContextApi {
     return this.state?.timers ?? null;
   }
 
-  /** A promise settled by host work, counted as a call in flight. */
-  private promise(state: RunState, work: Promise<() => VmCallResult<QuickJSHandle>>): HostResult {
-    const call = this.hostCall(state);
+  /** A promise settled by host work, counted as a call in flight (against `pendingCalls` when `metered`). */
+  private promise(state: RunState, work: Promise<() => VmCallResult<QuickJSHandle>>, metered = true): HostResult {
+    const call = this.hostCall(state, metered);
     if ('error' in call) return call;
     state.pending.add(call.deferred);
+    if (!metered) state.unmetered.add(call.deferred);
     work.then((make) => this.settle(state, call.deferred, make));
     return call.promise;
   }
 
-  /** A promise for a host call; one call more than the run's pendingCalls limit ends the run. */
-  private hostCall(state: RunState): { deferred: QuickJSDeferredPromise; promise: QuickJSHandle; refuse: (message: string) => QuickJSHandle } | { error: QuickJSHandle } {
+  /** A promise for a host call; one metered call more than the run's pendingCalls limit ends the run. */
+  private hostCall(state: RunState, metered = true): { deferred: QuickJSDeferredPromise; promise: QuickJSHandle; refuse: (message: string) => QuickJSHandle } | { error: QuickJSHandle } {
     const max = state.run.input.limits.pendingCalls;
-    if (state.pending.size >= max) {
+    if (metered && state.pending.size - state.unmetered.size >= max) {
       const verdict = pendingCallsVerdict(max);
       return this.stop(state, verdict, verdict.message);
     }
@@ -572,6 +618,7 @@ export class ContextApi {
   /** Settles a host call with the value `make` builds in the sandbox, or rejects it with a message; nothing once its run ended. */
   private settle(state: RunState, deferred: QuickJSDeferredPromise, outcome: (() => VmCallResult<QuickJSHandle>) | string): void {
     if (state.ended || !state.pending.delete(deferred)) return;
+    state.unmetered.delete(deferred);
     const ctx = this.ctx;
     if (typeof outcome === 'string') {
       const error = ctx.newError(outcome);

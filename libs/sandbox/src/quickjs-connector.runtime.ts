@@ -66,7 +66,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
   const check = (request: ConnectorRunRequest, env: SandboxEnvironment, redaction: SecretRedaction): RunInput | ConnectorRunResult => {
     ensureOpen();
     if (!(request.timeoutMs > 0)) throw new RangeError(`A connector run needs a positive timeoutMs, not ${request.timeoutMs}.`);
-    const { cacheKey, code, timeoutMs, allowedHosts, blockedHttp, readFile, trace } = request;
+    const { cacheKey, code, timeoutMs, allowedHosts, blockedHttp, readFile, trace, sleeps } = request;
     const entityJson = request.entityJson ?? entityText(request.entity);
     if (entityJson === undefined) return unusableEntity();
     const rawBody = request.rawBody ?? null;
@@ -76,6 +76,7 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       code,
       entityJson,
       rawBody,
+      inbound: request.inbound ?? null,
       secrets,
       timeoutMs,
       limits: resolveRunLimits(env.defaults, request.limits),
@@ -85,6 +86,9 @@ export async function createQuickJsRuntime(options: QuickJsRuntimeOptions = {}):
       onLogs: redaction.linesTo(request.onLogs),
       readFile,
       trace,
+      durable: request.durable && redaction.durableRun(request.durable),
+      sleeps,
+      events: request.events?.map(({ name, payload }) => ({ name, payloadJson: JSON.stringify(payload ?? null) })),
     };
   };
   // Deploys are checked on the calling thread, on an engine instance of the compiler's own.

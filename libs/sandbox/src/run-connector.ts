@@ -117,6 +117,10 @@ export class ConnectorRun {
     this.api.end();
     if (verdict.kind === 'failed') this.logs.addSystem('error', verdict.message);
     if (verdict.kind === 'raised') this.logs.addSystem('error', `RaiseError: ${verdict.title}: ${verdict.message}`);
+    if (verdict.kind === 'suspended') {
+      const { kind, name, until } = verdict.wait;
+      this.logs.addSystem('info', `Suspended until ${new Date(until).toISOString()}: ${kind === 'event' ? 'waits for the event' : kind === 'retry' ? 'retries the step' : 'sleeps in'} ${JSON.stringify(name)}.`);
+    }
     return withRunFacts(verdict, { logs: this.logs.rest(), durationMs: performance.now() - this.started });
   }
 
@@ -220,6 +224,9 @@ export class ConnectorRun {
         }
         continue;
       }
+      // Nothing to compute: a run that asked to suspend may end now (RunJournal.idle).
+      this.api.idle();
+      if (this.mustStop()) return { kind: 'stalled' };
       return waits ? 'host' : { kind: 'stalled' };
     }
   }

@@ -1,4 +1,5 @@
-import type { ConnectorFileReader, LogLine, Progress, RunLimits, RunSecrets, TraceContext } from '@gi/domain';
+import type { ConnectorFileReader, DurableRun, LogLine, Progress, RunLimits, RunSecrets, TraceContext, VerifiedInbound } from '@gi/domain';
+import type { LocalEvent } from './durable/memory-journal';
 import type { KeyGenerator } from './globals/crypto.host';
 import type { RunCancellation } from './run-cancellation';
 
@@ -15,6 +16,8 @@ export interface RunInput {
   entityJson: string;
   /** The request body as the caller sent it (`Context.GetRawRequestBody()`); null when there is none. Text, like the entity. */
   rawBody: string | null;
+  /** `Context.InboundAuth`: what the gateway verified of the call; null (or absent) for a call made with a bot token. */
+  inbound?: VerifiedInbound | null;
   /** `Context.Secrets`, by name; the runtime redacts their values from what the run hands back. */
   secrets?: RunSecrets;
   timeoutMs: number;
@@ -28,6 +31,12 @@ export interface RunInput {
   /** Takes the lines logged while the run goes on, in batches (RUN_BUDGET.logBatchMs, logBatchLines); the result has the rest. */
   onLogs?: (lines: LogLine[]) => void;
   readFile?: ConnectorFileReader;
+  /** The live journal of a durable run (ConnectorRunRequest.durable); on a worker, its writes travel to the pool's thread. */
+  durable?: DurableRun;
+  /** Without `durable`: `skip` ends every sleep, retry delay and event wait at once (ConnectorRunRequest.sleeps). */
+  sleeps?: 'wait' | 'skip';
+  /** Without `durable`: the events Context.WaitForEvent receives, payloads as JSON text (ConnectorRunRequest.events). */
+  events?: LocalEvent[];
   /** Makes the keys of `crypto.subtle.generateKey` on another thread (a worker's pool); without it, on the run's own. */
   generateKey?: KeyGenerator;
   /** Stops the run when requested; the result is then `cancelled`. */

@@ -1,4 +1,4 @@
-import type { ConnectorRunResult, RunLimits } from '@gi/domain';
+import type { ConnectorRunResult, RunLimits, WaitReason } from '@gi/domain';
 import sjson from 'secure-json-parse';
 import { locateInStack } from './connector-source';
 import { formatBytes, formatMs } from './sandbox-options';
@@ -11,7 +11,9 @@ import { formatBytes, formatMs } from './sandbox-options';
 export type Verdict =
   | { kind: 'ok'; responseJson: string | null }
   | { kind: 'raised'; title: string; message: string }
-  | { kind: 'failed'; reason: 'threw' | 'timeout' | 'limit' | 'cancelled'; message: string };
+  | { kind: 'failed'; reason: 'threw' | 'timeout' | 'limit' | 'cancelled'; message: string }
+  /** A durable run that stopped to wait; it resumes from its journal once woken. */
+  | { kind: 'suspended'; wait: WaitReason };
 
 type Failure = Extract<Verdict, { kind: 'failed' }>;
 type RunFacts = Pick<ConnectorRunResult, 'logs' | 'durationMs'>;

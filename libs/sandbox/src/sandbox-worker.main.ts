@@ -5,10 +5,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SandboxEngine } from './sandbox-engine';
-import { rawBodyOf, SlotMap, type LogLine, type Progress } from '@gi/domain';
+import { rawBodyOf, SlotMap, type DurableRun, type LogLine, type Progress } from '@gi/domain';
 import { SharedCancellation } from './run-cancellation';
 import type { RunInput } from './run-input';
-import type { FromWorker, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
+import type { FromWorker, JournalWrite, SandboxWorkerData, ToWorker } from './sandbox-worker.protocol';
 import { ThreadCodes } from './worker-code';
 
 interface PendingCall {
@@ -85,6 +85,9 @@ async function main(): Promise<void> {
     if (message.kind === 'stop') return void port.unref();
     if (message.kind === 'file') return settleCall(message.call, message.data ? null : new Error(message.error ?? 'The file could not be read.'), message.data);
     // Node's error keeps its name (OperationError, SyntaxError...): the crypto module maps it as it would on this thread.
+    if (message.kind === 'journalled') {
+      return settleCall(message.call, message.error ? Object.assign(new Error(message.error.message), { name: message.error.name }) : null, message.entry);
+    }
     if (message.kind === 'key') return settleCall(message.call, message.key ? null : Object.assign(new Error(message.error?.message), { name: message.error?.name }), message.key);
     if (message.kind === 'code') {
       const waiting = lackingCode.get(message.id);
@@ -104,6 +107,15 @@ async function main(): Promise<void> {
     if (cancel) cancellations.set(id, cancel);
     const readFile: RunInput['readFile'] = readsFiles ? (fileId, range) => callPool((call) => ({ kind: 'read-file', id, call, fileId, range })) : undefined;
     const onLogs = streamsLogs ? (lines: LogLine[]) => send({ kind: 'logs', id, lines }) : undefined;
+    const journal = <T>(write: JournalWrite) => callPool<T>((call) => ({ kind: 'journal', id, call, write }));
+    const durable: DurableRun | undefined = input.durable
+      ? {
+          ...input.durable,
+          record: (step) => journal({ op: 'record', step }),
+          beginWait: (wait) => journal({ op: 'beginWait', wait }),
+          timeOut: (step) => journal({ op: 'timeOut', step }),
+        }
+      : undefined;
     const onLong = held.length > 0 ? postHeld : undefined;
     // The run waits on the host: this thread is free for other runs meanwhile. Told at once when that
     // comes later than this turn (the run's sandbox had to be made first).
@@ -120,6 +132,7 @@ async function main(): Promise<void> {
       onProgress: (progress: Progress) => send({ kind: 'progress', id, progress }),
       onLogs,
       readFile,
+      durable,
       generateKey,
       cancel,
       onLong,

@@ -1,4 +1,4 @@
-import { rawBodySpan, type ByteRange, type LogLine, type Progress, type RawBodySpan } from '@gi/domain';
+import { rawBodySpan, type ByteRange, type DurableRun, type JournalEntry, type LogLine, type Progress, type RawBodySpan, type StepRecord, type WaitRecord } from '@gi/domain';
 import type { webcrypto } from 'node:crypto';
 import type { RunInput } from './run-input';
 import type { SandboxResult } from './run-verdict';
@@ -9,9 +9,20 @@ import type { SandboxEnvironment } from './sandbox-options';
  * code apart (worker-code.ts). A raw body that lies in the entity's JSON as sent comes once, as its
  * span there (`rawBody` null; rawBodySpan in libs/domain).
  */
-export type WorkerRunInput = Omit<RunInput, 'code' | 'onProgress' | 'onLogs' | 'readFile' | 'generateKey' | 'cancel' | 'onLong' | 'onWaitsOnHost'> & {
+export type WorkerRunInput = Omit<RunInput, 'code' | 'onProgress' | 'onLogs' | 'readFile' | 'generateKey' | 'cancel' | 'onLong' | 'onWaitsOnHost' | 'durable'> & {
   rawBodySpan: RawBodySpan | null;
+  /** A durable run's journal as it starts; its writes travel to the pool's thread (`journal` messages). */
+  durable: DurableRunData | null;
 };
+
+/** What of a durable run its worker gets: the data, not the writes. */
+export type DurableRunData = Omit<DurableRun, 'record' | 'beginWait' | 'timeOut'>;
+
+/** A write of a durable run's journal, made by the pool with the run's own DurableRun. */
+export type JournalWrite =
+  | { op: 'record'; step: StepRecord }
+  | { op: 'beginWait'; wait: WaitRecord }
+  | { op: 'timeOut'; step: Pick<JournalEntry, 'name' | 'occurrence'> };
 
 /**
  * The data of a run's input, field by field: quicker than copying it with object rest, and every
@@ -24,12 +35,18 @@ export function workerRunInput(input: RunInput): WorkerRunInput {
     entityJson: input.entityJson,
     rawBody: span ? null : input.rawBody,
     rawBodySpan: span,
+    inbound: input.inbound,
     secrets: input.secrets,
     timeoutMs: input.timeoutMs,
     limits: input.limits,
     allowedHosts: input.allowedHosts,
     blockedHttp: input.blockedHttp,
     trace: input.trace,
+    sleeps: input.sleeps,
+    events: input.events,
+    durable: input.durable
+      ? { botId: input.durable.botId, invocationId: input.durable.invocationId, journal: input.durable.journal, limits: input.durable.limits, suspendAfterMs: input.durable.suspendAfterMs }
+      : null,
   } satisfies Record<keyof WorkerRunInput, unknown>;
 }
 
@@ -52,6 +69,8 @@ export type ToWorker =
   | { kind: 'stop' }
   /** The answer to a `read-file` call: the bytes, or the message the connector sees. */
   | { kind: 'file'; call: number; data?: Uint8Array; error?: string }
+  /** The answer to a `journal` call: the entry as stored, or the message the write was refused with. */
+  | { kind: 'journalled'; call: number; entry?: JournalEntry; error?: { name: string; message: string } }
   /** The answer to a `generate-key` call: the key or key pair (a CryptoKey crosses threads by structured clone), or Node's error. */
   | { kind: 'key'; call: number; key?: webcrypto.CryptoKey | webcrypto.CryptoKeyPair; error?: { name: string; message: string } };
 
@@ -64,6 +83,8 @@ export type FromWorker =
   | { kind: 'logs'; id: number; lines: LogLine[] }
   /** `Context.ReadFile` of run `id`: the pool asks the run's reader, which lives on the main thread. */
   | { kind: 'read-file'; id: number; call: number; fileId: string; range: ByteRange }
+  /** A journal write of durable run `id`: the pool makes it with the run's DurableRun, which lives on the main thread. */
+  | { kind: 'journal'; id: number; call: number; write: JournalWrite }
   /** `crypto.subtle.generateKey`, its arguments checked: made on the pool's thread, which is never stopped while Node makes it (see generateKeyHere). */
   | { kind: 'generate-key'; call: number; algorithm: unknown; extractable: boolean; usages: webcrypto.KeyUsage[] }
   /** Run `id` did not end in the turn it started in: it waits on the host, and its thread is free for other runs. */

@@ -1,5 +1,5 @@
 import { SecretFilter } from '@gi/domain';
-import type { ConnectorRunResult, LogLine, Progress, RunSecrets } from '@gi/domain';
+import type { ConnectorRunResult, DurableRun, LogLine, Progress, RunSecrets } from '@gi/domain';
 
 /**
  * What a run hands back with its secrets' values replaced by `[secret]` (domain `SecretFilter`):
@@ -38,6 +38,22 @@ export class SecretRedaction {
     return listener && this.redacts ? (lines) => listener(this.lines(lines)) : listener;
   }
 
+  /** `durable` with the errors of its steps redacted as they are journalled: itself when there is nothing to redact. */
+  durableRun(durable: DurableRun): DurableRun {
+    if (!this.redacts) return durable;
+    const { botId, invocationId, journal, limits, suspendAfterMs } = durable;
+    return {
+      botId,
+      invocationId,
+      journal,
+      limits,
+      suspendAfterMs,
+      record: (step) => durable.record(step.status === 'done' ? step : { ...step, error: { name: this.redact(step.error.name), message: this.redact(step.error.message) } }),
+      beginWait: (wait) => durable.beginWait(wait),
+      timeOut: (step) => durable.timeOut(step),
+    };
+  }
+
   /** The run's result as it leaves the runtime. */
   result(result: ConnectorRunResult): ConnectorRunResult {
     if (!this.redacts) return result;
@@ -49,6 +65,8 @@ export class SecretRedaction {
         return { ...result, title: this.redact(result.title), message: this.redact(result.message), logs };
       case 'failed':
         return { ...result, message: this.redact(result.message), logs };
+      case 'suspended':
+        return { ...result, logs };
     }
   }
 }

@@ -2,7 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { Worker } from 'node:worker_threads';
 import type { RunInput } from './run-connector';
 import { Outbox } from './outbox';
-import { Deadlines, LruMap, SlotMap } from '@gi/domain';
+import { Deadlines, LruMap, SlotMap, type JournalEntry } from '@gi/domain';
 import { CancelCells, type RunCancellation } from './run-cancellation';
 import { cancelledVerdict, timeoutVerdict, withRunFacts, type SandboxResult } from './run-verdict';
 import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, WORKER_YOUNG_GENERATION_MB, type SandboxEnvironment } from './sandbox-options';
@@ -215,6 +215,9 @@ export class WorkerPool {
       case 'generate-key':
         this.generateKey(slot, message);
         return;
+      case 'journal':
+        this.journal(slot, message);
+        return;
       case 'code-missing': {
         const run = slot.runs.get(message.id);
         if (!run) return;
@@ -312,6 +315,28 @@ export class WorkerPool {
         reply({ kind: 'file', call: message.call, data }, [data.buffer as ArrayBuffer]);
       },
       (error: unknown) => reply({ kind: 'file', call: message.call, error: error instanceof Error ? error.message : 'The file could not be read.' }),
+    );
+  }
+
+  /** Makes a journal write of a durable run on a worker with the run's own DurableRun, and sends the entry as stored back. */
+  private journal(slot: Slot, message: Extract<FromWorker, { kind: 'journal' }>): void {
+    const failed: ToWorker = { kind: 'journalled', call: message.call, error: { name: 'Error', message: 'The journal could not be written.' } };
+    const reply = (answer: ToWorker) => this.answer(slot, answer, failed);
+    const durable = slot.runs.get(message.id)?.input.durable;
+    if (!durable) return reply({ kind: 'journalled', call: message.call, error: { name: 'Error', message: 'The run has ended.' } });
+    const { write } = message;
+    let written: Promise<JournalEntry>;
+    try {
+      written = write.op === 'record' ? durable.record(write.step) : write.op === 'beginWait' ? durable.beginWait(write.wait) : durable.timeOut(write.step);
+    } catch (error) {
+      written = Promise.reject(error);
+    }
+    written.then(
+      (entry) => reply({ kind: 'journalled', call: message.call, entry }),
+      (error: unknown) => {
+        const { name, message: text } = error instanceof Error ? error : { name: 'Error', message: 'The journal could not be written.' };
+        reply({ kind: 'journalled', call: message.call, error: { name, message: text } });
+      },
     );
   }
 

@@ -22,6 +22,7 @@ const toIntegration = (doc: IntegrationDocument): IntegrationDefinition => ({
   callbackUrl: doc.callbackUrl ?? null,
   deployedAt: doc.deployedAt,
   ...(doc.sources && { sources: doc.sources }),
+  ...(doc.inboundAuth && { inboundAuth: doc.inboundAuth }),
 });
 
 /** The bot's own quotas are the document with an empty token id. */
@@ -72,7 +73,7 @@ export class MongoCatalogStore implements CatalogStore {
       // Past the number that just collided too, even if the read does not show its holder yet.
       const version = Math.max((latest?.version ?? 0) + 1, tried + 1);
       tried = version;
-      const definition: IntegrationDefinition = { botId, integrationId, version, deployedAt: now, ...withoutEmptySources(settings) };
+      const definition: IntegrationDefinition = { botId, integrationId, version, deployedAt: now, ...withoutEmptySources(integrationSettingsOf(settings)) };
       try {
         // A copy: the driver adds _id to the document it inserts.
         await this.integrations.insertOne({
@@ -80,6 +81,7 @@ export class MongoCatalogStore implements CatalogStore {
           allowedHosts: [...settings.allowedHosts],
           limits: { ...settings.limits },
           ...(definition.sources && { sources: definition.sources.map((source) => ({ ...source })) }),
+          ...(definition.inboundAuth && { inboundAuth: { ...definition.inboundAuth } }),
         });
         return definition;
       } catch (error) {
@@ -127,9 +129,11 @@ export class MongoCatalogStore implements CatalogStore {
   async resolveIntegration(botId: string, integrationId: string): Promise<IntegrationTarget | null> {
     const doc = await this.integrations.findOne(
       { botId, integrationId },
-      { sort: { version: -1 }, projection: { _id: 0, integrationId: 1, version: 1, entityName: 1, pool: 1, callbackUrl: 1 } },
+      { sort: { version: -1 }, projection: { _id: 0, integrationId: 1, version: 1, entityName: 1, pool: 1, callbackUrl: 1, inboundAuth: 1 } },
     );
-    return doc ? { integrationId: doc.integrationId, version: doc.version, entityName: doc.entityName, pool: doc.pool, callbackUrl: doc.callbackUrl ?? null } : null;
+    return doc
+      ? { integrationId: doc.integrationId, version: doc.version, entityName: doc.entityName, pool: doc.pool, callbackUrl: doc.callbackUrl ?? null, ...(doc.inboundAuth && { inboundAuth: doc.inboundAuth }) }
+      : null;
   }
 
   async listIntegrations(botId: string): Promise<IntegrationDefinition[]> {

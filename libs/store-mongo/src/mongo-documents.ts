@@ -1,9 +1,11 @@
-import type { CallbackState, ConnectorLimits, ConnectorSource, Endpoint, InvocationMode, InvocationStatus, LogLine, Progress } from '@gi/domain';
+import type { CallbackState, ConnectorLimits, ConnectorSource, Endpoint, InboundAuth, InvocationMode, InvocationStatus, LogLine, Progress, StepError, StepKind, StepStatus, VerifiedInbound, WaitReason } from '@gi/domain';
 
 /** Collection names of one deployment's database. */
 export const COLLECTIONS = {
   invocations: 'invocations',
   invocationLogs: 'invocationLogs',
+  invocationJournal: 'invocationJournal',
+  invocationEvents: 'invocationEvents',
   entities: 'entities',
   integrations: 'integrations',
   tokens: 'tokens',
@@ -40,6 +42,8 @@ export interface InvocationDocument {
   rawBody?: string | null;
   /** Where the raw body lies in `entity` when it is there as sent (a JSON body): kept once (rawBodySpan in libs/domain). */
   rawBodySpan?: [start: number, end: number];
+  /** What the gateway verified of a call its inbound auth accepted; absent for a call made with a bot token. */
+  inbound?: VerifiedInbound;
   status: InvocationStatus;
   attempt: number;
   leaseOwner: string | null;
@@ -66,6 +70,57 @@ export interface InvocationDocument {
   callback?: CallbackDocument | null;
   /** True once a process besides a sync caller's gateway waits for it (InvocationStore.watch); absent until then. */
   watched?: boolean;
+  /** Durable runs (absent on an invocation that never journalled nor suspended): what a Waiting one waits for, null otherwise. */
+  waiting?: WaitReason | null;
+  /** Entries in its journal (invocationJournal); each new one's `seq`. */
+  steps?: number;
+  /** Bytes of its journal's results and errors and of its kept events (JournalLimits.maxJournalBytes). */
+  journalBytes?: number;
+  /** Events ever sent to it; each kept one's `seq`. */
+  eventSeq?: number;
+  /** Run time of its attempts that ended suspended. */
+  activeMs?: number;
+  /** The attempt that last journalled or suspended. */
+  progressAttempt?: number;
+  /** Its TTL as created (ms), kept at its first suspension: once it finishes it expires that long after its end. */
+  retainMs?: number;
+}
+
+/**
+ * One entry of a durable run's journal, unique per {botId, invocationId, name, occurrence}. `seq` is the
+ * invocation's entry count when it was first written, so the entries read in that order. `expireAt`
+ * follows the invocation's (moved with it when it suspends and when it ends): the TTL monitor deletes
+ * the journal with its invocation.
+ */
+export interface JournalEntryDocument {
+  botId: string;
+  invocationId: string;
+  name: string;
+  occurrence: number;
+  seq: number;
+  kind: StepKind;
+  status: StepStatus;
+  /** The result as JSON text (`done`), so any field name round-trips and is never read as an operator. */
+  result: string | null;
+  resultBytes: number;
+  error: StepError | null;
+  attempts: number;
+  startedAt: number;
+  finishedAt: number | null;
+  until: number | null;
+  expireAt: Date;
+}
+
+/** An event sent to an invocation before a wait of its name took it; `seq` orders them (the invocation's eventSeq). */
+export interface KeptEventDocument {
+  botId: string;
+  invocationId: string;
+  name: string;
+  seq: number;
+  /** The payload as JSON text. */
+  payload: string;
+  sentAt: number;
+  expireAt: Date;
 }
 
 /**
@@ -118,6 +173,8 @@ export interface IntegrationDocument {
   deployedAt: number;
   /** The files a bundle was built from; absent for a plain script. */
   sources?: ConnectorSource[];
+  /** Absent for a bot token (bearer), the default: docs/inbound.md. */
+  inboundAuth?: InboundAuth;
 }
 
 /** The draft of an integration (at most one): its settings, as a version has them. */

@@ -16,6 +16,8 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
     // Invocations in flight per bot, counted for quotas.
     { name: 'bot_by_status', key: { botId: 1, status: 1 } },
     { name: 'callbacks_due', key: { 'callback.dueAt': 1 }, partialFilterExpression: { 'callback.state': 'pending' } },
+    // Waiting invocations by wake time, for the sweeper's wake-up: only they are in it.
+    { name: 'waiting_by_wake', key: { 'waiting.until': 1 }, partialFilterExpression: { status: 'Waiting' } },
     // The TTL monitor deletes a record once expireAt has passed; it runs about once a minute, so every
     // read also filters on expireAt and an expired record is gone for callers at once. Never one that
     // an executor holds: its run goes on and records its outcome (the expiry sweep removes it after).
@@ -24,6 +26,17 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   // An invocation's batches in order; gone with it.
   invocationLogs: [
     { name: 'bot_invocation_in_order', key: { botId: 1, invocationId: 1, attempt: 1, seq: 1 } },
+    { name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 },
+  ],
+  // A durable run's journal: one entry per step name and occurrence, read in the order written; gone with its invocation.
+  invocationJournal: [
+    { name: 'unique_bot_invocation_step', key: { botId: 1, invocationId: 1, name: 1, occurrence: 1 }, unique: true },
+    { name: 'bot_invocation_in_order', key: { botId: 1, invocationId: 1, seq: 1 } },
+    { name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 },
+  ],
+  // Events kept for a wait, oldest first per name; gone with their invocation.
+  invocationEvents: [
+    { name: 'bot_invocation_name_in_order', key: { botId: 1, invocationId: 1, name: 1, seq: 1 } },
     { name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 },
   ],
   entities: [{ name: 'unique_bot_entity', key: { botId: 1, name: 1 }, unique: true }],

@@ -1,6 +1,7 @@
 import type { Collection, Document, MongoClient } from 'mongodb';
 import type { IdempotencyKeyDocument, InvocationDocument, LogBatchDocument } from './mongo-documents';
 import { MongoInvocationStore } from './mongo-invocation.store';
+import type { JournalCollections } from './mongo-journal.store';
 
 /**
  * The tenancy rule checked without a server: every operation on one invocation names both its id and
@@ -49,7 +50,8 @@ describe('MongoInvocationStore queries', () => {
     const keys = new RecordingCollection() as unknown as Collection<IdempotencyKeyDocument>;
     // Transactions (createWithKey) need a real server: the store contract covers them.
     const logBatches = new RecordingCollection() as unknown as Collection<LogBatchDocument>;
-    const store = new MongoInvocationStore(collection as unknown as Collection<InvocationDocument>, logBatches, keys, {} as MongoClient, { now: () => now });
+    const journal = { entries: new RecordingCollection(), events: new RecordingCollection() } as unknown as JournalCollections;
+    const store = new MongoInvocationStore(collection as unknown as Collection<InvocationDocument>, logBatches, keys, journal, {} as MongoClient, { now: () => now });
     return { collection, store };
   }
 

@@ -21,10 +21,13 @@ import type {
   Outcome,
   Progress,
   StoredLogLine,
+  Suspension,
 } from '@gi/domain';
-import { assertEntityFits, outcomeError, outcomeJson, rawBodyOf, rawBodySpan, recordedOutcomeJson, UnrecordableOutcome } from '@gi/domain';
+import { assertEntityFits, outcomeError, outcomeJson, rawBodyOf, rawBodySpan, recordedOutcomeJson, UNFINISHED_STATUSES, UnrecordableOutcome } from '@gi/domain';
 import type { CallbackDocument, IdempotencyKeyDocument, InvocationDocument, LogBatchDocument } from './mongo-documents';
 import { isDuplicateKey, isTooLarge, isUnavailable, retriedOnFailover, storeUnavailable } from './mongo-errors';
+import { leasedAttempt } from './mongo-journal.store';
+import type { JournalCollections } from './mongo-journal.store';
 import { backoff, inTransaction } from './mongo-transaction';
 
 /** The most invocations one sweep call moves; the next round takes the rest. */
@@ -67,6 +70,8 @@ const STATE_PROJECTION = {
   progress: 1,
   outcome: 1,
   responseContentType: 1,
+  waiting: 1,
+  steps: 1,
 } as const;
 
 type StateDocument = Pick<InvocationDocument, keyof typeof STATE_PROJECTION>;
@@ -81,6 +86,8 @@ export class MongoInvocationStore implements InvocationStore {
     private readonly invocations: Collection<InvocationDocument>,
     private readonly logBatches: Collection<LogBatchDocument>,
     private readonly keys: Collection<IdempotencyKeyDocument>,
+    /** The journals of durable runs: their expiry moves with their invocation's. */
+    private readonly journal: JournalCollections,
     private readonly client: MongoClient,
     private readonly clock: Clock,
     /** The write concern's wtimeout, and how long a request waits for an Idempotency-Key's holder to be confirmed. */
@@ -269,8 +276,9 @@ export class MongoInvocationStore implements InvocationStore {
       const doc = await this.invocations.findOneAndUpdate(
         this.leased(ref, owner),
         finishing({ status: outcome.status, outcome: recorded, logs, finishedAt: now, leaseOwner: null, leaseUntil: null }, now),
-        { projection: { watched: 1 } },
+        { projection: FINISHED_PROJECTION, returnDocument: 'after' },
       );
+      if (doc) await this.finished(ref, doc);
       return doc ? { watched: doc.watched === true } : null;
     } catch (error) {
       // Within the budgets no invocation reaches the server's 16 MiB; should one, it is recorded as a
@@ -295,11 +303,81 @@ export class MongoInvocationStore implements InvocationStore {
 
   /** Gives up on or cancels an unfinished invocation, whatever its lease. */
   private async end(ref: InvocationRef, outcome: Exclude<Outcome, { status: 'Completed' }>, now: number): Promise<boolean> {
-    const result = await this.invocations.updateOne(
-      { _id: ref.id, botId: ref.botId, status: { $in: ['Queued', 'Running'] }, expireAt: { $gt: new Date(now) } },
+    const doc = await this.invocations.findOneAndUpdate(
+      { _id: ref.id, botId: ref.botId, status: { $in: [...UNFINISHED_STATUSES] }, expireAt: { $gt: new Date(now) } },
       finishing({ status: outcome.status, outcome: outcomeJson(outcome), finishedAt: now, leaseOwner: null, leaseUntil: null }, now),
+      { projection: FINISHED_PROJECTION, returnDocument: 'after' },
     );
-    return result.matchedCount === 1;
+    if (doc) await this.finished(ref, doc);
+    return doc !== null;
+  }
+
+  /**
+   * After an invocation that ever suspended finished (its expiry now counts from its end): its journal and
+   * kept events expire with it. Not in the finishing write's transaction (there is none: it is one
+   * retryable single-document write); should this fail, they are deleted at the later expiry they had.
+   */
+  private async finished(ref: InvocationRef, doc: Pick<InvocationDocument, 'retainMs' | 'expireAt'>): Promise<void> {
+    if (doc.retainMs === undefined || doc.retainMs === null) return;
+    const mine = { botId: ref.botId, invocationId: ref.id };
+    await retriedOnFailover(() => this.journal.entries.updateMany(mine, { $set: { expireAt: doc.expireAt } }));
+    await retriedOnFailover(() => this.journal.events.updateMany(mine, { $set: { expireAt: doc.expireAt } }));
+  }
+
+  /**
+   * One transaction, which writes the invocation's document as an event does (JournalStore.sendEvent):
+   * of the two racing, one conflicts and runs again after the other. An event wait that an event
+   * completed while the run was still Running (no `waiting` entry of its name is left) is requeued.
+   * The first suspension moves the expiry of what the run journalled before with the invocation's.
+   */
+  async suspend(ref: InvocationRef, lease: { owner: string; attempt: number }, suspension: Suspension, now: number): Promise<'waiting' | 'requeued' | null> {
+    const { reason } = suspension;
+    const keepUntil = new Date(suspension.keepUntil);
+    return this.client.withSession((session) =>
+      session.withTransaction(async () => {
+        const open =
+          reason.kind !== 'event' ||
+          (await this.journal.entries.findOne({ botId: ref.botId, invocationId: ref.id, name: reason.name, kind: 'event', status: 'waiting' }, { projection: { _id: 1 }, session })) !== null;
+        const literal = (value: unknown) => ({ $literal: value });
+        const before = await this.invocations.findOneAndUpdate(
+          leasedAttempt(ref, lease),
+          [
+            {
+              $set: {
+                status: literal(open ? 'Waiting' : 'Queued'),
+                waiting: literal(open ? reason : null),
+                publishedAt: open ? '$publishedAt' : literal(now),
+                leaseOwner: null,
+                leaseUntil: null,
+                activeMs: { $add: [{ $ifNull: ['$activeMs', 0] }, literal(suspension.activeMs)] },
+                progressAttempt: '$attempt',
+                retainMs: { $ifNull: ['$retainMs', { $subtract: [{ $toLong: '$expireAt' }, '$createdAt'] }] },
+                expireAt: { $max: ['$expireAt', literal(keepUntil)] },
+              },
+            },
+          ],
+          { projection: { expireAt: 1 }, returnDocument: 'before', session },
+        );
+        if (!before) return null;
+        if (before.expireAt < keepUntil) {
+          const mine = { botId: ref.botId, invocationId: ref.id, expireAt: { $lt: keepUntil } };
+          await this.journal.entries.updateMany(mine, { $set: { expireAt: keepUntil } }, { session });
+          await this.journal.events.updateMany(mine, { $set: { expireAt: keepUntil } }, { session });
+        }
+        return open ? 'waiting' : 'requeued';
+      }),
+    );
+  }
+
+  async wakeDue(now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>> {
+    // Published by the caller at once: the republish sweep leaves them alone.
+    const due: Filter<InvocationDocument> = { status: 'Waiting', 'waiting.until': { $lte: now }, expireAt: { $gt: new Date(now) } };
+    const taken = await this.sweep(due, { 'waiting.until': 1 }, { status: 'Queued', waiting: null, publishedAt: now }, limit);
+    return taken.map((doc) => ({ botId: doc.botId, id: doc._id, pool: doc.pool }));
+  }
+
+  async countWaiting(now: number): Promise<number> {
+    return this.invocations.countDocuments({ status: 'Waiting', expireAt: { $gt: new Date(now) } });
   }
 
   async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {
@@ -307,6 +385,11 @@ export class MongoInvocationStore implements InvocationStore {
     // A requeued invocation counts as never published, so the next sweep publishes it.
     const taken = await this.sweep(expired, { leaseUntil: 1 }, { status: 'Queued', leaseOwner: null, leaseUntil: null, publishedAt: 0 }, SWEEP_BATCH);
     return taken.map((doc) => ({ botId: doc.botId, id: doc._id }));
+  }
+
+  async releaseLease(ref: InvocationRef, owner: string): Promise<boolean> {
+    const result = await this.invocations.updateOne(this.leased(ref, owner), { $set: { status: 'Queued', leaseOwner: null, leaseUntil: null } });
+    return result.matchedCount === 1;
   }
 
   async releaseLeasesOf(owner: string): Promise<InvocationRef[]> {
@@ -414,6 +497,8 @@ export class MongoInvocationStore implements InvocationStore {
     // Keys first: no key is left naming an invocation that is gone.
     await retriedOnFailover(() => this.keys.deleteMany({ botId }));
     await retriedOnFailover(() => this.logBatches.deleteMany({ botId }));
+    await retriedOnFailover(() => this.journal.entries.deleteMany({ botId }));
+    await retriedOnFailover(() => this.journal.events.deleteMany({ botId }));
     return (await retriedOnFailover(() => this.invocations.deleteMany({ botId }))).deletedCount;
   }
 
@@ -422,6 +507,9 @@ export class MongoInvocationStore implements InvocationStore {
     // The TTL monitor deletes expired keys too, about once a minute; this keeps both on the sweep's schedule.
     await retriedOnFailover(() => this.keys.deleteMany({ expireAt: expired }));
     await retriedOnFailover(() => this.logBatches.deleteMany({ expireAt: expired }));
+    // A journal's expiry follows its invocation's (moved when it suspends and when it ends).
+    await retriedOnFailover(() => this.journal.entries.deleteMany({ expireAt: expired }));
+    await retriedOnFailover(() => this.journal.events.deleteMany({ expireAt: expired }));
     // Never an invocation whose run is under way (the TTL index spares it too): its run goes on and
     // records its outcome, and it goes once that is done, or once its lease lapsed (its executor died).
     const unleased = await retriedOnFailover(() => this.invocations.deleteMany({ expireAt: expired, leaseOwner: { $type: 'null' } }));
@@ -464,15 +552,21 @@ export class MongoInvocationStore implements InvocationStore {
   }
 }
 
+/** What a finishing write returns: whether others wait, and the expiry an invocation that suspended now has. */
+const FINISHED_PROJECTION = { watched: 1, retainMs: 1, expireAt: 1 } as const;
+
 /**
  * The update that finishes an invocation: `fields` as given, each a literal (caller data is never read
- * as an expression), and a pending callback falls due now. A pipeline, so the callback is touched
- * only where there is one, in the same atomic write.
+ * as an expression), it waits for nothing, and a pending callback falls due now. One that ever suspended
+ * expires its TTL as created after its end; any other keeps its expiry as it is (an unchanged key: no
+ * index write). A pipeline, so the callback and the expiry are touched only where that applies, in the
+ * same atomic write.
  */
 function finishing(fields: Record<string, unknown>, now: number): Document[] {
   const literals = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, { $literal: value }]));
   const callback = { $cond: [{ $eq: ['$callback.state', 'pending'] }, { $mergeObjects: ['$callback', { dueAt: now }] }, '$callback'] };
-  return [{ $set: { ...literals, callback } }];
+  const expireAt = { $cond: [{ $gt: ['$retainMs', null] }, { $add: [{ $literal: new Date(now) }, '$retainMs'] }, '$expireAt'] };
+  return [{ $set: { ...literals, waiting: null, callback, expireAt } }];
 }
 
 function toRecord(doc: IdempotencyKeyDocument): IdempotencyRecord {
@@ -502,6 +596,7 @@ function toDocument(invocation: NewInvocation): InvocationDocument {
     entity: invocation.entityJson,
     rawBody: span ? null : invocation.rawBody,
     ...(span ? { rawBodySpan: [span[0], span[1]] } : {}),
+    ...(invocation.inbound ? { inbound: { scheme: invocation.inbound.scheme, deliveryId: invocation.inbound.deliveryId } } : {}),
     status: 'Queued',
     attempt: 0,
     leaseOwner: null,
@@ -531,6 +626,8 @@ function toState(doc: StateDocument): StoredInvocationState {
     progress: doc.progress,
     outcome: doc.outcome ? (JSON.parse(doc.outcome) as Outcome) : null,
     responseContentType: doc.responseContentType,
+    waiting: doc.waiting ?? null,
+    steps: doc.steps ?? 0,
   };
 }
 
@@ -574,6 +671,7 @@ function invocationFields(doc: InvocationDocument, batches: Array<Pick<LogBatchD
     endpoint: doc.endpoint,
     responseContentType: doc.responseContentType,
     rawBody: rawBodyOf(doc.entity, doc.rawBody ?? null, doc.rawBodySpan),
+    inbound: doc.inbound ?? null,
     leaseOwner: doc.leaseOwner,
     leaseUntil: doc.leaseUntil,
     expireAt: doc.expireAt.getTime(),
@@ -581,6 +679,10 @@ function invocationFields(doc: InvocationDocument, batches: Array<Pick<LogBatchD
     logs: logsOf(batches, doc),
     progress: doc.progress,
     callback: doc.callback ? callbackOf(doc.callback) : null,
+    waiting: doc.waiting ?? null,
+    steps: doc.steps ?? 0,
+    activeMs: doc.activeMs ?? 0,
+    progressAttempt: doc.progressAttempt ?? 0,
   };
 }
 

@@ -49,7 +49,7 @@ describe('createMongoStore', () => {
 });
 
 describe('indexes', () => {
-  it('expire invocations, Idempotency-Keys and instances by expireAt and keep versions, tokens, entities, keys and quotas unique per bot', () => {
+  it('expire invocations, journals, Idempotency-Keys and instances by expireAt and keep versions, tokens, entities, keys and quotas unique per bot', () => {
     expect(INDEXES.instances).toContainEqual({ name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 });
     // Never an invocation an executor holds: its run goes on and records its outcome.
     expect(INDEXES.invocations).toContainEqual({
@@ -60,11 +60,17 @@ describe('indexes', () => {
     });
     expect(RETIRED_INDEXES.invocations).toEqual(['ttl_expire_at']);
     expect(INDEXES.idempotencyKeys).toContainEqual({ name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 });
+    // A durable run's journal and kept events go with their invocation (their expiry follows its own).
+    expect(INDEXES.invocationJournal).toContainEqual({ name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 });
+    expect(INDEXES.invocationEvents).toContainEqual({ name: 'ttl_expire_at', key: { expireAt: 1 }, expireAfterSeconds: 0 });
+    // Only Waiting invocations are in the wake-up index: plain ones never write an entry there.
+    expect(INDEXES.invocations).toContainEqual({ name: 'waiting_by_wake', key: { 'waiting.until': 1 }, partialFilterExpression: { status: 'Waiting' } });
     const unique = Object.values(INDEXES)
       .flat()
       .filter((index) => index.unique)
       .map((index) => Object.keys(index.key));
     expect(unique).toEqual([
+      ['botId', 'invocationId', 'name', 'occurrence'],
       ['botId', 'name'],
       ['botId', 'integrationId', 'version'],
       ['botId', 'tokenId'],

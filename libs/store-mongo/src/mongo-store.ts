@@ -11,6 +11,8 @@ import type {
   InstanceDocument,
   IntegrationDocument,
   InvocationDocument,
+  JournalEntryDocument,
+  KeptEventDocument,
   LogBatchDocument,
   QuotaDocument,
   SigningSecretDocument,
@@ -22,6 +24,7 @@ import { withUnavailability } from './mongo-errors';
 import { ensureIndexes } from './mongo-indexes';
 import { MongoInstanceRegistry } from './mongo-instance.registry';
 import { MAJORITY_WAIT_MS, MongoInvocationStore } from './mongo-invocation.store';
+import { MongoJournalStore } from './mongo-journal.store';
 import { MongoSecretStore } from './mongo-secret.store';
 import { MongoTokenStore } from './mongo-token.store';
 
@@ -75,7 +78,7 @@ export const GUARANTEED_SETTINGS: Readonly<Record<string, string>> = {
 const SECONDARY_READ_SETTINGS = ['readPreferenceTags', 'maxStalenessSeconds'];
 
 /**
- * The distributed store: invocations, the catalog, the token registry and live instances in one MongoDB database.
+ * The distributed store: invocations and the journals of durable runs, the catalog, the token registry and live instances in one MongoDB database.
  * A write resolves once a majority of the replica set holds it (within MAJORITY_WAIT_MS, else it is
  * undone where it must be and fails), a single-document write is retried once across a failover, and
  * reads see only majority-committed data, so an accepted invocation survives losing the primary and a
@@ -108,17 +111,24 @@ export async function createMongoStore(url: string, options: MongoStoreOptions =
     throw new Error(`Cannot open the MongoDB store at ${redactUrl(url)}: ${(error as Error).message}`, { cause: error });
   }
   const clock = options.clock ?? systemClock;
+  const invocations = db.collection<InvocationDocument>(COLLECTIONS.invocations);
+  const journal = {
+    entries: db.collection<JournalEntryDocument>(COLLECTIONS.invocationJournal),
+    events: db.collection<KeptEventDocument>(COLLECTIONS.invocationEvents),
+  };
   return {
     invocations: withUnavailability(
       new MongoInvocationStore(
-        db.collection<InvocationDocument>(COLLECTIONS.invocations),
+        invocations,
         db.collection<LogBatchDocument>(COLLECTIONS.invocationLogs),
         db.collection<IdempotencyKeyDocument>(COLLECTIONS.idempotencyKeys),
+        journal,
         client,
         clock,
         majorityWaitMs,
       ),
     ),
+    journal: withUnavailability(new MongoJournalStore(invocations, journal, client)),
     catalog: withUnavailability(
       new MongoCatalogStore(
         db.collection<EntityDocument>(COLLECTIONS.entities),

@@ -1,4 +1,4 @@
-import type { CallbackDelivery, ClaimedInvocation, CallbackState, IdempotencyRecord, Invocation, InvocationSummary, StoredInvocationState, LogLine, NewInvocation, Outcome, StoredLogLine } from '@gi/domain';
+import type { CallbackDelivery, ClaimedInvocation, CallbackState, IdempotencyRecord, Invocation, InvocationSummary, StoredInvocationState, LogLine, NewInvocation, Outcome, StoredLogLine, VerifiedInbound, WaitReason } from '@gi/domain';
 import { outcomeError, rawBodyOf, rawBodySpan } from '@gi/domain';
 
 /** One row of `invocations`, as SQLite returns it. */
@@ -30,6 +30,16 @@ export interface InvocationRow {
   callback_due_at: number | null;
   callback_error: string | null;
   callback_delivered_at: number | null;
+  /** JSON of the WaitReason while Waiting; null otherwise. */
+  waiting: string | null;
+  /** The wake time of its latest wait (indexed only while it is Waiting). */
+  wake_at: number | null;
+  steps: number;
+  journal_bytes: number;
+  active_ms: number;
+  progress_attempt: number;
+  /** Its TTL as created (expire_at - created_at), kept at its first suspension; null for one that never suspended. */
+  retain_ms: number | null;
 }
 
 /** One row of `invocation_payloads`: what the call brought, written once with its invocation. */
@@ -40,13 +50,24 @@ export interface PayloadRow {
   /** Where the raw body lies in `entity` when it is there as sent (a JSON body): `entity.slice(start, end)`. */
   raw_body_start: number | null;
   raw_body_end: number | null;
+  /** What the gateway verified (VerifiedInbound, JSON); null for a call made with a bot token. */
+  inbound: string | null;
 }
 
 /** The payload row of a new invocation: its raw body once, as a span of the entity when it lies there. */
 export function toPayloadRow(invocation: NewInvocation): PayloadRow & { id: string } {
   const span = rawBodySpan(invocation.entityJson, invocation.rawBody);
-  return { id: invocation.id, entity: invocation.entityJson, raw_body: span ? null : invocation.rawBody, raw_body_start: span?.[0] ?? null, raw_body_end: span?.[1] ?? null };
+  return {
+    id: invocation.id,
+    entity: invocation.entityJson,
+    raw_body: span ? null : invocation.rawBody,
+    raw_body_start: span?.[0] ?? null,
+    raw_body_end: span?.[1] ?? null,
+    inbound: invocation.inbound ? JSON.stringify(invocation.inbound) : null,
+  };
 }
+
+const inboundOfRow = (row: PayloadRow): VerifiedInbound | null => (row.inbound === null ? null : JSON.parse(row.inbound));
 
 const rawBodyOfRow = (row: PayloadRow) =>
   rawBodyOf(row.entity, row.raw_body, row.raw_body_start === null || row.raw_body_end === null ? null : [row.raw_body_start, row.raw_body_end]);
@@ -77,19 +98,24 @@ export function toCreated(row: CreatedRow): NewInvocation {
     responseContentType: row.response_content_type,
     entityJson: row.entity,
     rawBody: rawBodyOfRow(row),
+    inbound: inboundOfRow(row),
     createdAt: row.created_at,
     expireAt: row.expire_at,
     callbackUrl: row.callback_url,
   };
 }
 
+/** What a claim's update returns besides what creation stored: the attempt it began, and where a durable run stands. */
+export const CLAIMED_COLUMNS = 'attempt, steps, active_ms, progress_attempt';
+export type ClaimedRow = Pick<InvocationRow, 'attempt' | 'steps' | 'active_ms' | 'progress_attempt'>;
+
 /**
  * The invocation a claim took, from what its creation stored and the claim itself. Only an unfinished
  * invocation can be claimed, so it has no outcome or finish time, the claim cleared its progress, its
  * callback is as created (attempts start once it finishes), and the lines of earlier attempts are left
- * out (see InvocationStore.claim).
+ * out (see InvocationStore.claim). Running, it waits for nothing.
  */
-export function toClaimed(created: NewInvocation, attempt: number, lease: { owner: string; leaseUntil: number; now: number }): ClaimedInvocation {
+export function toClaimed(created: NewInvocation, claimed: ClaimedRow, lease: { owner: string; leaseUntil: number; now: number }): ClaimedInvocation {
   // Field by field: an object rest (`{ callbackUrl, ...stored }`) copies through a slow runtime path, once per run.
   const { callbackUrl } = created;
   return {
@@ -105,10 +131,11 @@ export function toClaimed(created: NewInvocation, attempt: number, lease: { owne
     responseContentType: created.responseContentType,
     entityJson: created.entityJson,
     rawBody: created.rawBody,
+    inbound: created.inbound ?? null,
     createdAt: created.createdAt,
     expireAt: created.expireAt,
     status: 'Running',
-    attempt,
+    attempt: claimed.attempt,
     leaseOwner: lease.owner,
     leaseUntil: lease.leaseUntil,
     startedAt: lease.now,
@@ -117,13 +144,22 @@ export function toClaimed(created: NewInvocation, attempt: number, lease: { owne
     logs: [],
     progress: null,
     callback: callbackUrl === null ? null : { url: callbackUrl, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null },
+    waiting: null,
+    steps: claimed.steps,
+    activeMs: claimed.active_ms,
+    progressAttempt: claimed.progress_attempt,
   };
 }
 
 /** Columns of the state alone; `outcome` and `progress` are small, the entity and logs stay unread. */
-export const STATE_COLUMNS = 'id, bot_id, integration_id, mode, status, attempt, started_at, finished_at, progress, outcome, response_content_type';
+export const STATE_COLUMNS = 'id, bot_id, integration_id, mode, status, attempt, started_at, finished_at, progress, outcome, response_content_type, waiting, steps';
 
-export type StateRow = Pick<InvocationRow, 'id' | 'bot_id' | 'integration_id' | 'mode' | 'status' | 'attempt' | 'started_at' | 'finished_at' | 'progress' | 'outcome' | 'response_content_type'>;
+export type StateRow = Pick<
+  InvocationRow,
+  'id' | 'bot_id' | 'integration_id' | 'mode' | 'status' | 'attempt' | 'started_at' | 'finished_at' | 'progress' | 'outcome' | 'response_content_type' | 'waiting' | 'steps'
+>;
+
+const waitingOf = (row: Pick<InvocationRow, 'waiting'>): WaitReason | null => (row.waiting === null ? null : (JSON.parse(row.waiting) as WaitReason));
 
 export function toState(row: StateRow): StoredInvocationState {
   return {
@@ -138,6 +174,8 @@ export function toState(row: StateRow): StoredInvocationState {
     progress: row.progress ? JSON.parse(row.progress) : null,
     outcome: row.outcome ? JSON.parse(row.outcome) : null,
     responseContentType: row.response_content_type,
+    waiting: waitingOf(row),
+    steps: row.steps,
   };
 }
 
@@ -189,6 +227,7 @@ export function toInvocation(row: InvocationRow & PayloadRow, batches: LogBatchR
     responseContentType: row.response_content_type,
     entity: JSON.parse(row.entity),
     rawBody: rawBodyOfRow(row),
+    inbound: inboundOfRow(row),
     leaseOwner: row.lease_owner,
     leaseUntil: row.lease_until,
     expireAt: row.expire_at,
@@ -196,6 +235,10 @@ export function toInvocation(row: InvocationRow & PayloadRow, batches: LogBatchR
     logs: logsOf(batches, row),
     progress: row.progress ? JSON.parse(row.progress) : null,
     callback: row.callback_url === null ? null : callbackOf(row),
+    waiting: waitingOf(row),
+    steps: row.steps,
+    activeMs: row.active_ms,
+    progressAttempt: row.progress_attempt,
   };
 }
 

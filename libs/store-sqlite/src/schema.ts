@@ -238,4 +238,66 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE invocations ADD COLUMN watched INTEGER NOT NULL DEFAULT 0;
   `,
+  // Durable runs (docs/connectors.md, *Durable jobs*). An invocation's journal: one row per step name and
+  // occurrence, found by them through one index, `seq` (the rowid) the order first written. The steps of
+  // runs under way at once append to the same last pages of the table, so a group commit of many steps
+  // writes about one scattered page each (the index's), not two: reads sort an invocation's entries by
+  // seq instead (10,000 in a few milliseconds). The events sent before a wait took them. Both go with
+  // their invocation (ON DELETE CASCADE).
+  // On the invocation: what a Waiting one waits for (`waiting`, JSON) and its wake time (`wake_at`), the
+  // journal's counters (checked against its limits by the write that grows it), the active time of its
+  // suspended attempts, the attempt that last made progress, and `retain_ms`, its TTL as created, kept at
+  // its first suspension so that its expiry counts from its end again once it finishes. Only Waiting
+  // invocations are in the two new indexes: a plain invocation writes no entry in them, ever.
+  `
+  ALTER TABLE invocations ADD COLUMN waiting TEXT;
+  ALTER TABLE invocations ADD COLUMN wake_at INTEGER;
+  ALTER TABLE invocations ADD COLUMN steps INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE invocations ADD COLUMN journal_bytes INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE invocations ADD COLUMN active_ms INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE invocations ADD COLUMN progress_attempt INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE invocations ADD COLUMN retain_ms INTEGER;
+  CREATE INDEX invocations_waking ON invocations (wake_at, expire_at) WHERE status = 'Waiting';
+  CREATE INDEX invocations_waiting ON invocations (bot_id, created_at DESC) WHERE status = 'Waiting';
+
+  CREATE TABLE invocation_journal (
+    seq INTEGER PRIMARY KEY,
+    invocation_id TEXT NOT NULL REFERENCES invocations (id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    occurrence INTEGER NOT NULL,
+    bot_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL,
+    result TEXT,
+    result_bytes INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    attempts INTEGER NOT NULL,
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    until INTEGER
+  );
+  CREATE UNIQUE INDEX invocation_journal_by_step ON invocation_journal (invocation_id, name, occurrence);
+
+  CREATE TABLE invocation_events (
+    seq INTEGER PRIMARY KEY,
+    invocation_id TEXT NOT NULL REFERENCES invocations (id) ON DELETE CASCADE,
+    bot_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    sent_at INTEGER NOT NULL
+  );
+  CREATE INDEX invocation_events_by_name ON invocation_events (invocation_id, name);
+  `,
+  // A second index of the journal, by invocation in write order, made by the first build of the migration
+  // above: the entries are read through the index by step now, and each step wrote it for nothing.
+  `
+  DROP INDEX IF EXISTS invocation_journal_in_order;
+  `,
+  // Inbound auth (docs/inbound.md): an integration version's scheme and its options (JSON; NULL: a bot
+  // token), and what the gateway verified of a call (its scheme and the producer's delivery id, JSON;
+  // NULL for a call made with a bot token), which its connector reads.
+  `
+  ALTER TABLE integrations ADD COLUMN inbound_auth TEXT;
+  ALTER TABLE invocation_payloads ADD COLUMN inbound TEXT;
+  `,
 ];

@@ -16,7 +16,16 @@ interface IntegrationRow {
   deployed_at: number;
   callback_url: string | null;
   sources: string | null;
+  /** The inbound auth of a scheme other than bearer (JSON); null: a bot token. */
+  inbound_auth: string | null;
 }
+
+const inboundAuthOfRow = (row: Pick<IntegrationRow, 'inbound_auth'>): Pick<IntegrationSettings, 'inboundAuth'> =>
+  row.inbound_auth === null ? {} : { inboundAuth: JSON.parse(row.inbound_auth) };
+
+/** What the column keeps: nothing for bearer, the default. */
+const inboundAuthColumn = (settings: IntegrationSettings): string | null =>
+  settings.inboundAuth && settings.inboundAuth.scheme !== 'bearer' ? JSON.stringify(settings.inboundAuth) : null;
 
 const toIntegration = (row: IntegrationRow): IntegrationDefinition => ({
   botId: row.bot_id,
@@ -31,6 +40,7 @@ const toIntegration = (row: IntegrationRow): IntegrationDefinition => ({
   callbackUrl: row.callback_url,
   deployedAt: row.deployed_at,
   ...(row.sources !== null && { sources: JSON.parse(row.sources) }),
+  ...inboundAuthOfRow(row),
 });
 
 interface QuotaRow {
@@ -62,7 +72,7 @@ export class SqliteCatalogStore implements CatalogStore {
     this.statements = {
       latest: db.prepare('SELECT * FROM integrations WHERE bot_id = ? AND integration_id = ? ORDER BY version DESC LIMIT 1'),
       target: db.prepare(
-        'SELECT integration_id, version, entity_name, pool, callback_url FROM integrations WHERE bot_id = ? AND integration_id = ? ORDER BY version DESC LIMIT 1',
+        'SELECT integration_id, version, entity_name, pool, callback_url, inbound_auth FROM integrations WHERE bot_id = ? AND integration_id = ? ORDER BY version DESC LIMIT 1',
       ),
       version: db.prepare('SELECT * FROM integrations WHERE bot_id = ? AND integration_id = ? AND version = ?'),
       quotas: db.prepare('SELECT token_id, rate_per_second, burst, max_in_flight FROM quotas WHERE bot_id = ?'),
@@ -104,10 +114,10 @@ export class SqliteCatalogStore implements CatalogStore {
           (SELECT COALESCE(MAX(version), 0) FROM integrations WHERE bot_id = @botId AND integration_id = @integrationId),
           (SELECT COALESCE(MAX(last_version), 0) FROM deleted_integrations WHERE bot_id = @botId AND integration_id = @integrationId)) AS latest`)
       .get({ botId, integrationId }) as { latest: number };
-    const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...withoutEmptySources(settings) };
+    const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...withoutEmptySources(integrationSettingsOf(settings)) };
     this.db
-      .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, limits, callback_url, deployed_at, sources)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .prepare(`INSERT INTO integrations (bot_id, integration_id, version, entity_name, code, pool, timeout_seconds, allowed_hosts, limits, callback_url, deployed_at, sources, inbound_auth)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(
         botId,
         integrationId,
@@ -121,6 +131,7 @@ export class SqliteCatalogStore implements CatalogStore {
         settings.callbackUrl,
         now,
         settings.sources?.length ? JSON.stringify(settings.sources) : null,
+        inboundAuthColumn(settings),
       );
     return definition;
   }
@@ -168,10 +179,10 @@ export class SqliteCatalogStore implements CatalogStore {
   async resolveIntegration(botId: string, integrationId: string): Promise<IntegrationTarget | null> {
     return this.targets.lookup(pairKey(botId, integrationId), () => {
       const row = this.statements.target.get(botId, integrationId) as
-        | Pick<IntegrationRow, 'integration_id' | 'version' | 'entity_name' | 'pool' | 'callback_url'>
+        | Pick<IntegrationRow, 'integration_id' | 'version' | 'entity_name' | 'pool' | 'callback_url' | 'inbound_auth'>
         | undefined;
       return row
-        ? Object.freeze({ integrationId: row.integration_id, version: row.version, entityName: row.entity_name, pool: row.pool, callbackUrl: row.callback_url })
+        ? Object.freeze({ integrationId: row.integration_id, version: row.version, entityName: row.entity_name, pool: row.pool, callbackUrl: row.callback_url, ...inboundAuthOfRow(row) })
         : null;
     });
   }

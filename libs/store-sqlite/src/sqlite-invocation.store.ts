@@ -18,11 +18,12 @@ import type {
   NewInvocation,
   Outcome,
   Progress,
+  Suspension,
 } from '@gi/domain';
 import { assertEntityFits, outcomeJson, recordedOutcomeJson } from '@gi/domain';
 import type { GroupCommit } from './group-commit';
-import { CREATED_COLUMNS, STATE_COLUMNS, SUMMARY_COLUMNS, toClaimed, toCreated, toInvocation, toPayloadRow, toRecord, toState, toSummary } from './invocation-rows';
-import type { CreatedRow, InvocationRow, KeyRow, LogBatchRow, PayloadRow, StateRow } from './invocation-rows';
+import { CLAIMED_COLUMNS, CREATED_COLUMNS, STATE_COLUMNS, SUMMARY_COLUMNS, toClaimed, toCreated, toInvocation, toPayloadRow, toRecord, toState, toSummary } from './invocation-rows';
+import type { ClaimedRow, CreatedRow, InvocationRow, KeyRow, LogBatchRow, PayloadRow, StateRow } from './invocation-rows';
 import { RecentlyCreated } from './recently-created';
 import type { SqliteDatabase } from './sqlite-database';
 
@@ -32,6 +33,7 @@ import type { SqliteDatabase } from './sqlite-database';
  */
 const IN_FLIGHT = "status IN ('Queued', 'Running')";
 const FAILURES = "status IN ('Failed', 'Cancelled')";
+const WAITING = "status = 'Waiting'";
 /** A pending callback falls due when its invocation finishes (its due time stays empty until then, so no sweep meets it earlier). */
 const CALLBACK_FALLS_DUE = "callback_due_at = CASE WHEN callback_state = 'pending' THEN @now ELSE callback_due_at END";
 
@@ -43,6 +45,7 @@ const CALLBACK_FALLS_DUE = "callback_due_at = CASE WHEN callback_state = 'pendin
 const STATUS_LISTINGS: Partial<Record<InvocationStatus, { index: string; condition: string }>> = {
   Queued: { index: 'invocations_in_flight', condition: IN_FLIGHT },
   Running: { index: 'invocations_in_flight', condition: IN_FLIGHT },
+  Waiting: { index: 'invocations_waiting', condition: WAITING },
   Failed: { index: 'invocations_failures', condition: FAILURES },
   Cancelled: { index: 'invocations_failures', condition: FAILURES },
 };
@@ -74,16 +77,16 @@ export class SqliteInvocationStore implements InvocationStore {
         VALUES (@id, @botId, @tokenId, @entityName, @integrationId, @integrationVersion, @pool, @mode, @endpoint,
          @responseContentType, 'Queued', @createdAt, @createdAt, @expireAt, @callbackUrl,
          CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 'pending' END, NULL)`),
-      insertPayload: db.prepare(`INSERT INTO invocation_payloads (id, entity, raw_body, raw_body_start, raw_body_end)
-        VALUES (@id, @entity, @raw_body, @raw_body_start, @raw_body_end)`),
-      get: db.prepare(`SELECT i.*, p.entity, p.raw_body, p.raw_body_start, p.raw_body_end FROM invocations i JOIN invocation_payloads p ON p.id = i.id
+      insertPayload: db.prepare(`INSERT INTO invocation_payloads (id, entity, raw_body, raw_body_start, raw_body_end, inbound)
+        VALUES (@id, @entity, @raw_body, @raw_body_start, @raw_body_end, @inbound)`),
+      get: db.prepare(`SELECT i.*, p.entity, p.raw_body, p.raw_body_start, p.raw_body_end, p.inbound FROM invocations i JOIN invocation_payloads p ON p.id = i.id
         WHERE i.id = ? AND i.bot_id = ? AND i.expire_at > ?`),
-      payload: db.prepare('SELECT entity, raw_body, raw_body_start, raw_body_end FROM invocation_payloads WHERE id = ?'),
+      payload: db.prepare('SELECT entity, raw_body, raw_body_start, raw_body_end, inbound FROM invocation_payloads WHERE id = ?'),
       logBatches: db.prepare('SELECT attempt, lines FROM invocation_logs WHERE bot_id = ? AND invocation_id = ? ORDER BY attempt, seq'),
       getState: db.prepare(`SELECT ${STATE_COLUMNS} FROM invocations WHERE id = ? AND bot_id = ? AND expire_at > ?`),
-      // The claim of an invocation this store created lately needs only the attempt back; others what creation stored.
-      claimCreatedHere: db.prepare(`${CLAIM} RETURNING attempt`),
-      claim: db.prepare(`${CLAIM} RETURNING attempt, ${CREATED_COLUMNS}`),
+      // The claim of an invocation this store created lately needs only the attempt (and the journal's count) back; others what creation stored.
+      claimCreatedHere: db.prepare(`${CLAIM} RETURNING ${CLAIMED_COLUMNS}`),
+      claim: db.prepare(`${CLAIM} RETURNING ${CLAIMED_COLUMNS}, ${CREATED_COLUMNS}`),
       renew: db.prepare(`UPDATE invocations SET lease_until = @leaseUntil
         WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
       progress: db.prepare(`UPDATE invocations SET progress = @progress
@@ -98,15 +101,36 @@ export class SqliteInvocationStore implements InvocationStore {
       complete: db.prepare(`UPDATE invocations
         SET status = @status, outcome = @outcome, logs = @logs, finished_at = @now, lease_owner = NULL, lease_until = NULL, ${CALLBACK_FALLS_DUE}
         WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner
-        RETURNING watched`),
+        RETURNING watched, retain_ms`),
       watch: db.prepare(`UPDATE invocations SET watched = 1 WHERE id = ? AND bot_id = ? AND expire_at > ? RETURNING ${STATE_COLUMNS}`),
       // Gives up on or cancels an unfinished invocation, whatever its lease.
       end: db.prepare(`UPDATE invocations
-        SET status = @status, outcome = @outcome, finished_at = @now, lease_owner = NULL, lease_until = NULL, ${CALLBACK_FALLS_DUE}
-        WHERE id = @id AND bot_id = @botId AND status IN ('Queued', 'Running') AND expire_at > @now`),
+        SET status = @status, outcome = @outcome, finished_at = @now, lease_owner = NULL, lease_until = NULL, waiting = NULL, ${CALLBACK_FALLS_DUE}
+        WHERE id = @id AND bot_id = @botId AND status IN ('Queued', 'Running', 'Waiting') AND expire_at > @now
+        RETURNING retain_ms`),
+      // An invocation that ever suspended is kept as long as its TTL from its end, like any other (a separate
+      // statement, so that the others' finishing update leaves their expiry index entry alone).
+      expireFromEnd: db.prepare('UPDATE invocations SET expire_at = finished_at + retain_ms WHERE id = ?'),
+      // Suspends the lease owner's run: Waiting until its wake time, or Queued again when an event completed
+      // the wait it suspends on meanwhile (@requeue). Its TTL as created is kept once, its expiry moved on.
+      suspend: db.prepare(`UPDATE invocations
+        SET status = CASE WHEN @requeue THEN 'Queued' ELSE 'Waiting' END, waiting = CASE WHEN @requeue THEN NULL ELSE @waiting END,
+          wake_at = @until, published_at = CASE WHEN @requeue THEN @now ELSE published_at END, lease_owner = NULL, lease_until = NULL,
+          active_ms = active_ms + @activeMs, progress_attempt = attempt,
+          retain_ms = COALESCE(retain_ms, expire_at - created_at), expire_at = MAX(expire_at, @keepUntil)
+        WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner AND attempt = @attempt`),
+      // The wait a run suspends on is still under way unless an event completed it (InvocationStore.suspend).
+      eventWaitOpen: db.prepare(`SELECT 1 FROM invocation_journal WHERE invocation_id = ? AND name = ? AND kind = 'event' AND status = 'waiting' LIMIT 1`),
+      // Woken ones are published by the caller at once, so the republish sweep leaves them alone.
+      wakeDue: db.prepare(`UPDATE invocations SET status = 'Queued', waiting = NULL, published_at = @now
+        WHERE rowid IN (SELECT rowid FROM invocations WHERE ${WAITING} AND wake_at <= @now AND expire_at > @now ORDER BY wake_at LIMIT @limit)
+        RETURNING id, bot_id, pool, wake_at`),
+      countWaiting: db.prepare(`SELECT COUNT(*) FROM invocations WHERE ${WAITING} AND expire_at > ?`).pluck(),
       // A requeued invocation counts as never published, so the next sweep publishes it.
       requeue: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL, published_at = 0
         WHERE ${IN_FLIGHT} AND status = 'Running' AND lease_until < ? RETURNING id, bot_id`),
+      releaseLease: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL
+        WHERE id = @id AND bot_id = @botId AND status = 'Running' AND lease_owner = @owner`),
       releaseLeasesOf: db.prepare(`UPDATE invocations SET status = 'Queued', lease_owner = NULL, lease_until = NULL, published_at = 0
         WHERE ${IN_FLIGHT} AND status = 'Running' AND lease_owner = ? RETURNING id, bot_id`),
       takeUnpublished: db.prepare(`UPDATE invocations SET published_at = @now
@@ -194,16 +218,16 @@ export class SqliteInvocationStore implements InvocationStore {
     const params = { id: ref.id, botId: ref.botId, ...lease };
     const created = this.createdHere?.take(ref);
     if (created) {
-      const claimed = await this.writes.write(() => this.statements.claimCreatedHere.get(params) as { attempt: number } | undefined);
-      return claimed ? toClaimed(created, claimed.attempt, lease) : null;
+      const claimed = await this.writes.write(() => this.statements.claimCreatedHere.get(params) as ClaimedRow | undefined);
+      return claimed ? toClaimed(created, claimed, lease) : null;
     }
     // The payload read in the claim's own transaction, right after it.
     const claimed = await this.writes.write(() => {
-      const row = this.statements.claim.get(params) as (Omit<CreatedRow, keyof PayloadRow> & { attempt: number }) | undefined;
+      const row = this.statements.claim.get(params) as (Omit<CreatedRow, keyof PayloadRow> & ClaimedRow) | undefined;
       // The payload's columns added to the row read just now: two spreads into a new object were promoted to V8's old generation wholesale on Node 20.
       return row && Object.assign(row, this.statements.payload.get(row.id) as PayloadRow);
     });
-    return claimed ? toClaimed(toCreated(claimed), claimed.attempt, lease) : null;
+    return claimed ? toClaimed(toCreated(claimed), claimed, lease) : null;
   }
 
   async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {
@@ -232,7 +256,7 @@ export class SqliteInvocationStore implements InvocationStore {
     // The ref's two fields by name: callers pass whole invocations, and a copy of all their fields per write
     // measured as most of what the embedded service promoted to V8's old generation.
     const params = { id: ref.id, botId: ref.botId, owner, now, status: outcome.status, outcome: recordedOutcomeJson(outcome, logs), logs: JSON.stringify(logs) };
-    const row = await this.writes.write(() => this.statements.complete.get(params) as { watched: number } | undefined);
+    const row = await this.writes.write(() => this.finished(ref, this.statements.complete.get(params) as { watched: number; retain_ms: number | null } | undefined));
     return row ? { watched: row.watched === 1 } : null;
   }
 
@@ -248,7 +272,7 @@ export class SqliteInvocationStore implements InvocationStore {
   quarantine(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
     try {
       const params = { id: ref.id, botId: ref.botId, status: 'Failed', outcome: outcomeJson({ status: 'Failed', error }), now };
-      return Promise.resolve(this.statements.end.run(params).changes === 1);
+      return Promise.resolve(this.db.transaction(() => this.finished(ref, this.statements.end.get(params) as { retain_ms: number | null } | undefined) !== undefined)());
     } catch (error) {
       return Promise.reject(error);
     }
@@ -256,12 +280,56 @@ export class SqliteInvocationStore implements InvocationStore {
 
   private async end(ref: InvocationRef, outcome: Exclude<Outcome, { status: 'Completed' }>, now: number): Promise<boolean> {
     const params = { id: ref.id, botId: ref.botId, status: outcome.status, outcome: outcomeJson(outcome), now };
-    return (await this.writes.write(() => this.statements.end.run(params))).changes === 1;
+    return (await this.writes.write(() => this.finished(ref, this.statements.end.get(params) as { retain_ms: number | null } | undefined))) !== undefined;
+  }
+
+  /** After a finishing update (its row, undefined when none matched): an invocation that ever suspended expires from its end. */
+  private finished<T extends { retain_ms: number | null }>(ref: InvocationRef, row: T | undefined): T | undefined {
+    if (row && row.retain_ms !== null) this.statements.expireFromEnd.run(ref.id);
+    return row;
+  }
+
+  async suspend(ref: InvocationRef, lease: { owner: string; attempt: number }, suspension: Suspension, now: number): Promise<'waiting' | 'requeued' | null> {
+    const { reason } = suspension;
+    const { eventWaitOpen, suspend } = this.statements;
+    return this.writes.write(() => {
+      // In the same transaction as the update: an event sent before it completed the wait (and found the
+      // invocation Running, so could not wake it); one sent after it finds the invocation Waiting.
+      const requeue = reason.kind === 'event' && eventWaitOpen.get(ref.id, reason.name) === undefined;
+      const params = {
+        id: ref.id,
+        botId: ref.botId,
+        owner: lease.owner,
+        attempt: lease.attempt,
+        requeue: requeue ? 1 : 0,
+        waiting: JSON.stringify(reason),
+        until: reason.until,
+        activeMs: suspension.activeMs,
+        keepUntil: suspension.keepUntil,
+        now,
+      };
+      if (suspend.run(params).changes === 0) return null;
+      return requeue ? 'requeued' : 'waiting';
+    });
+  }
+
+  async wakeDue(now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>> {
+    const rows = this.statements.wakeDue.all({ now, limit }) as Array<{ id: string; bot_id: string; pool: string; wake_at: number }>;
+    return rows.sort((a, b) => a.wake_at - b.wake_at).map((row) => ({ id: row.id, botId: row.bot_id, pool: row.pool }));
+  }
+
+  async countWaiting(now: number): Promise<number> {
+    return this.statements.countWaiting.get(now) as number;
   }
 
   async requeueExpiredLeases(before: number): Promise<InvocationRef[]> {
     const rows = this.statements.requeue.all(before) as Array<{ id: string; bot_id: string }>;
     return rows.map((row) => ({ id: row.id, botId: row.bot_id }));
+  }
+
+  async releaseLease(ref: InvocationRef, owner: string): Promise<boolean> {
+    const params = { id: ref.id, botId: ref.botId, owner };
+    return (await this.writes.write(() => this.statements.releaseLease.run(params))).changes === 1;
   }
 
   async releaseLeasesOf(owner: string): Promise<InvocationRef[]> {

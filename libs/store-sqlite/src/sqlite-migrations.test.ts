@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CONNECTOR_LIMITS, systemClock } from '@gi/domain';
+import { DEFAULT_CONNECTOR_LIMITS, DEFAULT_JOURNAL_LIMITS, systemClock } from '@gi/domain';
 import { MIGRATIONS } from './schema';
 import { createSqliteStore } from './sqlite-store';
 
@@ -125,6 +125,59 @@ describe('SQLite store opening a database written before payloads had a table of
       await new Promise((resolve) => setTimeout(resolve, 5));
       await store.invocations.deleteExpired(Date.now());
       expect(reader.prepare('SELECT id FROM invocation_payloads ORDER BY id').pluck().all()).toEqual(['inv-kept']);
+    } finally {
+      reader.close();
+      await store.close();
+    }
+  });
+});
+
+describe('SQLite store opening a database written before durable runs', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'gi-store-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs the invocations stored then as plain ones, which may journal and suspend from their next attempt on', async () => {
+    const path = join(dir, 'store.db');
+    const old = new Database(path);
+    const before = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE invocation_journal'));
+    old.exec(MIGRATIONS.slice(0, before).join('\n'));
+    old.pragma(`user_version = ${before}`);
+    const now = Date.now();
+    old.prepare(`INSERT INTO invocations (id, bot_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type, status, created_at, expire_at)
+      VALUES ('inv-old', 'acme', 'Order', 'ack', 1, 'default', 'async', 'GenericIntegration', 'application/json', 'Queued', ?, ?)`).run(now, now + 60_000);
+    old.prepare(`INSERT INTO invocation_payloads (id, entity) VALUES ('inv-old', '{"RequestBody":null}')`).run();
+    old.close();
+
+    const store = createSqliteStore(path, systemClock, { claimsWhatItCreates: false });
+    try {
+      const ref = { botId: 'acme', id: 'inv-old' };
+      expect(await store.invocations.get(ref)).toMatchObject({ status: 'Queued', waiting: null, steps: 0, activeMs: 0, progressAttempt: 0 });
+      expect(await store.invocations.claim(ref, 'w1', 30_000, now)).toMatchObject({ attempt: 1, steps: 0, waiting: null });
+      expect(await store.journal.read(ref)).toEqual([]);
+      const step = { name: 'send', occurrence: 1, attempts: 1, startedAt: now, status: 'done' as const, resultJson: '1', finishedAt: now };
+      expect(await store.journal.record(ref, { owner: 'w1', attempt: 1 }, step, DEFAULT_JOURNAL_LIMITS)).toMatchObject({ status: 'done' });
+      const suspension = { reason: { kind: 'sleep' as const, name: 'nap', until: now + 1000 }, activeMs: 5, keepUntil: now + 120_000 };
+      expect(await store.invocations.suspend(ref, { owner: 'w1', attempt: 1 }, suspension, now)).toBe('waiting');
+      expect(await store.invocations.get(ref)).toMatchObject({ status: 'Waiting', steps: 1, expireAt: now + 120_000 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('drops the second journal index an early build of its migration made', async () => {
+    const path = join(dir, 'store.db');
+    const early = new Database(path);
+    const journal = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE invocation_journal'));
+    early.exec(MIGRATIONS.slice(0, journal + 1).join('\n'));
+    early.exec('CREATE INDEX invocation_journal_in_order ON invocation_journal (invocation_id)');
+    early.pragma(`user_version = ${journal + 1}`);
+    early.close();
+    const store = createSqliteStore(path, systemClock);
+    const reader = new Database(path, { readonly: true });
+    try {
+      const indexes = reader.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'invocation_journal' AND sql IS NOT NULL").pluck().all();
+      expect(indexes).toEqual(['invocation_journal_by_step']);
     } finally {
       reader.close();
       await store.close();

@@ -5,6 +5,7 @@ import { SqliteCatalogStore } from './sqlite-catalog.store';
 import { openSqliteDatabase, type SqliteSynchronous } from './sqlite-database';
 import { SqliteInstanceRegistry } from './sqlite-instance.registry';
 import { SqliteInvocationStore } from './sqlite-invocation.store';
+import { SqliteJournalStore } from './sqlite-journal.store';
 import { SqliteSecretStore } from './sqlite-secret.store';
 import { SqliteTokenStore } from './sqlite-token.store';
 import { DEFAULT_WAL_CHECKPOINTS, WalCheckpointer } from './wal-checkpointer';
@@ -22,7 +23,7 @@ export interface SqliteStoreOptions {
   synchronous?: SqliteSynchronous;
 }
 
-/** The embedded store: one SQLite file (or ':memory:') holding invocations, the catalog, the token registry and live instances. */
+/** The embedded store: one SQLite file (or ':memory:') holding invocations, the journals of durable runs, the catalog, the token registry and live instances. */
 export function createSqliteStore(path: string, clock: Clock = systemClock, options: SqliteStoreOptions = {}): Store {
   const db = openSqliteDatabase(path, options.synchronous);
   const writes = new GroupCommit(db);
@@ -30,6 +31,7 @@ export function createSqliteStore(path: string, clock: Clock = systemClock, opti
   let closed: Promise<void> | undefined;
   return {
     invocations: new SqliteInvocationStore(db, clock, writes, options.claimsWhatItCreates ?? true),
+    journal: new SqliteJournalStore(db, writes),
     catalog: new SqliteCatalogStore(db),
     tokens: new SqliteTokenStore(db),
     secrets: new SqliteSecretStore(db),

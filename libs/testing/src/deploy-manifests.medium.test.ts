@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { busNames, poolQueueName } from '@gi/bus-amqp';
 import { mongoUrlOf, parseServiceConfig } from '@gi/config';
-import { operationsRouter } from '@gi/http';
+import { operationsRouter, readinessOf } from '@gi/http';
 import { createMetrics } from '@gi/observability';
 
 /**
@@ -163,6 +163,15 @@ describe('docker-compose.yml', () => {
     expect(environmentOf(services.control).ADMIN_TOKEN).toBeDefined();
   });
 
+  it('lets every executor hand back its runs at its drain deadline well before its stop grace period ends', () => {
+    for (const [name, service] of giServices.filter(([, service]) => (service.command as string[])[0] === 'executor')) {
+      const drainSeconds = parseServiceConfig(environmentOf(service)).DRAIN_DEADLINE_SECONDS;
+      const graceSeconds = Number(/^(\d+)s$/.exec(String(service.stop_grace_period))?.[1]);
+      expect({ name, room: graceSeconds - drainSeconds }).toEqual({ name, room: expect.any(Number) });
+      expect(graceSeconds - drainSeconds).toBeGreaterThanOrEqual(10);
+    }
+  });
+
   it('holds no literal secret: every one comes from .env, whose example leaves them empty', () => {
     const raw = read('docker-compose.yml');
     for (const [name, service] of Object.entries(services)) {
@@ -301,7 +310,7 @@ describe('deploy/k8s', () => {
   });
 
   it('probes /readyz and /healthz, which every service serves, on the port the services listen on', () => {
-    const routes = operationsRouter(createMetrics(), async () => true).list().map((route) => route.path);
+    const routes = operationsRouter(createMetrics(), readinessOf({})).list().map((route) => route.path);
     expect(routes).toEqual(expect.arrayContaining(['/healthz', '/readyz']));
     const port = parseServiceConfig(config).PORT;
     for (const deployment of deployments) {
@@ -333,6 +342,19 @@ describe('deploy/k8s', () => {
       }
     }
     expect(asList(containerOf(obj(named('Deployment', 'gi-control'))).envFrom)).toContainEqual({ secretRef: { name: 'gi-admin' } });
+  });
+
+  it('lets every executor hand back its runs at its drain deadline well before its termination grace period ends', () => {
+    const executors = deployments.filter((deployment) => (containerOf(deployment).args as string[])[0] === 'executor');
+    expect(executors.length).toBeGreaterThan(0);
+    for (const deployment of executors) {
+      const env = Object.fromEntries((asList(containerOf(deployment).env) as Array<{ name: string; value: string }>).map(({ name, value }) => [name, value]));
+      expectKnownToConfig(env, `${deployment.metadata?.name} env`);
+      const drainSeconds = parseServiceConfig({ ...config, ...env }).DRAIN_DEADLINE_SECONDS;
+      const graceSeconds = obj(obj(obj(deployment.spec).template).spec).terminationGracePeriodSeconds as number;
+      expect({ deployment: deployment.metadata?.name, room: graceSeconds - drainSeconds }).toEqual({ deployment: deployment.metadata?.name, room: expect.any(Number) });
+      expect(graceSeconds - drainSeconds).toBeGreaterThanOrEqual(10);
+    }
   });
 
   it('ships placeholders only, which the services refuse to start with', () => {

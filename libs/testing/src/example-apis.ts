@@ -49,12 +49,19 @@ export interface ExampleApi {
   calls: ReceivedCall[];
   /** Answers the next `count` calls of POST /messages with 429 and this Retry-After. */
   throttle(count: number, retryAfter: string): void;
+  /**
+   * The messages the provider took, by recipient: a POST /messages whose Idempotency-Key it saw before
+   * answers as the first did and is not sent again (as real providers do).
+   */
+  sent: Map<string, number>;
+  /** POST /messages calls answered from an Idempotency-Key seen before. */
+  deduplicated: number;
   close(): Promise<void>;
 }
 
 /**
  * The downstream APIs the example connectors call, on 127.0.0.1: a message provider (POST /messages,
- * 429 when throttled), an order API (POST /v1/orders: Basic auth and an HMAC signature of timestamp and
+ * 429 when throttled, a repeat of an Idempotency-Key answered as before and not sent again), an order API (POST /v1/orders: Basic auth and an HMAC signature of timestamp and
  * body, or a bearer token it issued) and an OAuth token endpoint (POST /token: an RS256 JWT bearer
  * assertion of the service account).
  */
@@ -64,6 +71,9 @@ export async function startExampleApi(): Promise<ExampleApi> {
   let throttled = 0;
   let retryAfter = '1';
   let messages = 0;
+  const sent = new Map<string, number>();
+  const byKey = new Map<string, unknown>();
+  const api = { deduplicated: 0 };
 
   const reply = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -76,7 +86,17 @@ export async function startExampleApi(): Promise<ExampleApi> {
         throttled--;
         return reply(res, 429, { error: 'slow down' }, { 'retry-after': retryAfter });
       }
-      return reply(res, 202, { id: `m-${++messages}`, to: JSON.parse(call.body).to });
+      const key = call.headers['idempotency-key'];
+      const known = typeof key === 'string' ? byKey.get(key) : undefined;
+      if (known) {
+        api.deduplicated++;
+        return reply(res, 202, known);
+      }
+      const { to } = JSON.parse(call.body) as { to: string };
+      const answer = { id: `m-${++messages}`, to };
+      if (typeof key === 'string') byKey.set(key, answer);
+      sent.set(to, (sent.get(to) ?? 0) + 1);
+      return reply(res, 202, answer);
     }
     if (call.method === 'POST' && call.path === '/token') {
       const form = new URLSearchParams(call.body);
@@ -108,6 +128,10 @@ export async function startExampleApi(): Promise<ExampleApi> {
   return {
     base,
     calls,
+    sent,
+    get deduplicated() {
+      return api.deduplicated;
+    },
     throttle(count, after) {
       throttled = count;
       retryAfter = after;

@@ -1,4 +1,22 @@
-import { ACTIVE_STATUSES, assertEntityFits, integrationSettingsOf, isTerminal, outcomeError, recordedOutcomeJson, WEBHOOK_FIELDS, withDefaultLimits, withoutEmptySources } from '@gi/domain';
+import {
+  ACTIVE_STATUSES,
+  assertEntityFits,
+  integrationSettingsOf,
+  isSettledForRecord,
+  isTerminal,
+  journalBytesOf,
+  journalLimitPassed,
+  outcomeError,
+  recordedOutcomeJson,
+  resultBytesWithin,
+  stepEntry,
+  TIMED_OUT_RESULT_JSON,
+  UNFINISHED_STATUSES,
+  waitEntry,
+  WEBHOOK_FIELDS,
+  withDefaultLimits,
+  withoutEmptySources,
+} from '@gi/domain';
 import type {
   ActiveCount,
   BotQuotas,
@@ -13,6 +31,7 @@ import type {
   IntegrationTarget,
   ClaimedInvocation,
   Completion,
+  EventDelivery,
   Invocation,
   InvocationError,
   InvocationListFilter,
@@ -21,6 +40,11 @@ import type {
   InvocationStore,
   InvocationSummary,
   InvocationTiming,
+  JournalEntry,
+  JournalLease,
+  JournalLimits,
+  JournalStore,
+  JournalUsage,
   LogBatch,
   LogLine,
   NewInvocation,
@@ -35,8 +59,12 @@ import type {
   Store,
   StoredSecret,
   StoredLogLine,
+  StepRecord,
+  StepSummary,
+  Suspension,
   TokenRecord,
   TokenStore,
+  WaitRecord,
 } from '@gi/domain';
 
 /** A copy that shares nothing with what was stored, as a real store's reads do. */
@@ -57,7 +85,17 @@ interface Row {
   finalLogs: LogLine[];
   /** Some process besides a sync caller's gateway waits for it (InvocationStore.watch). */
   watched?: boolean;
+  /** Its journal (durable runs), by name and occurrence, in the order first written (a Map keeps it). */
+  journal: Map<string, JournalEntry>;
+  /** Events sent before a wait took them, oldest first. */
+  events: Array<{ name: string; payloadJson: string }>;
+  /** Bytes of results, errors and kept events (JournalLimits.maxJournalBytes). */
+  journalBytes: number;
+  /** Its TTL as created, kept at its first suspension; null for one that never suspended. */
+  retainMs: number | null;
 }
+
+const stepKey = (step: Pick<JournalEntry, 'name' | 'occurrence'>) => `${step.name}\u0000${step.occurrence}`;
 
 /**
  * An invocation store in memory, for the small tests: it passes the store contract (libs/testing
@@ -82,6 +120,7 @@ export class FakeInvocationStore implements InvocationStore {
     this.rows.set(keyOf(invocation), {
       invocation: {
         ...stored,
+        inbound: stored.inbound ?? null,
         status: 'Queued',
         attempt: 0,
         leaseOwner: null,
@@ -92,11 +131,19 @@ export class FakeInvocationStore implements InvocationStore {
         logs: [],
         progress: null,
         callback: callbackUrl === null ? null : { url: callbackUrl, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null },
+        waiting: null,
+        steps: 0,
+        activeMs: 0,
+        progressAttempt: 0,
       },
       publishedAt: invocation.createdAt,
       callbackDueAt: 0,
       batches: new Map(),
       finalLogs: [],
+      journal: new Map(),
+      events: [],
+      journalBytes: 0,
+      retainMs: null,
     });
   }
 
@@ -130,8 +177,8 @@ export class FakeInvocationStore implements InvocationStore {
   async getState(ref: InvocationRef): Promise<StoredInvocationState | null> {
     const row = this.live(ref);
     if (!row) return null;
-    const { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType } = row.invocation;
-    return copy({ id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType });
+    const { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType, waiting, steps } = row.invocation;
+    return copy({ id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType, waiting, steps });
   }
 
   async watch(ref: InvocationRef): Promise<StoredInvocationState | null> {
@@ -153,6 +200,17 @@ export class FakeInvocationStore implements InvocationStore {
   private leased(ref: InvocationRef, owner: string): Row | undefined {
     const row = this.rows.get(keyOf(ref));
     return row && row.invocation.status === 'Running' && row.invocation.leaseOwner === owner ? row : undefined;
+  }
+
+  /** The invocation while the run at `lease.attempt` holds its lease (FakeJournalStore writes under it). */
+  leasedAttempt(ref: InvocationRef, lease: JournalLease): Row | undefined {
+    const row = this.leased(ref, lease.owner);
+    return row?.invocation.attempt === lease.attempt ? row : undefined;
+  }
+
+  /** The stored row of an invocation whatever its state (FakeJournalStore reads its journal). */
+  rowOf(ref: InvocationRef): Row | undefined {
+    return this.rows.get(keyOf(ref));
   }
 
   async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {
@@ -184,7 +242,9 @@ export class FakeInvocationStore implements InvocationStore {
   }
 
   private finish(row: Row, outcome: Outcome, now: number): void {
-    Object.assign(row.invocation, { status: outcome.status, outcome, finishedAt: now, leaseOwner: null, leaseUntil: null });
+    Object.assign(row.invocation, { status: outcome.status, outcome, finishedAt: now, leaseOwner: null, leaseUntil: null, waiting: null });
+    // One that ever suspended is kept as long as its TTL from its end, like any other.
+    if (row.retainMs !== null) row.invocation.expireAt = now + row.retainMs;
     // A pending callback's first attempt falls due when its invocation finishes.
     if (row.invocation.callback?.state === 'pending') this.dueAt(row, now);
   }
@@ -207,6 +267,49 @@ export class FakeInvocationStore implements InvocationStore {
 
   async cancel(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean> {
     return this.end(ref, { status: 'Cancelled', error }, now);
+  }
+
+  async suspend(ref: InvocationRef, lease: { owner: string; attempt: number }, suspension: Suspension, now: number): Promise<'waiting' | 'requeued' | null> {
+    const row = this.leasedAttempt(ref, lease);
+    if (!row) return null;
+    const { reason } = suspension;
+    // An event sent while it ran completed the wait it suspends on, and could not wake it: it runs again.
+    const requeue = reason.kind === 'event' && ![...row.journal.values()].some((e) => e.kind === 'event' && e.name === reason.name && e.status === 'waiting');
+    const inv = row.invocation;
+    row.retainMs ??= inv.expireAt - inv.createdAt;
+    Object.assign(inv, {
+      status: requeue ? 'Queued' : 'Waiting',
+      waiting: requeue ? null : copy(reason),
+      leaseOwner: null,
+      leaseUntil: null,
+      activeMs: inv.activeMs + suspension.activeMs,
+      progressAttempt: inv.attempt,
+      expireAt: Math.max(inv.expireAt, suspension.keepUntil),
+    });
+    if (requeue) row.publishedAt = now;
+    return requeue ? 'requeued' : 'waiting';
+  }
+
+  async wakeDue(now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>> {
+    const due = [...this.rows.values()]
+      .filter(({ invocation: inv }) => inv.status === 'Waiting' && inv.waiting !== null && inv.waiting.until <= now && inv.expireAt > now)
+      .sort((a, b) => (a.invocation.waiting?.until ?? 0) - (b.invocation.waiting?.until ?? 0))
+      .slice(0, limit);
+    return due.map((row) => {
+      Object.assign(row.invocation, { status: 'Queued', waiting: null });
+      row.publishedAt = now;
+      return { botId: row.invocation.botId, id: row.invocation.id, pool: row.invocation.pool };
+    });
+  }
+
+  async countWaiting(now: number): Promise<number> {
+    return [...this.rows.values()].filter(({ invocation: inv }) => inv.status === 'Waiting' && inv.expireAt > now).length;
+  }
+
+  async releaseLease(ref: InvocationRef, owner: string): Promise<boolean> {
+    const row = this.leased(ref, owner);
+    if (row) Object.assign(row.invocation, { status: 'Queued', leaseOwner: null, leaseUntil: null });
+    return row !== undefined;
   }
 
   async releaseLeasesOf(owner: string): Promise<InvocationRef[]> {
@@ -353,6 +456,100 @@ export class FakeInvocationStore implements InvocationStore {
   }
 }
 
+/** The journals of durable runs in memory, kept in the invocations' rows: they go with them. */
+export class FakeJournalStore implements JournalStore {
+  constructor(private readonly invocations: FakeInvocationStore) {}
+
+  private entriesOf(ref: InvocationRef): JournalEntry[] {
+    return [...(this.invocations.rowOf(ref)?.journal.values() ?? [])];
+  }
+
+  async read(ref: InvocationRef): Promise<JournalEntry[]> {
+    return copy(this.entriesOf(ref));
+  }
+
+  async list(ref: InvocationRef, options: { limit: number; before?: Pick<JournalEntry, 'name' | 'occurrence'> }): Promise<StepSummary[]> {
+    const entries = this.entriesOf(ref);
+    const { before } = options;
+    const end = before ? entries.findIndex((e) => e.name === before.name && e.occurrence === before.occurrence) : entries.length;
+    return entries
+      .slice(0, Math.max(end, 0))
+      .reverse()
+      .slice(0, options.limit)
+      .map(({ resultJson, ...entry }) => copy({ ...entry, resultBytes: resultJson === null ? 0 : Buffer.byteLength(resultJson) }));
+  }
+
+  private usageOf(row: Row): JournalUsage {
+    return { steps: row.journal.size, journalBytes: row.journalBytes, keptEvents: row.events.length };
+  }
+
+  /** Writes `entry` (new, or replacing the stored one) within the limits, as progress of the attempt. */
+  private write(row: Row, entry: JournalEntry, growth: { steps: number; journalBytes: number }, limits: JournalLimits): JournalEntry {
+    const refused = journalLimitPassed(this.usageOf(row), growth, limits);
+    if (refused) throw refused;
+    row.journal.set(stepKey(entry), copy(entry));
+    row.journalBytes += growth.journalBytes;
+    row.invocation.steps = row.journal.size;
+    row.invocation.progressAttempt = row.invocation.attempt;
+    return entry;
+  }
+
+  async record(ref: InvocationRef, lease: JournalLease, step: StepRecord, limits: JournalLimits): Promise<JournalEntry | null> {
+    if (step.status === 'done') resultBytesWithin(step.resultJson, limits, 'result');
+    const row = this.invocations.leasedAttempt(ref, lease);
+    if (!row) return null;
+    const existing = row.journal.get(stepKey(step));
+    if (existing && isSettledForRecord(existing)) return copy(existing);
+    const entry = stepEntry(copy(step), existing?.startedAt);
+    return this.write(row, entry, { steps: existing ? 0 : 1, journalBytes: journalBytesOf(entry) - (existing ? journalBytesOf(existing) : 0) }, limits);
+  }
+
+  async beginWait(ref: InvocationRef, lease: JournalLease, wait: WaitRecord, limits: JournalLimits): Promise<JournalEntry | null> {
+    const row = this.invocations.leasedAttempt(ref, lease);
+    if (!row) return null;
+    const existing = row.journal.get(stepKey(wait));
+    if (existing) return copy(existing);
+    const kept = wait.kind === 'event' ? row.events.findIndex((e) => e.name === wait.name) : -1;
+    // A kept event moves into the entry: the journal's size stays.
+    const entry = this.write(row, waitEntry(wait, kept >= 0 ? row.events[kept].payloadJson : null), { steps: 1, journalBytes: 0 }, limits);
+    if (kept >= 0) row.events.splice(kept, 1);
+    return entry;
+  }
+
+  async timeOut(ref: InvocationRef, lease: JournalLease, step: Pick<JournalEntry, 'name' | 'occurrence'>, now: number): Promise<JournalEntry | null> {
+    const row = this.invocations.leasedAttempt(ref, lease);
+    if (!row) return null;
+    const entry = row.journal.get(stepKey(step));
+    if (!entry) throw new Error(`The journal has no wait '${step.name}' (occurrence ${step.occurrence}) to time out.`);
+    if (entry.kind === 'event' && entry.status === 'waiting' && entry.until !== null && entry.until <= now) {
+      Object.assign(entry, { status: 'done', resultJson: TIMED_OUT_RESULT_JSON, finishedAt: now, until: null });
+      row.journalBytes += Buffer.byteLength(TIMED_OUT_RESULT_JSON);
+    }
+    return copy(entry);
+  }
+
+  async sendEvent(ref: InvocationRef, event: { name: string; payloadJson: string; at: number }, limits: JournalLimits): Promise<EventDelivery | null> {
+    const bytes = resultBytesWithin(event.payloadJson, limits, 'payload');
+    const row = this.invocations.rowOf(ref);
+    if (!row || row.invocation.expireAt <= event.at || !UNFINISHED_STATUSES.includes(row.invocation.status)) return null;
+    const wait = [...row.journal.values()]
+      .filter((e) => e.kind === 'event' && e.name === event.name && e.status === 'waiting' && e.until !== null && e.until > event.at)
+      .sort((a, b) => a.occurrence - b.occurrence)[0];
+    const refused = journalLimitPassed(this.usageOf(row), { journalBytes: bytes, keptEvents: wait ? 0 : 1 }, limits);
+    if (refused) throw refused;
+    row.journalBytes += bytes;
+    if (!wait) {
+      row.events.push({ name: event.name, payloadJson: event.payloadJson });
+      return { delivered: 'kept' };
+    }
+    Object.assign(wait, { status: 'done', resultJson: event.payloadJson, finishedAt: event.at, until: null });
+    if (row.invocation.status !== 'Waiting') return { delivered: 'taken' };
+    Object.assign(row.invocation, { status: 'Queued', waiting: null });
+    row.publishedAt = event.at;
+    return { delivered: 'resumed', pool: row.invocation.pool };
+  }
+}
+
 /** A catalog in memory (entities, integration versions, quotas, signing secrets). */
 export class FakeCatalogStore implements CatalogStore {
   private readonly entities = new Map<string, EntityDefinition>();
@@ -390,7 +587,7 @@ export class FakeCatalogStore implements CatalogStore {
 
   async deployIntegration(botId: string, integrationId: string, settings: IntegrationSettings, now: number): Promise<IntegrationDefinition> {
     const latest = Math.max(this.versionsOf(botId, integrationId)[0]?.version ?? 0, this.deletedVersions.get(`${botId}\u0000${integrationId}`) ?? 0);
-    const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...copy(withoutEmptySources(settings)) };
+    const definition: IntegrationDefinition = { botId, integrationId, version: latest + 1, deployedAt: now, ...copy(withoutEmptySources(integrationSettingsOf(settings))) };
     this.integrations.push(copy(definition));
     return definition;
   }
@@ -420,7 +617,9 @@ export class FakeCatalogStore implements CatalogStore {
 
   async resolveIntegration(botId: string, integrationId: string): Promise<IntegrationTarget | null> {
     const latest = this.versionsOf(botId, integrationId)[0];
-    return latest ? { integrationId, version: latest.version, entityName: latest.entityName, pool: latest.pool, callbackUrl: latest.callbackUrl } : null;
+    return latest
+      ? { integrationId, version: latest.version, entityName: latest.entityName, pool: latest.pool, callbackUrl: latest.callbackUrl, ...(latest.inboundAuth && { inboundAuth: copy(latest.inboundAuth) }) }
+      : null;
   }
 
   async listIntegrations(botId: string): Promise<IntegrationDefinition[]> {
@@ -609,9 +808,11 @@ export class FakeInstanceRegistry implements InstanceRegistry {
 /** A whole store in memory, for the small tier: no file, no server, nothing to clean up but itself. */
 export function createFakeStore(clock: Clock): Store & { invocations: FakeInvocationStore; secrets: FakeSecretStore } {
   const tokens = new FakeTokenStore();
+  const invocations = new FakeInvocationStore(clock);
   let closed = false;
   return {
-    invocations: new FakeInvocationStore(clock),
+    invocations,
+    journal: new FakeJournalStore(invocations),
     catalog: new FakeCatalogStore(() => [...tokens.records.values()].map((t) => t.botId)),
     tokens,
     secrets: new FakeSecretStore(),

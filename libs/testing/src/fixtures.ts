@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_JOURNAL_LIMITS } from '@gi/domain';
 import type { NewInvocation, WebhookEntity } from '@gi/domain';
 
 /** A new invocation; `entity` (an object, for tests' convenience) becomes its `entityJson`. */
@@ -21,3 +22,11 @@ export function newInvocation({ entity, ...overrides }: Partial<NewInvocation> &
     ...overrides,
   };
 }
+
+/** Durable-run settings for executors under test: waits over 1 s suspend, the default lifetime, TTL and journal limits. */
+export const TEST_DURABLE_SETTINGS = {
+  suspendAfterMs: 1000,
+  maxLifetimeMs: 30 * 86_400_000,
+  invocationTtlMs: 72 * 3_600_000,
+  limits: DEFAULT_JOURNAL_LIMITS,
+};

@@ -204,12 +204,14 @@ describe('MongoDB store under lag, failover and large documents (on the wire)', 
       });
       await store!.invocations.complete(inv, 'w1', { status: 'Completed', responseBody: '$where' }, [{ at: now, level: 'info', message: '$$ROOT' }], now);
       await store!.invocations.cancel(inv, { code: 'cancelled', title: 't', detail: 'd' }, now);
-      const [completion] = on('findAndModify', 'invocations');
-      const [cancellation] = on('update', 'invocations');
-      for (const pipeline of [completion.update, (cancellation.updates as Document[])[0].u] as Document[][]) {
+      const [completion, cancellation] = on('findAndModify', 'invocations');
+      for (const pipeline of [completion.update, cancellation.update] as Document[][]) {
         // One atomic pipeline update: the callback (where there is one) falls due, caller data stays literal.
         const [stage] = pipeline;
         expect(stage.$set.callback).toEqual({ $cond: [{ $eq: ['$callback.state', 'pending'] }, { $mergeObjects: ['$callback', { dueAt: now }] }, '$callback'] });
+        // It waits for nothing; one that ever suspended expires from its end, any other keeps its expiry.
+        expect(stage.$set.waiting).toBeNull();
+        expect(stage.$set.expireAt).toEqual({ $cond: [{ $gt: ['$retainMs', null] }, { $add: [{ $literal: new Date(now) }, '$retainMs'] }, '$expireAt'] });
         expect(stage.$set.status).toEqual({ $literal: expect.any(String) });
         expect(stage.$set.outcome).toEqual({ $literal: expect.any(String) });
       }

@@ -97,6 +97,16 @@ describe('replayDraft', () => {
     expect(runtime.runs[0]).not.toHaveProperty('blockedHttp');
   });
 
+  it("runs the draft's durable steps without a journal, and skips its sleeps and event waits", async () => {
+    const { store, runtime, deps, stored, clock } = await world();
+    await stored(1);
+    await store.catalog.putDraft('bot-a', 'ack', { ...settings, code: 'x2' }, clock.now());
+    await replayDraft(deps, 'bot-a', 'ack', { last: 1, outbound: 'block' });
+    expect(runtime.runs).toHaveLength(1);
+    expect(runtime.runs[0]).toMatchObject({ sleeps: 'skip' });
+    expect(runtime.runs[0].durable).toBeUndefined();
+  });
+
   it('never changes a stored invocation, makes no callback due and counts nothing in flight', async () => {
     const { store, deps, stored, clock } = await world();
     const ids = [await stored(1), await stored(2)];

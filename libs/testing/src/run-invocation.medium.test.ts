@@ -13,7 +13,7 @@ import type { ExecutorDeps } from '@gi/executor';
 import { createMetrics } from '@gi/observability';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { eventually } from './bus.contract';
-import { newInvocation } from './fixtures';
+import { newInvocation, TEST_DURABLE_SETTINGS } from './fixtures';
 import { ManualClock } from './manual-clock';
 
 /** The connector runtime is the edge here: a scripted stand-in. */
@@ -52,7 +52,7 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     runtime = new ScriptedRuntime();
     events = [];
     await bus.onCompletion((e) => events.push(e));
-    deps = { store, bus, runtime, clock, logger: pino({ level: 'silent' }), metrics: createMetrics(), ownerId: 'w1', leaseMs: 30_000, maxAttempts: 3, versions: new IntegrationVersions(store.catalog) };
+    deps = { store, bus, runtime, clock, logger: pino({ level: 'silent' }), metrics: createMetrics(), ownerId: 'w1', leaseMs: 30_000, maxAttempts: 3, durable: TEST_DURABLE_SETTINGS, versions: new IntegrationVersions(store.catalog) };
     await store.catalog.putEntity('bot-a', 'Order', [], clock.now());
     await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v1', pool: 'default', timeoutSeconds: 5, allowedHosts: ['x.example'], limits: { ...DEFAULT_CONNECTOR_LIMITS, memoryMiB: 16, cpuSeconds: 2 }, callbackUrl: null }, clock.now());
     await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'v2', pool: 'default', timeoutSeconds: 5, allowedHosts: [], limits: DEFAULT_CONNECTOR_LIMITS, callbackUrl: null }, clock.now());
@@ -188,6 +188,54 @@ describe('runInvocation (SQLite store, in-process bus)', () => {
     } finally {
       await executor.stop();
     }
+  });
+
+  describe('stopping with a drain deadline', () => {
+    it('lets runs that end within the deadline finish and record their outcome', async () => {
+      const inv = newInvocation({ createdAt: clock.now() });
+      await store.invocations.create(inv);
+      const executor = await startExecutor(deps, ['default'], 2);
+      await bus.publish(job(inv.id));
+      await eventually(() => runtime.runs.length === 1);
+      await executor.stop(5_000);
+      expect(await store.invocations.get(inv)).toMatchObject({ status: 'Completed', attempt: 1 });
+    });
+
+    it('hands back the runs still going at the deadline: stopped first, then Queued at once with no lease, the job requeued, nothing recorded', async () => {
+      const slow = newInvocation({ createdAt: clock.now(), entity: { RequestParams: 'slow=1', RequestHeaders: '', RequestBody: null, ResponseBody: null } });
+      const quick = newInvocation({ createdAt: clock.now() });
+      await store.invocations.create(slow);
+      await store.invocations.create(quick);
+      // The stuck run notes what the store says of its invocation when it is stopped: still its own lease.
+      const atStop: unknown[] = [];
+      runtime.run = async (request) => {
+        if (request.entityJson !== slow.entityJson) return ScriptedRuntime.prototype.run.call(runtime, request);
+        const result = await untilAborted(runtime)(request);
+        atStop.push(await store.invocations.get(slow).then((current) => [current?.status, current?.leaseOwner]));
+        return result;
+      };
+      const decisions: string[] = [];
+      const consume = bus.consume.bind(bus);
+      bus.consume = (pool, concurrency, handler) => consume(pool, concurrency, async (message, delivery) => {
+        const decision = await handler(message, delivery);
+        decisions.push(`${message.invocationId === slow.id ? 'slow' : 'quick'}:${decision}`);
+        return decision;
+      });
+      const executor = await startExecutor(deps, ['default'], 2);
+      await bus.publish(job(slow.id));
+      await bus.publish(job(quick.id));
+      await eventually(() => runtime.runs.length === 2);
+      await eventually(() => decisions.includes('quick:ack'));
+      await executor.stop(200);
+      expect(decisions).toEqual(['quick:ack', 'slow:requeue']);
+      expect(atStop).toEqual([['Running', 'w1']]);
+      expect(await store.invocations.get(slow)).toMatchObject({ status: 'Queued', leaseOwner: null, leaseUntil: null, attempt: 1, outcome: null });
+      expect(await store.invocations.get(quick)).toMatchObject({ status: 'Completed' });
+      expect(events.filter((e) => e.invocationId === slow.id)).toEqual([]);
+      // Another executor claims it at once, long before the lease would have ended: a new attempt.
+      expect(await runInvocation({ ...deps, ownerId: 'w2', runtime: new ScriptedRuntime() }, job(slow.id))).toBe('ack');
+      expect(await store.invocations.get(slow)).toMatchObject({ status: 'Completed', attempt: 2, leaseOwner: null });
+    });
   });
 
   it("replies Cancelled directly to a sync caller whose run was cancelled (its wait hears no partition)", async () => {

@@ -33,7 +33,7 @@ export class SmallServices {
 
   /** Serves `routes` as a service would (problem details, access, metrics), without listening. */
   serve(routes: Routes[]): (request: InProcessRequest) => Promise<InProcessReply> {
-    const app = createHttpApp({ logger: this.logger, metrics: this.metrics, ready: async () => true, routes });
+    const app = createHttpApp({ logger: this.logger, metrics: this.metrics, routes });
     const server = createHttpServer(app, { headersMs: 10_000, requestMs: 60_000 });
     return (request) => callInProcess(server, request);
   }

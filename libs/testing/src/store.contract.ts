@@ -1,6 +1,7 @@
 import { DEFAULT_CONNECTOR_LIMITS, GiError, MAX_RECORDED_RESULT_BYTES, MAX_STORED_ENTITY_BYTES, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
 import type { ClaimedInvocation, IdempotencyRecord, LogLine, NewInvocation, SecretRef, Store } from '@gi/domain';
 import { newInvocation } from './fixtures';
+import { describeJournalContract } from './journal.contract';
 import type { ManualClock } from './manual-clock';
 
 export interface StoreUnderTest {
@@ -35,6 +36,18 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.get({ botId: 'bot-a', id: 'nope' })).toBeNull();
       });
 
+      it('keeps what the gateway verified of a call with it (none for a bearer call) and hands it to the claim', async () => {
+        const { store, clock } = subject;
+        const signed = newInvocation({ createdAt: clock.now(), inbound: { scheme: 'github', deliveryId: '72d3162e-cc78-11e3-81ab-4c9367dc0958' } });
+        const plain = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(signed);
+        await store.invocations.create(plain);
+        expect((await store.invocations.get(signed))?.inbound).toEqual({ scheme: 'github', deliveryId: '72d3162e-cc78-11e3-81ab-4c9367dc0958' });
+        expect((await store.invocations.get(plain))?.inbound ?? null).toBeNull();
+        expect((await store.invocations.claim(signed, 'w1', 10_000, clock.now()))?.inbound).toEqual({ scheme: 'github', deliveryId: '72d3162e-cc78-11e3-81ab-4c9367dc0958' });
+        expect((await store.invocations.claim(plain, 'w1', 10_000, clock.now()))?.inbound ?? null).toBeNull();
+      });
+
       it('reads an invocation\'s state alone, as get has it, without its entity or logs, only for its own bot', async () => {
         const { store, clock } = subject;
         const inv = newInvocation({ createdAt: clock.now(), expireAt: clock.now() + 60_000 });
@@ -42,8 +55,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         const stateOf = async () => {
           const full = await store.invocations.get(inv);
           if (!full) return null;
-          const { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType } = full;
-          return { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType };
+          const { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType, waiting, steps } = full;
+          return { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType, waiting, steps };
         };
         expect(await store.invocations.getState(inv)).toEqual(await stateOf());
         await store.invocations.claim(inv, 'w1', 10_000, clock.now());
@@ -369,6 +382,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await store.invocations.takeUnpublished(clock.now() - 30_000, clock.now(), 10)).toEqual([]);
       });
 
+      it('hands a run back: its lease owner alone releases it, Queued again and claimable at once by another', async () => {
+        const { store, clock } = subject;
+        const inv = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(inv);
+        await store.invocations.claim(inv, 'stopping', 60_000, clock.now());
+        expect(await store.invocations.releaseLease(inv, 'someone-else')).toBe(false);
+        expect((await store.invocations.get(inv))?.status).toBe('Running');
+        expect(await store.invocations.releaseLease({ botId: 'bot-b', id: inv.id }, 'stopping')).toBe(false);
+        expect(await store.invocations.releaseLease(inv, 'stopping')).toBe(true);
+        expect(await store.invocations.get(inv)).toMatchObject({ status: 'Queued', leaseOwner: null, leaseUntil: null, attempt: 1 });
+        // Long before the lease would have ended, the next claim takes it: a new attempt.
+        expect(await store.invocations.claim(inv, 'next', 60_000, clock.now())).toMatchObject({ attempt: 2 });
+        expect(await store.invocations.releaseLease(inv, 'stopping')).toBe(false);
+        expect(await store.invocations.renewLease(inv, 'stopping', 60_000, clock.now())).toBe(false);
+        await store.invocations.complete(inv, 'next', { status: 'Completed', responseBody: 2 }, [], clock.now());
+        expect(await store.invocations.releaseLease(inv, 'next')).toBe(false);
+        expect(await store.invocations.get(inv)).toMatchObject({ status: 'Completed', attempt: 2 });
+      });
+
       it('releases the leases of a dead owner at once, and no one else\'s', async () => {
         const { store, clock } = subject;
         const dead = newInvocation({ createdAt: clock.now() });
@@ -625,6 +657,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       });
     });
 
+    describeJournalContract(() => subject);
+
     describe('Idempotency-Keys', () => {
       const recordOf = (inv: NewInvocation, key: string, fingerprint = 'f1', ttlMs = 60_000): IdempotencyRecord => ({
         botId: inv.botId,
@@ -778,6 +812,29 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await store.catalog.listIntegrations('bot-a')).map((i) => [i.integrationId, i.version])).toEqual([['ack', 2], ['hooked', 1], ['other', 1]]);
         expect((await store.catalog.listIntegrationVersions('bot-a', 'ack')).map((v) => v.version)).toEqual([2, 1]);
         expect(await store.catalog.listBots()).toEqual(['bot-a']);
+      });
+
+      it("keeps each version's inbound auth (none stored for bearer), resolves the latest's for calls, and carries it into drafts", async () => {
+        const { store, clock } = subject;
+        const settings = { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 60, allowedHosts: [], limits: { ...DEFAULT_CONNECTOR_LIMITS }, callbackUrl: null };
+        const github = { scheme: 'github' as const, secret: 'GITHUB_WEBHOOK_SECRET', previousSecret: 'GITHUB_WEBHOOK_SECRET_OLD', allowBearer: true };
+        const hmac = { scheme: 'hmac' as const, secret: 'SIGNING_KEY', header: 'X-Signature', algorithm: 'sha512' as const, encoding: 'base64' as const, prefix: 'v1=', timestampHeader: 'X-Timestamp', toleranceSeconds: 60 };
+        const v1 = await store.catalog.deployIntegration('bot-a', 'hook', { ...settings, inboundAuth: github }, clock.now());
+        expect(v1.inboundAuth).toEqual(github);
+        expect(await store.catalog.resolveIntegration('bot-a', 'hook')).toEqual({ integrationId: 'hook', version: 1, entityName: 'Order', pool: 'default', callbackUrl: null, inboundAuth: github });
+        const v2 = await store.catalog.deployIntegration('bot-a', 'hook', { ...settings, inboundAuth: hmac }, clock.now() + 1);
+        expect(await store.catalog.getIntegration('bot-a', 'hook')).toEqual(v2);
+        expect((await store.catalog.resolveIntegration('bot-a', 'hook'))?.inboundAuth).toEqual(hmac);
+        expect((await store.catalog.getIntegration('bot-a', 'hook', 1))?.inboundAuth).toEqual(github);
+        // Bearer, the default, is stored as nothing: a version deployed with it reads as one deployed without.
+        const v3 = await store.catalog.deployIntegration('bot-a', 'hook', { ...settings, inboundAuth: { scheme: 'bearer' } }, clock.now() + 2);
+        expect(v3).not.toHaveProperty('inboundAuth');
+        expect(await store.catalog.getIntegration('bot-a', 'hook')).not.toHaveProperty('inboundAuth');
+        expect((await store.catalog.resolveIntegration('bot-a', 'hook'))?.inboundAuth).toBeUndefined();
+        const draft = await store.catalog.putDraft('bot-a', 'hook', { ...settings, code: 'return 4', inboundAuth: github }, clock.now() + 3);
+        expect((await store.catalog.getDraft('bot-a', 'hook'))?.inboundAuth).toEqual(github);
+        expect((await store.catalog.publishDraft('bot-a', 'hook', draft.draftedAt, clock.now() + 4))?.inboundAuth).toEqual(github);
+        expect((await store.catalog.resolveIntegration('bot-a', 'hook'))?.inboundAuth).toEqual(github);
       });
 
       it('keeps the source files of a bundled version with it, and none for a plain script', async () => {

@@ -16,6 +16,8 @@ const stored: StoredInvocationState = {
   progress: null,
   outcome: { status: 'Completed', responseBody: { from: 'store' } },
   responseContentType: 'application/json',
+  waiting: null,
+  steps: 0,
 };
 
 /** The store's reads (and `watch` marks, as `watch <id>`), counted; `afterWatch` is the state a mark finds. */
@@ -42,7 +44,7 @@ describe('awaitFinished', () => {
       fresh: true,
       registered: async () => void setImmediate(() => waiter.notify(completionEvent(ref, 'Completed', facts))),
     });
-    expect(await answer).toEqual({ ...ref, status: 'Completed', progress: null, ...facts });
+    expect(await answer).toEqual({ ...ref, status: 'Completed', progress: null, waiting: null, steps: 0, ...facts });
     expect(store.reads).toEqual([]);
   });
 

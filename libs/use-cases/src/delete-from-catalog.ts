@@ -1,5 +1,5 @@
-import { GiError, notFound } from '@gi/domain';
-import type { FileStore, InvocationRef, InvocationStatus, Store } from '@gi/domain';
+import { GiError, notFound, UNFINISHED_STATUSES } from '@gi/domain';
+import type { FileStore, InvocationRef, Store } from '@gi/domain';
 import { cancelInvocation } from './cancel-invocation';
 import type { CancelDeps } from './cancel-invocation';
 
@@ -14,8 +14,7 @@ export interface Deleted {
   cancelled: number;
 }
 
-const IN_FLIGHT: readonly InvocationStatus[] = ['Queued', 'Running'];
-/** How many invocations in flight are read (and, when forced, cancelled) at a time. */
+/** How many unfinished invocations are read (and, when forced, cancelled) at a time. */
 const PAGE = 100;
 /**
  * Rounds of cancelling before a forced deletion goes ahead anyway: calls that keep arriving meanwhile
@@ -23,21 +22,22 @@ const PAGE = 100;
  */
 const MAX_ROUNDS = 50;
 
-async function inFlight(deps: DeleteDeps, botId: string, integrationId: string | undefined): Promise<InvocationRef[]> {
-  const pages = await Promise.all(IN_FLIGHT.map((status) => deps.store.invocations.list(botId, { status, integrationId, limit: PAGE })));
+async function unfinished(deps: DeleteDeps, botId: string, integrationId: string | undefined): Promise<InvocationRef[]> {
+  const pages = await Promise.all(UNFINISHED_STATUSES.map((status) => deps.store.invocations.list(botId, { status, integrationId, limit: PAGE })));
   return pages.flat().map((summary) => ({ botId, id: summary.id }));
 }
 
 /**
- * Refuses (409 `in-use`) while invocations of what is deleted are Queued or Running; when forced,
+ * Refuses (409 `in-use`) while invocations of what is deleted are unfinished (Queued, Running, or Waiting
+ * in a durable sleep or event wait: they resume on the version they were accepted for); when forced,
  * cancels them first (as a cancellation through the control API), page by page until none is left.
  */
 async function settleInFlight(deps: DeleteDeps, botId: string, integrationId: string | undefined, what: string, force: boolean): Promise<number> {
   let cancelled = 0;
-  for (let round = 0, refs = await inFlight(deps, botId, integrationId); refs.length > 0 && round < MAX_ROUNDS; round++, refs = await inFlight(deps, botId, integrationId)) {
+  for (let round = 0, refs = await unfinished(deps, botId, integrationId); refs.length > 0 && round < MAX_ROUNDS; round++, refs = await unfinished(deps, botId, integrationId)) {
     if (!force) {
-      throw new GiError('in_use', 'In use', `${what} has invocations in flight (Queued or Running); wait for them to finish, or delete with force=true to cancel them.`, {
-        extensions: { inFlight: refs.length === 2 * PAGE ? `${refs.length}+` : refs.length },
+      throw new GiError('in_use', 'In use', `${what} has unfinished invocations (Queued, Running or Waiting); wait for them to finish, or delete with force=true to cancel them.`, {
+        extensions: { inFlight: refs.length === UNFINISHED_STATUSES.length * PAGE ? `${refs.length}+` : refs.length },
       });
     }
     for (const ref of refs) {
@@ -74,7 +74,7 @@ export async function deleteEntity(deps: DeleteDeps, botId: string, entityName: 
 
 /**
  * Deletes a whole bot: entities, integrations, quotas, callback signing secrets, tokens (they stop
- * authenticating at once) and connector secrets. Its stored invocations stay until they expire.
+ * authenticating at once), connector secrets, and its invocations, Idempotency-Keys and files.
  */
 export async function deleteBot(deps: DeleteDeps, botId: string, force: boolean): Promise<Deleted> {
   if (!(await deps.store.catalog.listBots()).includes(botId)) throw notFound(`No bot '${botId}'.`);

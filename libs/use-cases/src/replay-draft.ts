@@ -116,13 +116,18 @@ async function replayOne(deps: ReplayDeps, draft: IntegrationDraft, invocation: 
     code: draft.code,
     entity: invocation.entity,
     rawBody: invocation.rawBody,
+    inbound: invocation.inbound ?? null,
     secrets,
     timeoutMs,
     limits: runLimitsOf(draft.limits),
     allowedHosts: draft.allowedHosts,
     ...(outbound === 'block' && { blockedHttp: BLOCKED_HTTP_MESSAGE }),
     readFile: connectorFileReader(deps.files, invocation, invocation.entity.RequestFiles, deps.log),
+    // No durable journal: steps run against the draft and are kept in memory, and nothing sleeps.
+    sleeps: 'skip',
   });
+  // Without a journal nothing can suspend; the check narrows the type.
+  if (result.kind === 'suspended') throw new Error('A replay ran without a journal, so it cannot suspend.');
   const outcome = outcomeOf(result, timeoutMs);
   const published: ReplaySide & { version: number } = {
     version: invocation.integrationVersion,

@@ -16,6 +16,7 @@ import { writeLine } from '../cli-io';
 import type { CommandSpec } from '../command';
 import { formatDuration, json } from '../format';
 import { parseHeaderItems, parseQueryItems, readBody } from '../invoke/invoke-request';
+import { parseEventOptions } from '../local-events';
 import { localSecrets, parseSecretsFile, secretFromEnvironment } from '../local-secrets';
 import { readLocalFile } from '../read-local-file';
 import { overrideSample, readSampleRequest } from '../sample-request';
@@ -49,6 +50,16 @@ export const connectorRun: CommandSpec = {
     },
     'secrets-file': { type: 'string', value: 'F', description: 'Context.Secrets from a file: NAME=value lines (dotenv) or a JSON object' },
     'secret-env': { type: 'string', multiple: true, value: 'NAME', description: 'Context.Secrets.NAME from the environment variable NAME; repeat for several (wins over --secrets-file)' },
+    'skip-sleeps': {
+      type: 'boolean',
+      description: 'End every Context.Sleep, SleepUntil and retry delay at once, and every Context.WaitForEvent (with the next --event of its name, else null)',
+    },
+    event: {
+      type: 'string',
+      multiple: true,
+      value: 'name=JSON',
+      description: 'An event for Context.WaitForEvent(name): its JSON payload, or @file for a file of it; repeat for several (received in order, per name)',
+    },
     ...limitOptions,
   },
   details: [
@@ -60,6 +71,9 @@ export const connectorRun: CommandSpec = {
     'Example: gi connector run src/index.ts --request samples/order.json   (a project from gi connector init)',
     'Example: gi connector run call-api.js --request samples/order.json --allowed-host 127.0.0.1:4010 --trust-loopback',
     'Secret values are replaced by [secret] in the logs and errors printed, as in the service.',
+    'Durable calls run as in the service, with a journal kept for the run alone: Context.Step runs each step once per name and occurrence (retries included),',
+    'Context.Sleep and Context.WaitForEvent really wait (nothing is suspended locally) unless --skip-sleeps is given; WaitForEvent gets the --event of its name.',
+    'Example: gi connector run campaign.js --skip-sleeps --event delivery-report=\'{"delivered": 42}\' --event approval=@approval.json',
     'Example: cat order.json | gi connector run ack.js --body-file -',
     'Example: CRM_API_KEY=... gi connector run crm.js --secret-env CRM_API_KEY --secrets-file .secrets.env',
   ].join('\n'),
@@ -82,6 +96,7 @@ export const connectorRun: CommandSpec = {
       secretsFile === undefined ? [] : parseSecretsFile((await readLocalFile(secretsFile, '--secrets-file')).toString('utf8'), secretsFile),
       input.list('secret-env').map((name) => secretFromEnvironment(name, ctx.environment)),
     );
+    const events = await parseEventOptions(input.list('event'), HELP);
     const sampleFile = input.string('request');
     const sample = sampleFile ? await readSampleRequest(sampleFile, HELP) : undefined;
     const given = {
@@ -139,6 +154,9 @@ export const connectorRun: CommandSpec = {
         onProgress: (p) => writeLine(ctx.io.err, `progress ${p.percent}%${p.message ? ` ${p.message}` : ''}`),
         // Lines logged while a long run goes on are shown as they come (with --json, all come with the result).
         onLogs: ctx.json ? undefined : (lines) => lines.forEach(printLog),
+        // No store: steps are journalled in memory for this run alone, and sleeps wait here unless skipped.
+        sleeps: input.flag('skip-sleeps') ? 'skip' : 'wait',
+        events,
       });
     } finally {
       await runtime.close();
@@ -153,5 +171,7 @@ export const connectorRun: CommandSpec = {
     }
     if (result.kind === 'raised') throw new CliError(`RaiseError: ${result.title}: ${result.message} (the caller would get 422)`);
     if (result.kind === 'failed') throw new CliError(`${result.reason === 'timeout' ? 'timed out' : 'failed'}: ${result.message}`);
+    // A run without a journal never suspends; should one, it must not pass for a success.
+    if (result.kind === 'suspended') throw new CliError(`suspended: ${result.wait.kind} '${result.wait.name}' until ${new Date(result.wait.until).toISOString()}`);
   },
 };

@@ -5,6 +5,7 @@ import { writeLine } from '../cli-io';
 import type { CommandSpec } from '../command';
 import { fields, formatTime, json, table } from '../format';
 import { ApiError } from '../problem';
+import { describeInboundAuth, inboundOptions, readInboundAuth } from './inbound-options';
 import { describeLimits, limitOptions, readLimits } from './limit-options';
 import { botOption, integrationOption } from './shared-options';
 
@@ -21,6 +22,7 @@ export const connectorDeploy: CommandSpec = {
     'allowed-host': { type: 'string', multiple: true, value: 'H', description: 'A host the connector may call through Context.Http; repeat for several' },
     ...limitOptions,
     'callback-url': { type: 'string', value: 'URL', description: "Where every invocation's outcome is POSTed (signed), unless a call names its own" },
+    ...inboundOptions,
     draft: { type: 'boolean', description: 'Deploy it as the draft: live calls keep the live version; try it with gi connector replay, then gi connector publish' },
   },
   details: [
@@ -30,7 +32,9 @@ export const connectorDeploy: CommandSpec = {
     "its project's node_modules (esbuild) into one script; the project's own files are kept with the version (gi connector show).",
     'Types are not checked: run tsc --noEmit (npm run typecheck in a project from gi connector init). A plain .js file is sent as written.',
     'With --draft the integration keeps answering calls with its live version; one draft per integration, a new one replaces it.',
+    'Each deploy states the whole version: its inbound auth too (bearer unless --inbound-auth names a scheme; docs/inbound.md).',
     'Example: gi connector deploy src/index.ts --bot shop --integration orders --entity Order',
+    'Example: gi connector deploy hook.js --bot shop --integration gh --entity Push --inbound-auth github --inbound-secret GITHUB_WEBHOOK_SECRET',
   ].join('\n'),
   async run(ctx, input) {
     const file = input.arg('file');
@@ -43,6 +47,7 @@ export const connectorDeploy: CommandSpec = {
     const allowedHosts = input.list('allowed-host');
     const limits = readLimits(input);
     const callbackUrl = input.string('callback-url');
+    const inboundAuth = readInboundAuth(input);
     const { code, sources } = await buildConnector(file);
 
     const request = {
@@ -54,6 +59,7 @@ export const connectorDeploy: CommandSpec = {
       ...(allowedHosts.length > 0 && { allowedHosts }),
       ...(Object.keys(limits).length > 0 && { limits }),
       ...(callbackUrl !== undefined && { callbackUrl }),
+      ...(inboundAuth !== undefined && { inboundAuth }),
     };
     let deployed;
     try {
@@ -69,7 +75,7 @@ export const connectorDeploy: CommandSpec = {
         : `${deployed.integrationId} version ${deployed.version} on bot ${deployed.botId}`;
     writeLine(
       ctx.io.out,
-      `Deployed ${what}: entity ${deployed.entityName}, pool ${deployed.pool}, timeout ${deployed.timeoutSeconds}s, allowed hosts ${hosts}${deployed.callbackUrl ? `, callbacks to ${deployed.callbackUrl}` : ''}`,
+      `Deployed ${what}: entity ${deployed.entityName}, pool ${deployed.pool}, timeout ${deployed.timeoutSeconds}s, allowed hosts ${hosts}${deployed.callbackUrl ? `, callbacks to ${deployed.callbackUrl}` : ''}${deployed.inboundAuth && deployed.inboundAuth.scheme !== 'bearer' ? `, inbound auth ${describeInboundAuth(deployed.inboundAuth)}` : ''}`,
     );
   },
 };
@@ -122,6 +128,7 @@ export const connectorShow: CommandSpec = {
           ['pool', detail.pool],
           ['timeout', `${detail.timeoutSeconds}s`],
           ['allowed hosts', detail.allowedHosts.length > 0 ? detail.allowedHosts.join(', ') : 'none'],
+          ['inbound auth', describeInboundAuth(detail.inboundAuth)],
           ...(detail.limits ? [['limits', describeLimits(detail.limits)] as [string, string]] : []),
           ['versions', versions || String(detail.version)],
           ...(bundled ? [['sources', `${detail.sources.map((s) => s.path).join(', ')} (bundled; --bundle shows the bundle)`] as [string, string]] : []),

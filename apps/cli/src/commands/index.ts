@@ -6,7 +6,8 @@ import { connectorDeploy, connectorList, connectorShow } from './connector.comma
 import { botDelete, connectorDelete, entityDelete } from './delete.commands';
 import { connectorPublish, connectorReplay } from './drafts.commands';
 import { entityCreate, entityList } from './entity.commands';
-import { invocationsCancel, invocationsList, invocationsShow } from './invocations.commands';
+import { invocationsEvent } from './invocation-event.command';
+import { invocationsCancel, invocationsList, invocationsShow, invocationsSteps } from './invocations.commands';
 import { invoke } from './invoke.command';
 import { quotaSet, quotaShow } from './quota.commands';
 import { secretsDelete, secretsList, secretsReseal, secretsSet } from './secrets.commands';
@@ -45,6 +46,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   invoke,
   invocationsList,
   invocationsShow,
+  invocationsSteps,
+  invocationsEvent,
   invocationsCancel,
   botDelete,
 ];

@@ -4,7 +4,7 @@ import type { CommandContext, CommandSpec } from '../command';
 import type { CommandInput } from '../command-input';
 import { json } from '../format';
 import { send } from '../http-send';
-import { BotToken } from '../invoke/bot-token';
+import { botTokenFor, MINTED_TOKEN_TTL_SECONDS } from '../invoke/bot-token';
 import { parseHeaderItems, parseQueryItems, readBody, type InvokeRequest } from '../invoke/invoke-request';
 import { pollInvocation, type FinalReply } from '../invoke/poll-invocation';
 import { apiRootFor, apiRootFromWebhook, genericIntegrationUrl, pollUrl } from '../invoke/public-api';
@@ -12,7 +12,6 @@ import { ApiError, describeProblem, readProblem } from '../problem';
 import { createProgressIndicator } from '../progress-indicator';
 import { botOption, integrationOption } from './shared-options';
 
-export const MINTED_TOKEN_TTL_SECONDS = 600;
 export const MINTED_TOKEN_LABEL = 'cli invoke';
 const POLL_WAIT_SECONDS = 20;
 const PLATFORM = /^[A-Za-z0-9_-]+$/;
@@ -61,7 +60,7 @@ async function runInvoke(ctx: CommandContext, input: CommandInput): Promise<void
     headers: parseHeaderItems(input.list('header')),
   };
   const { apiRoot, entityName } = await resolveTarget(ctx, { botId, integrationId, entityOption, platform, givenToken });
-  const token = new BotToken(givenToken, givenToken === undefined ? () => mintToken(ctx, botId) : null);
+  const token = botTokenFor(ctx.control, botId, givenToken, MINTED_TOKEN_LABEL);
   const asyncMode = input.flag('async');
 
   const url = genericIntegrationUrl(apiRoot, { botId, entityName, integrationId }, request.query, asyncMode);
@@ -122,11 +121,6 @@ async function resolveTarget(ctx: CommandContext, q: TargetQuery): Promise<{ api
     throw new CliError(`integration ${q.integrationId} is not deployed on bot ${q.botId}: gi connector deploy <file> --bot ${q.botId} --integration ${q.integrationId} --entity <E>`);
   }
   return { apiRoot: apiRootFromWebhook(webhook) ?? apiRootFor(webhook.baseUrl, 'Platform'), entityName };
-}
-
-async function mintToken(ctx: CommandContext, botId: string): Promise<string> {
-  const created = await ctx.control.createToken(botId, { ttlSeconds: MINTED_TOKEN_TTL_SECONDS, label: MINTED_TOKEN_LABEL });
-  return created.token;
 }
 
 async function readInvocationId(response: Response): Promise<string> {

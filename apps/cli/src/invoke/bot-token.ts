@@ -1,3 +1,8 @@
+import type { ControlClient } from '../control-client';
+
+/** How long a token the CLI mints for a call of the public API lives. */
+export const MINTED_TOKEN_TTL_SECONDS = 600;
+
 /**
  * The bot token `gi invoke` calls with: the one given by --token, or a short-lived one minted
  * through the control API. A minted token is minted again if it expires during a long poll.
@@ -26,4 +31,10 @@ export class BotToken {
     this.current = await this.mint();
     return this.current;
   }
+}
+
+/** The token a call of the public API goes with: the one given (--token), else one minted through the control API, labelled `label`. */
+export function botTokenFor(control: Pick<ControlClient, 'createToken'>, botId: string, given: string | undefined, label: string): BotToken {
+  const mint = async () => (await control.createToken(botId, { ttlSeconds: MINTED_TOKEN_TTL_SECONDS, label })).token;
+  return new BotToken(given, given === undefined ? mint : null);
 }

@@ -1,5 +1,5 @@
 import type { Webhook } from '../control-api';
-import { apiRootFor, apiRootFromWebhook, genericIntegrationUrl, pollUrl, withWait } from './public-api';
+import { apiRootFor, apiRootFromWebhook, eventUrl, genericIntegrationUrl, pollUrl, withWait } from './public-api';
 
 const webhook = (urls: Webhook['integrations'][number]['urls']): Webhook => ({
   baseUrl: 'https://hooks.example.com',
@@ -14,6 +14,8 @@ describe('public webhook URLs', () => {
     expect(apiRootFromWebhook(webhook({ sync: `${root}/acme/Order/ack/GenericIntegration` }))).toBe(root);
     expect(apiRootFromWebhook(webhook({ sync: 'https://elsewhere/whatever' }))).toBeNull();
     expect(apiRootFromWebhook({ ...webhook({ sync: '' }), integrations: [] })).toBeNull();
+    // A bot without integrations still shows its poll and event URLs.
+    expect(apiRootFromWebhook({ ...webhook({ sync: '' }), integrations: [], eventUrl: `${root}/acme/GenericIntegrationEvent?invocationId={invocationId}&name={name}` })).toBe(root);
   });
 
   it('builds the call and poll URLs with the caller query kept in order', () => {
@@ -25,5 +27,6 @@ describe('public webhook URLs', () => {
     expect(withWait(pollUrl(root, 'acme', 'inv 1'), 20)).toBe(
       'http://127.0.0.1:8080/api/Platform/acme/GetGenericIntegrationResponse?invocationId=inv+1&waitSeconds=20',
     );
+    expect(eventUrl(root, 'acme', 'inv 1', 'approved & paid')).toBe('http://127.0.0.1:8080/api/Platform/acme/GenericIntegrationEvent?invocationId=inv+1&name=approved+%26+paid');
   });
 });

@@ -1,4 +1,4 @@
-import { pollPath, webhookApiRoot, webhookCallPath } from '@gi/domain';
+import { eventPath, pollPath, webhookApiRoot, webhookCallPath } from '@gi/domain';
 import type { Webhook } from '../control-api';
 
 /**
@@ -8,19 +8,21 @@ import type { Webhook } from '../control-api';
  */
 export const apiRootFor = (baseUrl: string, platform: string) => webhookApiRoot(platform, baseUrl);
 
-/** The API root the service advertises, or null when no integration URL shows it. */
+/** The API root the service advertises, or null when none of its URLs shows it. */
 export function apiRootFromWebhook(webhook: Webhook): string | null {
   const { botId } = webhook;
-  for (const { integrationId, entityName, urls } of webhook.integrations) {
-    const suffixes: Array<[string | null | undefined, string]> = [
+  const suffixes: Array<[string | null | undefined, string]> = [
+    [webhook.pollUrl, pollPath(botId)],
+    [webhook.eventUrl, eventPath(botId)],
+    ...webhook.integrations.flatMap(({ integrationId, entityName, urls }): Array<[string | null | undefined, string]> => [
       [urls.poll, pollPath(botId)],
       [urls.sync, webhookCallPath({ botId, entityName, integrationId })],
-    ];
-    for (const [url, suffix] of suffixes) {
-      if (!url) continue;
-      const withoutQuery = url.split('?')[0];
-      if (withoutQuery.endsWith(suffix)) return withoutQuery.slice(0, -suffix.length);
-    }
+    ]),
+  ];
+  for (const [url, suffix] of suffixes) {
+    if (!url) continue;
+    const withoutQuery = url.split('?')[0];
+    if (withoutQuery.endsWith(suffix)) return withoutQuery.slice(0, -suffix.length);
   }
   return null;
 }
@@ -40,6 +42,14 @@ export function genericIntegrationUrl(
 export function pollUrl(apiRoot: string, botId: string, invocationId: string): string {
   const url = new URL(`${apiRoot}${pollPath(botId)}`);
   url.searchParams.set('invocationId', invocationId);
+  return url.href;
+}
+
+/** Where an outside system sends a durable run the event it waits for (GenericIntegrationEvent). */
+export function eventUrl(apiRoot: string, botId: string, invocationId: string, name: string): string {
+  const url = new URL(`${apiRoot}${eventPath(botId)}`);
+  url.searchParams.set('invocationId', invocationId);
+  url.searchParams.set('name', name);
   return url.href;
 }
 

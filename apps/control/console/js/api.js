@@ -5,22 +5,27 @@
  * @typedef {{ type: string, title: string, status: number, detail: string, errors?: { field: string, message: string }[], line?: number, column?: number, message?: string, invocationId?: string, inFlight?: number | string }} Problem
  * @typedef {{ botId: string, name: string, fields: string[], updatedAt: number }} Entity
  * @typedef {{ memoryMiB: number, cpuSeconds: number, responseBodyKiB: number, logKiB: number, pendingCalls: number }} RunLimits
- * @typedef {{ entityName: string, code: string, sources?: { path: string, content: string }[], pool?: string, timeoutSeconds?: number, allowedHosts?: string[], limits?: Partial<RunLimits>, callbackUrl?: string | null }} IntegrationSettings
- * @typedef {{ botId: string, integrationId: string, version: number, entityName: string, pool: string, timeoutSeconds: number, allowedHosts: string[], limits: RunLimits, callbackUrl: string | null, deployedAt: string }} Integration
+ * @typedef {{ scheme: string, secret?: string, previousSecret?: string, allowBearer?: boolean, toleranceSeconds?: number, header?: string, algorithm?: string, encoding?: string, prefix?: string, timestampHeader?: string, deliveryIdHeader?: string }} InboundAuth
+ * @typedef {{ entityName: string, code: string, sources?: { path: string, content: string }[], pool?: string, timeoutSeconds?: number, allowedHosts?: string[], limits?: Partial<RunLimits>, callbackUrl?: string | null, inboundAuth?: InboundAuth }} IntegrationSettings
+ * @typedef {{ botId: string, integrationId: string, version: number, entityName: string, pool: string, timeoutSeconds: number, allowedHosts: string[], limits: RunLimits, callbackUrl: string | null, inboundAuth?: InboundAuth, deployedAt: string }} Integration
  * @typedef {Integration & { code: string, sources?: { path: string, content: string }[], versions: { version: number, deployedAt: string }[] }} IntegrationDetail
  * @typedef {{ from: number, to: number, code: string, sources: { path: string, diff: string }[], settings: { name: string, from: unknown, to: unknown }[] }} VersionDiff
  * @typedef {{ tokenId: string, label: string | null, createdAt: string, expiresAt: string | null, revokedAt: string | null }} TokenInfo
  * @typedef {{ token: string, tokenId: string, expiresAt: string | null }} CreatedToken
- * @typedef {{ sync: string, async: string, fileTransfer: string, poll: string }} WebhookUrls
- * @typedef {{ baseUrl: string, botId: string, platformSegment: string, pollUrl: string, integrations: { integrationId: string, entityName: string, version: number, urls: WebhookUrls }[] }} Webhook
- * @typedef {'Queued' | 'Running' | 'Completed' | 'Failed' | 'Cancelled'} Status
+ * @typedef {{ sync: string, async: string, fileTransfer: string, poll: string, event?: string }} WebhookUrls
+ * @typedef {{ baseUrl: string, botId: string, platformSegment: string, pollUrl: string, eventUrl?: string, integrations: { integrationId: string, entityName: string, version: number, urls: WebhookUrls, inboundAuth?: InboundSetup }[] }} Webhook
+ * @typedef {'Queued' | 'Running' | 'Waiting' | 'Completed' | 'Failed' | 'Cancelled'} Status
+ * @typedef {{ for: 'sleep' | 'event' | 'retry', name: string, until: string }} Wait
+ * @typedef {{ name: string, occurrence: number, kind: 'step' | 'sleep' | 'event', status: 'done' | 'failed' | 'retrying' | 'waiting', attempts: number, startedAt: string, finishedAt: string | null, durationMs: number | null, until: string | null, resultBytes: number, error: { name: string, message: string } | null }} Step
+ * @typedef {{ steps: Step[], nextBefore: string | null }} StepPage
+ * @typedef {{ scheme: string, provider: string, fields: { label: string, value: string }[], secrets: { name: string, set: boolean }[], note: string }} InboundSetup
  * @typedef {{ code: string, title: string, detail: string }} InvocationError
  * @typedef {{ id: string, integrationId: string, integrationVersion: number, entityName: string, mode: 'sync' | 'async', status: Status, attempt: number, createdAt: string, startedAt: string | null, finishedAt: string | null, durationMs: number | null, error: InvocationError | null }} InvocationSummary
  * @typedef {{ Id: string, FileName: string, ContentType: string, Size: number, Sha256: string, PartName: string }} FileEntity
  * @typedef {{ RequestParams: string, RequestHeaders: string, RequestBody: unknown, ResponseBody: unknown, RequestFiles?: FileEntity[] }} WebhookEntity
  * @typedef {{ at: string, level: 'info' | 'error', message: string, attempt: number }} LogLine
  * @typedef {{ status: 'Completed', responseBody: unknown } | { status: 'Failed' | 'Cancelled', error: InvocationError }} Outcome
- * @typedef {InvocationSummary & { pool: string, endpoint: string, responseContentType: string, entity: WebhookEntity, outcome: Outcome | null, progress: { percent: number, message?: string } | null, logs: LogLine[], expireAt: string }} InvocationDetail
+ * @typedef {InvocationSummary & { pool: string, endpoint: string, responseContentType: string, entity: WebhookEntity, outcome: Outcome | null, progress: { percent: number, message?: string } | null, logs: LogLine[], expireAt: string, waiting: Wait | null, steps: number, activeMs: number }} InvocationDetail
  * @typedef {{ perMinute: number[], failedPerMinute: number[], count: number, failed: number, p50Ms: number | null, p99Ms: number | null }} ActivitySeries
  * @typedef {{ invocations: InvocationSummary[], nextBefore: string | null }} InvocationPage
  * @typedef {{ ratePerSecond: number | null, burst: number | null, maxInFlight: number | null }} Quotas
@@ -153,6 +158,8 @@ export function createApi(token, onUnauthorized = () => {}) {
     invocations: (bot, filter) => call('GET', `/bots/${seg(bot)}/invocations${query(filter)}`),
     /** @param {string} bot @param {string} id @returns {Promise<InvocationDetail>} */
     invocation: (bot, id) => call('GET', `/bots/${seg(bot)}/invocations/${seg(id)}`),
+    /** A durable invocation's steps, newest first. @param {string} bot @param {string} id @param {{ limit?: number, before?: string }} page @returns {Promise<StepPage>} */
+    steps: (bot, id, page) => call('GET', `/bots/${seg(bot)}/invocations/${seg(id)}/steps${query(page)}`),
     /** @param {string} bot @param {string} id @returns {Promise<{ invocationId: string, status: 'Cancelled' }>} */
     cancelInvocation: (bot, id) => call('DELETE', `/bots/${seg(bot)}/invocations/${seg(id)}`),
     /** @param {string} bot @returns {Promise<BotQuotas>} */

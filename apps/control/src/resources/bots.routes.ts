@@ -1,4 +1,4 @@
-import { assertName, connectorCodeSizeProblem, connectorSourcesSizeProblem, notFound, payloadTooLarge } from '@gi/domain';
+import { assertName, connectorCodeSizeProblem, connectorSourcesSizeProblem, inboundAuthOf, notFound, payloadTooLarge } from '@gi/domain';
 import type { ControlRoutes } from '../control-routes';
 import { validate } from '../control-routes';
 import { entityBody, integrationBody } from '../control.schemas';
@@ -45,6 +45,6 @@ export function botRoutes({ routes, admin, deps, body }: ControlRoutes): void {
     const integration = await store.catalog.getIntegration(botId, integrationId, version);
     if (!integration) throw notFound(`No integration '${integrationId}' for bot '${botId}'.`);
     const versions = await store.catalog.listIntegrationVersions(botId, integrationId);
-    ctx.body = { ...integration, sources: integration.sources ?? [], deployedAt: iso(integration.deployedAt), versions: versions.map((v) => ({ version: v.version, deployedAt: iso(v.deployedAt) })) };
+    ctx.body = { ...integration, inboundAuth: inboundAuthOf(integration), sources: integration.sources ?? [], deployedAt: iso(integration.deployedAt), versions: versions.map((v) => ({ version: v.version, deployedAt: iso(v.deployedAt) })) };
   });
 }

@@ -1,7 +1,8 @@
 import { newSigningSecret } from '@gi/auth';
-import { notFound, pollPath, webhookApiRoot, webhookCallPath } from '@gi/domain';
+import { eventPath, inboundAuthOf, notFound, pollPath, webhookApiRoot, webhookCallPath } from '@gi/domain';
 import type { ControlRoutes } from '../control-routes';
 import { iso } from '../control.views';
+import { inboundSetup } from '../inbound-setup';
 
 /** After a rotation, callbacks carry the previous secret's signature too for this long, so receivers can switch over. */
 export const SIGNING_SECRET_OVERLAP_MS = 24 * 3600_000;
@@ -34,13 +35,25 @@ export function webhookRoutes({ routes, admin, deps }: ControlRoutes): void {
     const baseUrl = (settings.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`).replace(/\/$/, '');
     const root = webhookApiRoot(settings.platformSegment, baseUrl);
     const poll = `${root}${pollPath(botId)}?invocationId={invocationId}`;
+    const event = `${root}${eventPath(botId)}?invocationId={invocationId}&name={name}`;
     const integrations = await store.catalog.listIntegrations(botId);
+    // Which secrets are set (names only), read only for integrations whose scheme names some.
+    const names = async (integrationId: string | null) => (await deps.secrets.list({ botId, integrationId })).map((secret) => secret.name);
+    const signed = integrations.filter((i) => inboundAuthOf(i).scheme !== 'bearer');
+    const botSecrets = signed.length > 0 ? await names(null) : [];
+    const setups = await Promise.all(
+      integrations.map(async (i) => {
+        const set = new Set(signed.includes(i) ? [...botSecrets, ...(await names(i.integrationId))] : []);
+        return inboundSetup(i, `${root}${webhookCallPath({ botId, entityName: i.entityName, integrationId: i.integrationId })}`, set);
+      }),
+    );
     ctx.body = {
       baseUrl,
       botId,
       platformSegment: settings.platformSegment,
       pollUrl: poll,
-      integrations: integrations.map((i) => {
+      eventUrl: event,
+      integrations: integrations.map((i, index) => {
         const call = `${root}${webhookCallPath({ botId, entityName: i.entityName, integrationId: i.integrationId })}`;
         return {
           integrationId: i.integrationId,
@@ -51,7 +64,9 @@ export function webhookRoutes({ routes, admin, deps }: ControlRoutes): void {
             async: `${call}?asyncResponse=true`,
             fileTransfer: `${root}${webhookCallPath({ botId, entityName: i.entityName, integrationId: i.integrationId }, 'GenericIntegrationFileTransfer')}`,
             poll,
+            event,
           },
+          inboundAuth: setups[index],
         };
       }),
     };

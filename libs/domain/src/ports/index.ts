@@ -4,6 +4,7 @@
  * carries messages between processes, is a port of `libs/contracts`.
  */
 export * from './invocation-store';
+export * from './journal-store';
 export * from './catalog-store';
 export * from './token-store';
 export * from './secret-store';

@@ -1,5 +1,6 @@
 import type { InvocationError } from '../errors';
 import type { IdempotencyRecord } from '../idempotency';
+import type { WaitReason } from '../journal';
 import type { ClaimedInvocation, Invocation, InvocationRef, InvocationStatus, InvocationSummary, InvocationTiming, LogBatch, LogLine, NewInvocation, Outcome, Progress } from '../invocation';
 
 export interface InvocationListFilter {
@@ -28,7 +29,7 @@ export interface ActiveCount {
  */
 export type InvocationState = Pick<
   Invocation,
-  'id' | 'botId' | 'integrationId' | 'status' | 'attempt' | 'startedAt' | 'finishedAt' | 'progress' | 'outcome' | 'responseContentType'
+  'id' | 'botId' | 'integrationId' | 'status' | 'attempt' | 'startedAt' | 'finishedAt' | 'progress' | 'outcome' | 'responseContentType' | 'waiting' | 'steps'
 >;
 
 /** The state as the store reads it, with the call's mode: a waiter `watch`es a sync call's invocation. */
@@ -41,6 +42,18 @@ export interface Completion {
    * must be published, not only replied to that gateway.
    */
   watched: boolean;
+}
+
+/** A run that suspends: why and until when it waits, and the run time it spent. */
+export interface Suspension {
+  reason: WaitReason;
+  /** The attempt's run time, added to the invocation's `activeMs`. */
+  activeMs: number;
+  /**
+   * Until when the invocation and its journal and files must be kept while it waits (its lifetime limit
+   * plus INVOCATION_TTL_HOURS): its expiry is moved there, and counts from its end again once it finishes.
+   */
+  keepUntil: number;
 }
 
 export interface InvocationStore {
@@ -99,10 +112,32 @@ export interface InvocationStore {
    */
   quarantine(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean>;
   /**
-   * Cancels a Queued or Running invocation, whatever its lease: it becomes Cancelled with `error` as
+   * Cancels a Queued, Running or Waiting invocation, whatever its lease: it becomes Cancelled with `error` as
    * its outcome, so no executor claims or completes it afterwards. False when it is already finished.
    */
   cancel(ref: InvocationRef, error: InvocationError, now: number): Promise<boolean>;
+  /**
+   * Suspends a durable run (only the lease owner of a Running invocation at `attempt`): it becomes
+   * Waiting with `suspension.reason`, its lease released, its run time added to `activeMs`, and it is
+   * kept until `suspension.keepUntil`. An event wait whose journal entry an event completed meanwhile
+   * becomes Queued instead, to be published at once (`requeued`): the event's sender found it Running and
+   * could not wake it. Null when the lease was not held.
+   */
+  suspend(ref: InvocationRef, lease: { owner: string; attempt: number }, suspension: Suspension, now: number): Promise<'waiting' | 'requeued' | null>;
+  /**
+   * Waiting invocations whose wake time came (`waiting.until` <= now) become Queued (published at `now`)
+   * and are returned with their pool, oldest wake time first, at most `limit`: the sweeper publishes them.
+   * Conditional, so concurrent sweepers never wake one twice.
+   */
+  wakeDue(now: number, limit: number): Promise<Array<InvocationRef & { pool: string }>>;
+  /** How many invocations wait (status Waiting, not expired), for the waiting-invocations gauge. */
+  countWaiting(now: number): Promise<number>;
+  /**
+   * Hands a run back: the Running invocation whose lease `owner` holds goes back to Queued at once, its
+   * lease released, so the next claim (its job requeued) takes it without waiting for the lease to end.
+   * For a run its executor stopped itself (a drain deadline). False when `owner` holds no such lease.
+   */
+  releaseLease(ref: InvocationRef, owner: string): Promise<boolean>;
   /** Running invocations whose lease ended before `before` go back to Queued; returns them. */
   requeueExpiredLeases(before: number): Promise<InvocationRef[]>;
   /**
@@ -137,7 +172,7 @@ export interface InvocationStore {
   /** Deletes invocations and Idempotency-Key records whose expireAt has passed; returns how many invocations. */
   deleteExpired(now: number): Promise<number>;
   /**
-   * Deletes every invocation of the bot, its log lines and its Idempotency-Keys, whatever their state,
+   * Deletes every invocation of the bot, its log lines, its journals and its Idempotency-Keys, whatever their state,
    * so a bot created again with the same id starts with none of them; returns how many invocations.
    * A run still under way records nothing afterwards (its invocation is gone).
    */

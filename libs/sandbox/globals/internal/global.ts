@@ -7,6 +7,8 @@ export interface LazyModule {
   globals: string[];
   /** `[path of the object, method name]`, e.g. `['Date.prototype', 'toLocaleString']`. */
   methods: Array<[string, string]>;
+  /** Members of `Context` it gives (`Step`...), put in `Internals.context` by its install. */
+  contextMembers: string[];
 }
 
 /** Defines a global (or a property of a namespace object) the way the built-ins are: writable, configurable, not enumerable. */

@@ -8,6 +8,8 @@
 export interface Internals {
   core: CoreInternals;
   events?: EventsInternals;
+  /** The members of `Context` that modules give (`Step`, `Sleep`...), by name: `Context`'s accessors read them here, loading their module first. */
+  context: Record<string, unknown>;
 }
 
 export type DOMExceptionConstructor = new (message?: string, name?: string) => Error & { readonly code: number };

@@ -33,6 +33,8 @@ function hostRun(): HostRun & { cpuMs: number } {
       this.cpuMs += ms;
     },
     nextTurn: () => Promise.resolve(),
+    halt: () => undefined,
+    onIdle: () => undefined,
   };
 }
 

@@ -12,8 +12,8 @@ const isWellFormed = (text: string) => (text as string & { isWellFormed(): boole
 export interface BridgeHooks {
   /** The run a host function serves, or the error it throws when no run is bound or the run must end. */
   bound(): { run: HostRun } | { error: QuickJSHandle };
-  /** A sandbox promise settled by host work (made in the sandbox once it ends); counts as a call in flight of the run. */
-  promise(run: HostRun, work: Promise<() => VmCallResult<QuickJSHandle>>): HostResult;
+  /** A sandbox promise settled by host work (made in the sandbox once it ends); counts as a call in flight of the run (against `pendingCalls` when `metered`). */
+  promise(run: HostRun, work: Promise<() => VmCallResult<QuickJSHandle>>, metered: boolean): HostResult;
   /** Ends the run with a failure: an error no connector code caught. */
   uncaught(run: HostRun, error: QuickJSHandle, where: string): { error: QuickJSHandle };
   /** Ends the run with a limit verdict. */
@@ -145,7 +145,10 @@ export class GlobalsBridge {
     const install = ctx.unwrapResult(ctx.evalCode(source, `${module.name}.js`));
     const host = ctx.newObject();
     const functions: Record<string, (...handles: QuickJSHandle[]) => HostResult> = { ...raw };
-    for (const [name, fn] of Object.entries(module.functions)) functions[name] = (...handles) => this.call(module.name, name, fn, handles);
+    for (const [name, fn] of Object.entries(module.functions)) {
+      const metered = !module.unmetered?.includes(name);
+      functions[name] = (...handles) => this.call(module.name, name, fn, handles, metered);
+    }
     for (const [name, fn] of Object.entries(functions)) {
       const handle = ctx.newFunction(name, fn);
       ctx.setProp(host, name, handle);
@@ -158,7 +161,7 @@ export class GlobalsBridge {
   }
 
   /** One call of a host function: its arguments read, its result (or promise, or error) made in the sandbox. */
-  private call(module: string, name: string, fn: GlobalsModule['functions'][string], handles: QuickJSHandle[]): HostResult {
+  private call(module: string, name: string, fn: GlobalsModule['functions'][string], handles: QuickJSHandle[], metered: boolean): HostResult {
     const bound = this.hooks.bound();
     if ('error' in bound) return bound;
     const { run } = bound;
@@ -173,7 +176,7 @@ export class GlobalsBridge {
         (value: unknown) => () => this.toSandbox(value),
         (error: unknown) => () => ({ error: this.errorFor(run, error, module, name) }),
       );
-      return this.hooks.promise(run, settled);
+      return this.hooks.promise(run, settled, metered);
     }
     const made = this.toSandbox(result);
     return made.error ? made : made.value;

@@ -4,6 +4,7 @@ import { eventsModule } from './events.host';
 import { fetchModule } from './fetch.host';
 import type { GlobalsModule } from './host-module';
 import { cryptoModule } from './crypto.host';
+import { durableModule } from './durable.host';
 import { intlModule } from './intl.host';
 import { structuredCloneModule } from './structured-clone.host';
 import { urlModule } from './url.host';
@@ -12,13 +13,18 @@ import { urlModule } from './url.host';
  * The modules of connector globals loaded on first use, in the order they may be loaded (a module
  * comes after those it requires). The core module (timers, performance, DOMException) is always there.
  */
-const MODULES: readonly GlobalsModule[] = [urlModule, encodingModule, base64Module, structuredCloneModule, eventsModule, cryptoModule, intlModule, fetchModule];
+const MODULES: readonly GlobalsModule[] = [urlModule, encodingModule, base64Module, structuredCloneModule, eventsModule, cryptoModule, intlModule, fetchModule, durableModule];
 
 export const GLOBALS_MODULES: ReadonlyMap<string, GlobalsModule> = new Map(MODULES.map((module) => [module.name, module]));
 
-/** What the core module needs to put stubs in place of each module's globals and methods. */
-export function lazyModules(): Array<{ name: string; globals: string[]; methods: Array<[string, string]> }> {
-  return MODULES.map(({ name, globals, methods = [] }) => ({ name, globals: [...globals], methods: methods.map(([path, method]) => [path, method]) }));
+/** What the core module needs to put stubs in place of each module's globals, methods and members of `Context`. */
+export function lazyModules(): Array<{ name: string; globals: string[]; methods: Array<[string, string]>; contextMembers: string[] }> {
+  return MODULES.map(({ name, globals, methods = [], contextMembers = [] }) => ({
+    name,
+    globals: [...globals],
+    methods: methods.map(([path, method]) => [path, method]),
+    contextMembers: [...contextMembers],
+  }));
 }
 
 /** The modules with every module they require, each once, requirements first. */
@@ -44,7 +50,11 @@ const globalName = (names: readonly string[]) => `(?<![\\w$])(?<!(?<!\\b(?:globa
 const NAMED = MODULES.map((module) => ({
   name: module.name,
   pattern: new RegExp(
-    [globalName(module.globals), ...(module.methods?.length ? [`\\b(?:${module.methods.map(([, method]) => method).join('|')})\\b`] : [])].join('|'),
+    [
+      ...(module.globals.length ? [globalName(module.globals)] : []),
+      ...(module.methods?.length ? [`\\b(?:${module.methods.map(([, method]) => method).join('|')})\\b`] : []),
+      ...(module.contextMembers?.length ? [`\\b(?:${module.contextMembers.join('|')})\\b`] : []),
+    ].join('|'),
   ),
 }));
 

@@ -1,4 +1,5 @@
 import type { RunInput } from '../run-input';
+import type { Verdict } from '../run-verdict';
 import type { SandboxEnvironment } from '../sandbox-options';
 import type { TimerQueue } from './timer-queue';
 
@@ -23,6 +24,10 @@ export interface HostRun {
   nextTurn(): Promise<void>;
   /** Counts work the host did for the run off the engine's thread (crypto on Node's thread pool) as CPU time of the run. */
   spendCpu(ms: number): void;
+  /** Ends the run with `verdict` (the first one given wins): code still running stops at its next check, a waiting run wakes up to end. */
+  halt(verdict: Verdict): void;
+  /** `hook` is called whenever the run has nothing to compute and waits (one hook per run: the durable calls'). */
+  onIdle(hook: () => void): void;
 }
 
 /** Values host functions take and return: JSON data, `undefined`, and bytes (an ArrayBuffer in the sandbox) as an argument or result of its own. */
@@ -57,4 +62,14 @@ export interface GlobalsModule {
   requires?: readonly string[];
   /** The host functions its install function receives, by name. */
   functions: Readonly<Record<string, HostFunction>>;
+  /**
+   * Members of `Context` it gives (its install puts them in `internals.context`): `Context`'s accessors
+   * of those names (the core module's) load it on first use.
+   */
+  contextMembers?: readonly string[];
+  /**
+   * Host functions whose promises do not count against the run's `pendingCalls`: journal writes, which
+   * the durable calls bound themselves (JournalWrites).
+   */
+  unmetered?: readonly string[];
 }

@@ -354,6 +354,7 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
           // Settings this form does not show (Settings tab) carry over to the new version.
           limits: base?.limits,
           callbackUrl: base?.callbackUrl ?? null,
+          inboundAuth: base?.inboundAuth,
         });
         toast(`Deployed ${deployed.integrationId} version ${deployed.version}`);
         viewedVersion = undefined;

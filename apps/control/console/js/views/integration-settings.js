@@ -1,8 +1,9 @@
-// An integration's run limits and allowed hosts. Settings belong to a version, so saving deploys a new
-// version with the same code (and sources, entity, pool and callback URL) and the new settings.
+// An integration's run limits, allowed hosts and inbound auth. Settings belong to a version, so saving
+// deploys a new version with the same code (and sources, entity, pool and callback URL) and the new settings.
 import { fill, h } from '../dom.js';
 import { formatTime } from '../format.js';
 import { errorNotice, notice } from '../widgets.js';
+import { inboundAuthForm } from './inbound-auth-form.js';
 
 /** @typedef {import('../api.js').RunLimits} RunLimits */
 
@@ -28,6 +29,7 @@ export function integrationSettings({ api, bot, detail, toast, saved }) {
   const limits = LIMIT_FIELDS.map(([key, label]) => [key, label, h('input', { name: key, type: 'number', min: 1, value: detail.limits[key], required: true, 'aria-label': label })]);
   const hosts = h('textarea', { name: 'allowedHosts', rows: 3, spellcheck: 'false', placeholder: 'api.example.com\n*.example.org', 'aria-label': 'Allowed hosts' });
   hosts.value = detail.allowedHosts.join('\n');
+  const inbound = inboundAuthForm(detail.inboundAuth);
   const message = h('div');
   const submit = h('button', { type: 'submit', class: 'primary' }, `Save as version ${(detail.versions[0]?.version ?? detail.version) + 1}`);
 
@@ -41,6 +43,7 @@ export function integrationSettings({ api, bot, detail, toast, saved }) {
     ),
     h('div', { class: 'form-grid' }, h('label', {}, 'Timeout (s)', timeout), limits.map(([, label, input]) => h('label', {}, label, input))),
     h('label', { class: 'hosts-label' }, 'Allowed hosts for Context.Http (one per line; none: no outbound HTTP)', hosts),
+    inbound.element,
     message,
     h('div', { class: 'row' }, submit),
   );
@@ -59,6 +62,7 @@ export function integrationSettings({ api, bot, detail, toast, saved }) {
         timeoutSeconds: Number(timeout.value),
         allowedHosts: hostList(hosts.value),
         limits: Object.fromEntries(limits.map(([key, , input]) => [key, Number(/** @type {HTMLInputElement} */ (input).value)])),
+        inboundAuth: inbound.value(),
       });
       toast(`Deployed ${id} version ${deployed.version} with the new settings`);
       saved();

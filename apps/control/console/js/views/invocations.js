@@ -1,13 +1,15 @@
 // Invocations: a live list filtered by integration and status, paged 100 at a time, and one invocation
-// in full (found from the list or by its id), which can be cancelled while it is Queued or Running.
+// in full (found from the list or by its id), which can be cancelled while it is Queued, Running or
+// Waiting; a durable one shows what it waits for and its steps.
 import { fill, h } from '../dom.js';
 import { formatBytes, formatData, formatDuration, formatTime, queryPairs } from '../format.js';
 import { latestRead } from '../latest.js';
 import { codeBlock, confirmButton, copyField, emptyState, errorNotice, notice, pairsTable, statusBadge } from '../widgets.js';
+import { stepsPanel, waitingNotice } from './invocation-steps.js';
 
 const REFRESH_MS = 2_000;
 const PAGE_SIZE = 100;
-const STATUSES = ['Queued', 'Running', 'Completed', 'Failed', 'Cancelled'];
+const STATUSES = ['Queued', 'Running', 'Waiting', 'Completed', 'Failed', 'Cancelled'];
 
 /** @param {import('../api.js').InvocationDetail} inv */
 const isFinished = (inv) => inv.status === 'Completed' || inv.status === 'Failed' || inv.status === 'Cancelled';
@@ -82,8 +84,9 @@ const section = (title, ...children) => h('section', { class: 'detail-section' }
 /**
  * @param {import('../api.js').InvocationDetail} inv
  * @param {HTMLButtonElement | null} cancel shown while the invocation can still be cancelled
+ * @param {ReturnType<typeof stepsPanel> | null} steps a durable invocation's steps
  */
-function detailContent(inv, cancel) {
+function detailContent(inv, cancel, steps) {
   const { entity, outcome } = inv;
   const error = outcome && outcome.status !== 'Completed' ? outcome.error : inv.error;
   return [
@@ -102,11 +105,14 @@ function detailContent(inv, cancel) {
       h('dd', { title: inv.createdAt }, formatTime(inv.createdAt)),
       h('dt', {}, 'Ran'),
       h('dd', {}, inv.startedAt ? `${formatTime(inv.startedAt)} → ${formatTime(inv.finishedAt)}` : 'not started', inv.durationMs !== null ? ` (${formatDuration(inv.durationMs)})` : ''),
+      inv.activeMs > 0 ? [h('dt', {}, 'Active'), h('dd', {}, `${formatDuration(inv.activeMs)} run by its attempts that suspended (time waiting does not count)`)] : null,
     ),
+    inv.status === 'Waiting' && inv.waiting ? waitingNotice(inv.waiting) : null,
     inv.progress && !isFinished(inv)
       ? h('div', { class: 'progress' }, h('progress', { max: 100, value: inv.progress.percent }), h('span', {}, `${inv.progress.percent}% ${inv.progress.message ?? ''}`))
       : null,
     error ? notice('error', h('strong', {}, error.title), ' ', error.detail, h('div', { class: 'small muted' }, `code ${error.code}`)) : null,
+    steps ? section(`Steps (${inv.steps})`, steps.element) : null,
     section(isFinished(inv) ? 'Connector logs' : 'Connector logs so far', h('div', { class: 'log-box' }, logList(inv))),
     section('ResponseBody', outcome?.status === 'Completed' ? codeBlock(formatData(outcome.responseBody) || '(empty)', { label: 'ResponseBody' }) : h('p', { class: 'muted' }, isFinished(inv) ? `None: the run ${inv.status === 'Cancelled' ? 'was cancelled' : 'failed'}.` : 'Not yet: the run has not finished.')),
     section('RequestParams', pairsTable(queryPairs(entity.RequestParams), 'No query parameters.')),
@@ -137,6 +143,8 @@ export function invocationsView(root, { api, bot, item, go, toast }) {
   let selected = item;
   /** @type {import('../api.js').InvocationDetail | null} */
   let shown = null;
+  /** @type {ReturnType<typeof stepsPanel> | null} */
+  let steps = null;
 
   fill(
     root,
@@ -230,11 +238,25 @@ export function invocationsView(root, { api, bot, item, go, toast }) {
       // Another invocation was picked, or a live refresh read this one again, meanwhile.
       if (!isLatest()) return;
       // Re-render only on change, so reading or selecting text is not disturbed by the live refresh; new
-      // log lines of a running invocation are added to its list.
+      // log lines of a running invocation are added to its list, new steps to its steps' page.
       const logBox = detail.querySelector('.log-box');
       const kept =
-        shown !== null && shown.id === inv.id && shown.status === inv.status && shown.progress?.percent === inv.progress?.percent && logBox instanceof HTMLElement && updateLogs(logBox, shown, inv);
-      if (!kept) fill(detail, detailContent(inv, cancelButton(inv)));
+        shown !== null &&
+        shown.id === inv.id &&
+        shown.status === inv.status &&
+        shown.progress?.percent === inv.progress?.percent &&
+        JSON.stringify(shown.waiting) === JSON.stringify(inv.waiting) &&
+        (shown.steps > 0) === (inv.steps > 0) &&
+        logBox instanceof HTMLElement &&
+        updateLogs(logBox, shown, inv);
+      if (!kept) {
+        steps = inv.steps > 0 ? stepsPanel(api, bot, inv.id) : null;
+        fill(detail, detailContent(inv, cancelButton(inv), steps));
+      } else if (steps && shown?.steps !== inv.steps) {
+        const heading = steps.element.closest('.detail-section')?.querySelector('h3');
+        if (heading) fill(heading, `Steps (${inv.steps})`);
+        void steps.refresh();
+      }
       shown = inv;
     } catch (error) {
       if (!isLatest()) return;
