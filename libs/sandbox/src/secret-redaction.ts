@@ -1,5 +1,9 @@
 import { SecretFilter } from '@gi/domain';
 import type { ConnectorRunResult, DurableRun, LogLine, Progress, RunSecrets } from '@gi/domain';
+import { RUN_BUDGET } from './run-budget';
+
+/** Characters the sandbox keeps of a step error's name (its message: as a thrown error's, RUN_BUDGET.errorMessageChars). */
+const STEP_ERROR_NAME_CHARS = 100;
 
 /**
  * What a run hands back with its secrets' values replaced by `[secret]` (domain `SecretFilter`):
@@ -11,13 +15,20 @@ import type { ConnectorRunResult, DurableRun, LogLine, Progress, RunSecrets } fr
  * passed on as it is, uncopied.
  */
 export class SecretRedaction {
+  private readonly filter: SecretFilter;
   private readonly redact: (text: string) => string;
   private readonly redacts: boolean;
 
   constructor(secrets: RunSecrets | undefined) {
-    const filter = new SecretFilter(secrets);
+    const filter = (this.filter = new SecretFilter(secrets));
     this.redact = (text) => filter.redact(text);
     this.redacts = filter.redacts;
+  }
+
+  /** A text the sandbox cut at `max` characters (a step error's), redacted; at the limit, a cut end that begins a secret is dropped too. */
+  private redactCut(text: string, max: number): string {
+    const redacted = this.filter.redact(text);
+    return text.length >= max ? this.filter.dropSecretStart(redacted) : redacted;
   }
 
   lines(lines: LogLine[]): LogLine[] {
@@ -48,7 +59,11 @@ export class SecretRedaction {
       journal,
       limits,
       suspendAfterMs,
-      record: (step) => durable.record(step.status === 'done' ? step : { ...step, error: { name: this.redact(step.error.name), message: this.redact(step.error.message) } }),
+      // The sandbox cut the error's name and message (libs/sandbox/globals/durable.ts) before they got here.
+      record: (step) =>
+        durable.record(
+          step.status === 'done' ? step : { ...step, error: { name: this.redactCut(step.error.name, STEP_ERROR_NAME_CHARS), message: this.redactCut(step.error.message, RUN_BUDGET.errorMessageChars) } },
+        ),
       beginWait: (wait) => durable.beginWait(wait),
       timeOut: (step) => durable.timeOut(step),
     };
