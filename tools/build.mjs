@@ -12,8 +12,10 @@ if (await writeGenerated()) console.log('generated the connector globals (libs/s
 // The starter project of `gi connector init` carries the connector types of the examples.
 if (writeContextTypes()) console.log('copied the connector types (apps/cli/src/starter/context-types.generated.ts)');
 
-// The sandbox's worker-thread entry is emitted beside each app bundle, where the runtime looks for it.
+// The sandbox's worker-thread entry is emitted beside each app bundle, where the runtime looks for it;
+// so is the control API's diff thread (libs/sandbox/src/diff-thread.ts).
 const SANDBOX_WORKER = join('libs', 'sandbox', 'src', 'sandbox-worker.main.ts');
+const DIFF_WORKER = join('libs', 'sandbox', 'src', 'diff-worker.main.ts');
 
 // The release, for the services' start line and gi_build_info (libs/config/src/release.ts).
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -22,6 +24,7 @@ const apps = readdirSync('apps').filter((app) => existsSync(join('apps', app, 's
 const bundles = apps.flatMap((app) => [
   { app, entry: join('apps', app, 'src', 'main.ts'), out: 'main.js' },
   { app, entry: SANDBOX_WORKER, out: 'sandbox-worker.js' },
+  { app, entry: DIFF_WORKER, out: 'diff-worker.js' },
 ]);
 await Promise.all(
   bundles.map(({ app, entry, out }) =>

@@ -72,6 +72,22 @@ describe('connector bundles (gi connector deploy and run)', () => {
     expect(module.sources.map((s) => s.path)).toEqual(['src/module.js', 'src/format.ts']);
   });
 
+  it('keeps a file from outside the project root (a monorepo\'s shared folder) under a path that never climbs out', async () => {
+    const monorepo = mkdtempSync(join(tmpdir(), 'gi-monorepo-'));
+    try {
+      mkdirSync(join(monorepo, 'apps/shop/src'), { recursive: true });
+      mkdirSync(join(monorepo, 'shared'), { recursive: true });
+      writeFileSync(join(monorepo, 'apps/shop/package.json'), '{ "name": "shop" }\n');
+      writeFileSync(join(monorepo, 'shared/label.ts'), 'export const label = (id: number) => `order ${id}`;\n');
+      const entry = join(monorepo, 'apps/shop/src/index.ts');
+      writeFileSync(entry, "import { label } from '../../../shared/label';\nContext.Log(label(1));\n");
+      const built = await buildConnector(entry);
+      expect(built.sources.map((s) => s.path)).toEqual(['apps/shop/src/index.ts', 'shared/label.ts']);
+    } finally {
+      rmSync(monorepo, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a syntax error with file, line and column of the original source, before anything runs', async () => {
     const entry = write('src/broken.ts', "import { label } from './format';\nconst text: string = label(;\n");
     expect(await refusal(entry)).toBe(`${at(entry, 2, 28)}: Unexpected ";"`);

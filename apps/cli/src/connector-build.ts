@@ -78,7 +78,7 @@ async function bundle(file: string): Promise<ConnectorBuild> {
   if (exported.length > 0) {
     throw new CliError(`${file}: the entry file exports ${exported.join(', ')}: a connector is the code of its entry file, which exports nothing (export from the files it imports)`);
   }
-  return { code: output.text, sources: await sourcesOf(result.metafile, root, relative(root, entry).split(sep).join('/'), file) };
+  return { code: output.text, sources: await sourcesOf(result.metafile, root, entry, file) };
 }
 
 /** A Node built-in is refused where it is imported, rather than failing in the sandbox at run time. */
@@ -110,15 +110,30 @@ function projectRoot(entry: string): string {
   }
 }
 
-/** The files of the bundle that are the project's own, entry first, with paths from the project root. */
+/**
+ * The files of the bundle that are the project's own, entry first, with paths from the project root;
+ * when some lie outside it (a monorepo's shared folder), from the nearest folder that holds them all,
+ * so a kept path never climbs out (`..`).
+ */
 async function sourcesOf(metafile: Metafile, root: string, entry: string, file: string): Promise<ConnectorSource[]> {
-  const own = Object.keys(metafile.inputs).filter((path) => !path.split('/').includes('node_modules') && !path.includes(':'));
+  const own = Object.keys(metafile.inputs)
+    .filter((path) => !path.split('/').includes('node_modules') && !path.includes(':'))
+    .map((path) => resolve(root, path));
   if (own.length > MAX_CONNECTOR_SOURCES) {
     throw new CliError(`${file}: the bundle is built from ${own.length} files of the project, more than the ${MAX_CONNECTOR_SOURCES} a version keeps`);
   }
+  const base = own.reduce(commonFolder, root);
+  const kept = (path: string) => relative(base, path).split(sep).join('/');
   // The entry first, then the others by path.
   own.sort((a, b) => (a === entry ? -1 : b === entry ? 1 : a < b ? -1 : a > b ? 1 : 0));
-  return Promise.all(own.map(async (path) => ({ path, content: await readFile(resolve(root, path), 'utf8') })));
+  return Promise.all(own.map(async (path) => ({ path: kept(path), content: await readFile(path, 'utf8') })));
+}
+
+/** The deepest folder holding both `folder` and `path`. */
+function commonFolder(folder: string, path: string): string {
+  let common = folder;
+  while (relative(common, path).split(sep)[0] === '..') common = dirname(common);
+  return common;
 }
 
 function checkedSize(file: string, built: ConnectorBuild): ConnectorBuild {

@@ -10,7 +10,7 @@ const noUp = async () => {
   throw new Error('not in tests');
 };
 /** Any C0 control but tab and newline, DEL, any C1 control. */
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/; // eslint-disable-line no-control-regex
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
 /** What a hostile caller or connector writes: clear the screen, an OSC 8 hyperlink, an OSC 52 clipboard write, a C1 CSI, a carriage return. */
 const HOSTILE = '\x1b[2J\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07\x1b]52;c;cm0gLXJmIH4=\x07\x9b31m\rok';
@@ -26,7 +26,7 @@ describe('terminalText', () => {
       fc.property(fc.string({ unit: fc.oneof(fc.integer({ min: 0, max: 0xa0 }).map((c) => String.fromCharCode(c)), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 100 }), (text) => {
         const shown = terminalText(text);
         expect(shown).not.toMatch(CONTROL);
-        expect(terminalText(text, { singleLine: true })).not.toMatch(/[\n\x00-\x08\x0b-\x1f\x7f-\x9f]/); // eslint-disable-line no-control-regex
+        expect(terminalText(text, { singleLine: true })).not.toMatch(/[\n\x00-\x08\x0b-\x1f\x7f-\x9f]/);
         // Text without controls is shown as it is.
         if (!CONTROL.test(text)) expect(shown).toBe(text);
       }),

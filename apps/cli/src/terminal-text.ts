@@ -12,9 +12,9 @@ export function terminalText(text: string, options: { singleLine?: boolean } = {
 }
 
 // C0 but tab and newline, DEL, C1 (U+0080-U+009F).
-const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g; // eslint-disable-line no-control-regex
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 // The same, and newline too: a field or a table cell is one line, whatever the text holds.
-const SINGLE_LINE_CONTROLS = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g; // eslint-disable-line no-control-regex
+const SINGLE_LINE_CONTROLS = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
 
 /**
  * A sink that writes everything through terminalText. The drawing the CLI does itself (the spinner

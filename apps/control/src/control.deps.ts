@@ -1,5 +1,5 @@
 import type { SecretVault, TokenService } from '@gi/auth';
-import type { Clock, ConnectorRuntime, FileStore, QuotaDefaults, Store } from '@gi/domain';
+import type { Clock, ConnectorRuntime, FileStore, QuotaDefaults, Store, Versioned } from '@gi/domain';
 import type { FileReadLog } from '@gi/use-cases';
 import type { JobBus } from '@gi/contracts';
 import type { BodyTimeouts } from '@gi/http';
@@ -27,6 +27,8 @@ export interface ControlDeps {
   runtime: Pick<ConnectorRuntime, 'compile' | 'run'>;
   /** Uploaded files, read by the connectors of replayed file transfers; without it they read none. */
   files?: FileStore;
+  /** Compares two versions (the diff route), answering the VersionDiff as JSON text: on a thread of its own in the services; on this one when absent. */
+  diffVersions?: (from: Versioned, to: Versioned) => Promise<string>;
   /** Where a failed file read of a replay is logged. */
   log: FileReadLog;
   /** Where cancellations are announced (executors stop the run, waiting callers wake). */

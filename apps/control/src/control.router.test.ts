@@ -63,7 +63,7 @@ describe('the admin API (the control router, per resource)', () => {
     expect(many.status).toBe(400);
     expect(many.json.detail).toBe('sources: at most 100 files');
     const badPaths = await deploy({ sources: [{ path: '/etc/passwd', content: '' }, { path: 'src/../x.ts', content: '' }] });
-    expect(badPaths.json.detail).toBe('sources.0.path: must be relative to the project root; sources.1.path: must be a relative file path such as src/index.ts');
+    expect(badPaths.json.detail).toBe('sources.0.path: must be relative to the project root; sources.1.path: must be a file path under the project root, without . or .. parts, such as src/index.ts');
     expect((await deploy({ sources: [{ path: 'a.ts', content: '' }, { path: 'a.ts', content: '' }] })).json.detail).toBe('sources: each path at most once');
   });
 

@@ -109,7 +109,7 @@ describe('connector versions and deletions (embedded service)', () => {
     expect(await answer('loops')).toBe('back');
   });
 
-  it('deletes a whole bot by force: its calls are cancelled and its tokens stop working', async () => {
+  it('deletes a whole bot by force: its calls are cancelled and go with it, and its tokens stop working', async () => {
     expect((await api.admin('PUT', '/bots/acme/integrations/loops', { entityName: 'Order', code: loops, timeoutSeconds: 600 })).status).toBe(200);
     const id = await startLoop('loops');
     expect((await api.admin('DELETE', '/bots/acme')).status).toBe(409);
@@ -117,7 +117,8 @@ describe('connector versions and deletions (embedded service)', () => {
 
     const forced = await api.admin('DELETE', '/bots/acme?force=true');
     expect(forced.json).toEqual({ botId: 'acme', deleted: true, cancelledInvocations: 1 });
-    expect(await statusOf(id)).toBe('Cancelled');
+    // A bot's invocations are deleted with it: a bot created again under its id starts with none.
+    expect(await statusOf(id)).toBe(404);
     expect((await api.postJson(api.webhookUrl('acme', 'Order', 'orders'), token, {})).status).toBe(401);
     expect((await api.admin('GET', '/bots')).json.bots).not.toContain('acme');
     expect((await api.admin('GET', '/bots/acme/integrations')).json.integrations).toEqual([]);

@@ -46,7 +46,7 @@ describe('GenericIntegrationFileTransfer (embedded service)', () => {
     api.call(url(integration, query), token, { body: multipartBody(parts), headers: { 'content-type': MULTIPART } });
 
   beforeAll(async () => {
-    service = await startService({ env: { MAX_FILE_SIZE: '2gb', MAX_UPLOAD_SIZE: '2gb' } });
+    service = await startService({ env: { MAX_FILE_SIZE: '2gb', MAX_UPLOAD_SIZE: '2gb', BOT_STORAGE_QUOTA: '4gb' } });
     api = new Api(service.baseUrl);
     token = await api.setUp('acme', 'Doc', 'files', example('files'));
     expect((await api.admin('PUT', '/bots/acme/integrations/listing', { entityName: 'Doc', code: listing })).status).toBe(200);

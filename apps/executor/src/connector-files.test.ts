@@ -15,6 +15,8 @@ function fakeStore(reads: Array<[FileOwner, string]>, fail = false): FileStore {
     },
     delete: async () => false,
     deleteAll: async () => undefined,
+    deleteBot: async () => undefined,
+    usedBytes: async () => 0,
     listOwners: async () => [],
   };
 }

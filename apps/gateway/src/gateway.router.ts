@@ -41,7 +41,8 @@ export function gatewayRouter(deps: GatewayDeps): Routes {
     // Without async mode (below 9.10) there is nothing to poll: respond-async is not honoured.
     const prefer = parsePrefer(ctx.get('prefer') || undefined);
     if (!supportsAsync(settings.platformVersion)) prefer.respondAsync = false;
-    const callbackHeader = ctx.headers[CALLBACK_HEADER.toLowerCase()] === undefined ? undefined : ctx.get(CALLBACK_HEADER);
+    const callbackValues = headerValues(ctx.req, CALLBACK_HEADER.toLowerCase());
+    const callbackHeader = callbackValues.length === 0 ? undefined : callbackValues;
 
     const answer = await handleWebhookCall(
       deps,

@@ -35,8 +35,8 @@ export interface WebhookCall {
   rawQuery: string;
   rawHeaders: string[];
   contentType: string | undefined;
-  /** The Callback-Url header, if sent. */
-  callbackHeader: string | undefined;
+  /** The Callback-Url header's values, one per header line, if sent. */
+  callbackHeader: readonly string[] | undefined;
   /** The caller's Idempotency-Key, if it sent one. */
   idempotencyKey: string | null;
   /** What the caller's `Prefer` header asks for (respond-async is never honoured below platform 9.10). */

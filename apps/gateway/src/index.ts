@@ -3,6 +3,8 @@ export { handleWebhookCall } from './handle-webhook-call';
 export type { CallHooks, WebhookAnswer, WebhookCall } from './handle-webhook-call';
 export type { GatewayDeps, GatewaySettings } from './gateway.deps';
 export type { UploadLimits, Uploads } from './receive-files';
+export { StorageGuard } from './storage-guard';
+export type { StorageLimits } from './storage-guard';
 export { QuotaGate, QUOTA_CACHE_MS } from './quota-gate';
 export type { QuotaGateDeps, QuotaName, QuotaScope } from './quota-gate';
 export { GatewayPresence, PRESENCE_INTERVAL_MS, PRESENCE_TTL_MS } from './gateway-presence';

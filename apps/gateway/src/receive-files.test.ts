@@ -26,10 +26,15 @@ class MemoryFiles implements FileStore {
   readonly files = new Map<string, Buffer>();
   deletedAll: FileOwner[] = [];
   failWrites = false;
+  /** An error of the disk, thrown at the first chunk as a disk write would (the source is left mid-way). */
+  failWith: NodeJS.ErrnoException | null = null;
   private next = 0;
   async write(owner: FileOwner, source: AsyncIterable<Uint8Array>): Promise<StoredFile> {
     const chunks: Buffer[] = [];
-    for await (const chunk of source) chunks.push(Buffer.from(chunk));
+    for await (const chunk of source) {
+      if (this.failWith) throw this.failWith;
+      chunks.push(Buffer.from(chunk));
+    }
     if (this.failWrites) throw new Error('ENOSPC: no space left on device');
     const id = `file-${++this.next}`;
     this.files.set(`${owner.id}/${id}`, Buffer.concat(chunks));
@@ -44,6 +49,10 @@ class MemoryFiles implements FileStore {
   async deleteAll(owner: FileOwner) {
     this.deletedAll.push(owner);
     for (const key of [...this.files.keys()]) if (key.startsWith(`${owner.id}/`)) this.files.delete(key);
+  }
+  async deleteBot() {}
+  async usedBytes() {
+    return [...this.files.values()].reduce((sum, file) => sum + file.length, 0);
   }
   async listOwners() {
     return [];
@@ -91,6 +100,20 @@ describe('receiveFiles', () => {
     const error = (await receive(files, body(filePart('doc', 'hello')))) as GiError;
     expect(error).toBeInstanceOf(GiError);
     expect([error.code, error.detail]).toEqual(['unavailable', 'The uploaded files could not be stored; nothing was accepted. Try again.']);
+    expect(files.deletedAll).toEqual([{ botId: 'bot-a', id: 'inv-1' }]);
+  });
+
+  it.each([
+    ['ENOSPC', 'insufficient_storage', 'The service is low on disk space for uploaded files; nothing was stored. Try again later.'],
+    ['EDQUOT', 'insufficient_storage', 'The service is low on disk space for uploaded files; nothing was stored. Try again later.'],
+    ['EIO', 'unavailable', 'The uploaded files could not be stored; nothing was accepted. Try again.'],
+  ])('answers a disk error (%s) mid-file as %s, never naming the errno, and removes every file', async (code, expected, detail) => {
+    const files = new MemoryFiles();
+    files.failWith = Object.assign(new Error(`${code}: the disk failed, write`), { code, errno: -28, syscall: 'write' });
+    const error = (await receive(files, body(filePart('doc', 'x'.repeat(900))))) as GiError;
+    expect(error).toBeInstanceOf(GiError);
+    expect([error.code, error.detail]).toEqual([expected, detail]);
+    expect(JSON.stringify(error)).not.toContain(code);
     expect(files.deletedAll).toEqual([{ botId: 'bot-a', id: 'inv-1' }]);
   });
 

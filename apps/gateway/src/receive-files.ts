@@ -8,6 +8,7 @@ import type { BodyTimeouts } from '@gi/http';
 import type { Logger } from '@gi/observability';
 import { FormFields } from './form-fields';
 import { MultipartGuard } from './multipart-guard';
+import { diskLow, type StorageGuard, type UploadSpace } from './storage-guard';
 
 /** Limits of one GenericIntegrationFileTransfer call; crossing any of them answers 413 at once. */
 export interface UploadLimits {
@@ -27,6 +28,8 @@ export interface UploadLimits {
 export interface Uploads {
   files: FileStore;
   limits: UploadLimits;
+  /** The bots' storage quota and the disk's free-space reserve; unchecked when absent. */
+  storage?: StorageGuard;
   /** A pause in an upload ends it as soon as in a text body; the whole upload may take longer. */
   timeouts: BodyTimeouts;
 }
@@ -49,7 +52,20 @@ export const uploadTooLarge = (detail: string) => new GiError('payload_too_large
  * Files whose part has no file name and no bytes are skipped: that is what browsers send for a file
  * input left empty. A named file of zero bytes is kept (Size 0).
  */
-export function receiveFiles(req: IncomingMessage, uploads: Uploads, owner: FileOwner, logger: Pick<Logger, 'error'>): Promise<ReceivedRequest> {
+export async function receiveFiles(req: IncomingMessage, uploads: Uploads, owner: FileOwner, logger: Pick<Logger, 'error'>): Promise<ReceivedRequest> {
+  // Checked before a byte of the body is read.
+  const space = await uploads.storage?.open(owner.botId);
+  try {
+    const received = await streamFiles(req, uploads, owner, logger, space);
+    space?.end(true);
+    return received;
+  } catch (error) {
+    space?.end(false);
+    throw error;
+  }
+}
+
+function streamFiles(req: IncomingMessage, uploads: Uploads, owner: FileOwner, logger: Pick<Logger, 'error'>, space: UploadSpace | undefined): Promise<ReceivedRequest> {
   const { files: store, limits, timeouts } = uploads;
   return new Promise<ReceivedRequest>((resolve, reject) => {
     let parser: busboy.Busboy;
@@ -108,6 +124,8 @@ export function receiveFiles(req: IncomingMessage, uploads: Uploads, owner: File
       deadline.touch();
       received += chunk.length;
       if (received > limits.maxUploadBytes) return fail(uploadTooLarge(`The upload is larger than the limit of ${limits.maxUploadBytes} bytes (MAX_UPLOAD_SIZE).`));
+      const noRoom = space?.take(chunk.length);
+      if (noRoom) return fail(noRoom);
       const verdict = guard.push(chunk);
       if (verdict === 'header-too-large') return fail(uploadTooLarge(`A part's headers are larger than the limit of ${limits.maxPartHeaderBytes} bytes (MAX_PART_HEADER_SIZE).`));
       if (verdict === 'field-too-large') return fail(fieldTooLarge(limits));
@@ -150,12 +168,13 @@ export function receiveFiles(req: IncomingMessage, uploads: Uploads, owner: File
         },
         (error: Error) => {
           open.delete(stream);
-          // The file stream itself failed (the body ended inside a file): the request is at fault, not the disk.
-          if (stream.errored) fail(malformed(error));
-          else if (!failure) {
-            logger.error({ err: error, invocationId: owner.id }, 'file store write failed');
+          // The disk failed (an errno: ENOSPC, EIO...): the service is at fault; its cause is logged, never sent.
+          if (isSystemError(error) || !stream.errored) {
+            if (!failure) logger.error({ err: error, invocationId: owner.id }, 'file store write failed');
             fail(storeFailure(error));
           }
+          // The file stream itself failed (the body ended inside a file): the request is at fault, not the disk.
+          else fail(malformed(error));
           return null;
         },
       );
@@ -199,10 +218,18 @@ const aborted = () => badRequest('The upload was aborted before its end; nothing
 
 const malformed = (error: Error) => badRequest(`The multipart body is malformed (${error.message.replace(/^Multipart: /, '')}); nothing was stored.`);
 
-/** The file store failed (disk full, ...): the caller may try again; the cause is logged, never sent. */
+/** An error of the operating system (it carries an errno code such as ENOSPC or EIO). */
+const isSystemError = (error: Error) => typeof (error as NodeJS.ErrnoException).code === 'string' && /^E[A-Z0-9]+$/.test((error as NodeJS.ErrnoException).code ?? '');
+
+/** Errno codes of a disk (or a quota) with no room left: 507, the others 503. */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+
+/** The file store failed (disk full, an I/O error...): the caller may try again; the cause is logged, never sent. */
 const storeFailure = (error: Error) =>
   error instanceof GiError
     ? error
-    : new GiError('unavailable', 'Service unavailable', 'The uploaded files could not be stored; nothing was accepted. Try again.', {
-        headers: { 'Retry-After': '5' },
-      });
+    : NO_SPACE.has((error as NodeJS.ErrnoException).code ?? '')
+      ? diskLow()
+      : new GiError('unavailable', 'Service unavailable', 'The uploaded files could not be stored; nothing was accepted. Try again.', {
+          headers: { 'Retry-After': '5' },
+        });

@@ -10,11 +10,11 @@ import type { ConnectorRuntime, JournalLimits, QuotaDefaults, WebhookEntity } fr
 import { HttpCallbackSender } from '@gi/egress';
 import { CallbackDispatcher, EXPIRY_SWEEP_INTERVAL_MS, quarantineInHand } from '@gi/executor';
 import type { DurableSettings, ExecutorDeps, SweeperSettings } from '@gi/executor';
-import { QuotaGate, UnpublishedJobs } from '@gi/gateway';
+import { QuotaGate, StorageGuard, UnpublishedJobs } from '@gi/gateway';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { GatewayDeps, UploadLimits } from '@gi/gateway';
 import type { ResultsDeps } from '@gi/results';
-import { createQuickJsRuntime } from '@gi/sandbox';
+import { createQuickJsRuntime, DiffThread } from '@gi/sandbox';
 import type { ServiceBase, ServiceProcessBase } from './open-store';
 import { bodyTimeouts, serverTimeouts, uploadTimeouts } from './serve-http';
 
@@ -100,6 +100,18 @@ export async function openConnectorRuntime(base: ServiceBase, defaultWorkers?: n
   return runtime;
 }
 
+/**
+ * The runtime of the control API in a process that also runs live calls (embedded): compile checks
+ * and replays on a sandbox thread of their own, so a replay never waits for a live call's thread nor
+ * holds one. Its load is not the live runtime's (gi_sandbox_* metrics).
+ */
+export function openReplayRuntime(base: ServiceBase) {
+  return createQuickJsRuntime({ workers: REPLAY_SANDBOX_WORKERS, http: { trustedAddresses: base.config.CONNECTOR_TRUSTED_ADDRESSES ?? [] } });
+}
+
+/** Sandbox threads of the control API's replays in an embedded process (the control service alone has one, too). */
+const REPLAY_SANDBOX_WORKERS = 1;
+
 /** The quotas of a bot that has none of its own. */
 export function quotaDefaults(config: ServiceConfig): QuotaDefaults {
   return { ratePerSecond: config.BOT_RATE_LIMIT_PER_SECOND, burst: config.BOT_RATE_LIMIT_BURST ?? null, maxInFlight: config.BOT_MAX_IN_FLIGHT };
@@ -166,7 +178,12 @@ export function gatewayDeps(
     waiter,
     clock: base.clock,
     logger: base.logger,
-    uploads: { files: base.files, limits: uploadLimits(config), timeouts: uploadTimeouts(config) },
+    uploads: {
+      files: base.files,
+      limits: uploadLimits(config),
+      timeouts: uploadTimeouts(config),
+      storage: new StorageGuard(base.files, { botQuotaBytes: config.BOT_STORAGE_QUOTA, freeReserveBytes: config.STORAGE_FREE_RESERVE }),
+    },
     quotas,
     unpublished,
     secrets: secretVault(base),
@@ -202,7 +219,9 @@ export function resultsDeps(base: ServiceBase, bus: JobBus, tokens: TokenService
 
 export function controlDeps(base: ServiceBase, tokens: TokenService, runtime: Pick<ConnectorRuntime, 'compile' | 'run'>, bus: JobBus, adminToken: string): ControlDeps {
   const { config } = base;
+  const diffs = new DiffThread();
   return {
+    diffVersions: (from, to) => diffs.diffJson(from, to),
     store: base.store,
     tokens,
     secrets: secretVault(base),

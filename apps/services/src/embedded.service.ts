@@ -13,7 +13,7 @@ import type { QuotaGate } from '@gi/gateway';
 import { createHttpApp, readinessOf } from '@gi/http';
 import { tracedJobBus, tracingEnabled } from '@gi/observability';
 import type { Routes } from '@gi/http';
-import { callbackDispatcher, executorCapacity, completionWaiter, executorDeps, openConnectorRuntime, openTokenService, quarantineOnCrash, quotaGate, sealStoredSecrets, sweeperSettings } from './build-deps';
+import { callbackDispatcher, completionWaiter, executorCapacity, executorDeps, openConnectorRuntime, openReplayRuntime, openTokenService, quarantineOnCrash, quotaGate, sealStoredSecrets, sweeperSettings } from './build-deps';
 import { CompletionRelay } from './completion-relay';
 import type { RelayChannel } from './completion-relay';
 import { announceGenerated } from './announce-secret';
@@ -58,6 +58,7 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   const tokens = openTokenService(base);
   const bus = tracingEnabled() ? tracedJobBus(new LocalJobBus(), 'in-process') : new LocalJobBus();
   const runtime = await openConnectorRuntime(base);
+  const replayRuntime = await openReplayRuntime(base);
   const waiter = await completionWaiter(bus);
   const stopRelay = sole ? async () => undefined : await CompletionRelay.start(bus, waiter, process as RelayChannel);
   const callbacks = callbackDispatcher(base);
@@ -77,7 +78,7 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
   // The in-process bus knows its queue at no cost: read at each scrape (an executor on RabbitMQ sweeps it).
   metrics.sources.queueDepth = () => bus.depthByPool();
   const quotas = quotaGate(base, presence ? () => presence.peers() : () => 1);
-  const routes = embeddedRoutes({ base, bus, tokens, waiter, runtime, adminToken, consoleAssets: loadConsoleAssets(), quotas });
+  const routes = embeddedRoutes({ base, bus, tokens, waiter, runtime: replayRuntime, adminToken, consoleAssets: loadConsoleAssets(), quotas });
   const app = createHttpApp({ logger, metrics, ready: readinessOf(writerChecks(base)), routes, accessLog: config.ACCESS_LOG });
   const banner = { dataDir: config.DATA_DIR, sandbox: runtime.isolation, console: '/console' };
   const server = sole ? await listen(app, base, banner) : await listen(app, base, { ...banner, process: role.index, ownerId }, 'process listening', { handedPort: role.port });
@@ -101,6 +102,7 @@ async function runEmbeddedProcess(role: EmbeddedRole): Promise<void> {
     () => callbacks.stop(),
     () => bus.close(),
     () => runtime.close(),
+    () => replayRuntime.close(),
     () => store.close(),
   ]);
 }
@@ -110,6 +112,7 @@ export interface EmbeddedParts {
   bus: JobBus;
   tokens: TokenService;
   waiter: CompletionWaiter<CompletionEvent>;
+  /** The control API's runtime (compile checks, replays): not the executor's, whose threads serve live calls. */
   runtime: Pick<ConnectorRuntime, 'compile' | 'run'>;
   adminToken: string;
   consoleAssets: ConsoleAssets;

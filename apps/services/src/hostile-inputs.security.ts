@@ -141,6 +141,31 @@ describe('headers', () => {
     );
     expect(repeated).toMatch(/^HTTP\/1\.1 400 /);
   });
+
+  describe('Callback-Url (a bot that can sign callbacks)', () => {
+    let signedToken: string;
+    beforeAll(async () => {
+      ({ token: signedToken } = await fixture.setUpBot('signed'));
+      await fixture.admin('POST', '/bots/signed/callback-secret');
+    });
+    const SIGNED = WEBHOOK.replace('/acme/', '/signed/');
+    const raw = (headers: string) =>
+      sendRawInProcess(service().server, `POST ${SIGNED} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${signedToken}\r\n${headers}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+
+    it('refuses the header sent twice with 400 (Node would join the two URLs into one)', async () => {
+      const reply = await raw('Callback-Url: https://a.example/hook\r\ncallback-url: https://b.example/hook\r\n');
+      expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+      expect(reply).toContain('The Callback-Url header may be sent only once.');
+      // Sent once, the same URL is taken: the refusal is about the repeat.
+      expect(await raw('Callback-Url: https://a.example/hook\r\n')).toMatch(/^HTTP\/1\.1 202 /);
+    });
+
+    it.each(['https://a.example:0/hook', 'http://a.example:00/', 'http://[2001:db8::1]:0/'])('refuses port 0 (%s), which would connect to port 80 or 443, with 400', async (url) => {
+      const reply = await raw(`Callback-Url: ${url}\r\n`);
+      expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+      expect(reply).toContain('port 0 is not a port a receiver can listen on');
+    });
+  });
 });
 
 describe('charsets and bytes that are not UTF-8', () => {
@@ -193,6 +218,33 @@ describe('HTTP framing', () => {
     expect(reply).toMatch(/^HTTP\/1\.1 400 /);
     expect(reply).toMatch(/\r\nConnection: close\r\n/i);
     expect(reply).toContain('"type":"urn:gi:problem:bad-request"');
+  });
+});
+
+describe('connector source paths at deploy', () => {
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const reply = await service().call({ method, path: `/admin${path}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: reply.status, json: json(reply) };
+  };
+  const deploy = (path: string) => admin('PUT', '/bots/acme/integrations/paths', { entityName: 'Order', code: 'x', sources: [{ path, content: '' }] });
+
+  it.each([
+    ['a climb out of the project', '../../etc/passwd'],
+    ['a climb in the middle', 'src/../../x.ts'],
+    ['a right-to-left override (U+202E)', 'src/invoice\u202Egpj.ts'],
+    ['a line separator (U+2028)', 'src/a\u2028--- src/b.ts'],
+    ['a paragraph separator (U+2029)', 'src/a\u2029.ts'],
+    ['a zero-width joiner', 'src/a\u200d.ts'],
+    ['a C1 control', 'src/a\u009b.ts'],
+  ])('refuses %s with 400 and keeps nothing', async (_case, path) => {
+    const reply = await deploy(path);
+    expect([reply.status, reply.json.type]).toEqual([400, 'urn:gi:problem:bad-request']);
+    expect(reply.json.detail).toMatch(/^sources\.0\.path: must /);
+    expect((await admin('GET', '/bots/acme/integrations/paths')).status).toBe(404);
+  });
+
+  it('keeps a path under the project root, in any script', async () => {
+    expect((await deploy('src/commandes/reçu-日本.ts')).status).toBe(200);
   });
 });
 

@@ -50,7 +50,7 @@ export class ServicesFixture {
   readonly config;
   readonly base: ServiceBase;
   readonly tokens: TokenService;
-  private readonly dir: string;
+  readonly dir: string;
   private readonly bus = new LocalJobBus();
   private readonly waiter = new CompletionWaiter<CompletionEvent>();
   private runtime?: QuickJsConnectorRuntime;

@@ -52,6 +52,9 @@ const schema = z.object({
   MAX_FILE_SIZE: bytes.default(100 * 1024 ** 2),
   MAX_FILES: int(0, 10_000).default(20),
   MAX_UPLOAD_SIZE: bytes.default(200 * 1024 ** 2),
+  // Disk: the bytes of uploaded files one bot may hold, and the free space every upload leaves; past either, 507.
+  BOT_STORAGE_QUOTA: bytes.default(1024 ** 3),
+  STORAGE_FREE_RESERVE: bytes.default(256 * 1024 ** 2),
   MAX_FORM_FIELDS: int(0, 10_000).default(100),
   MAX_FIELD_SIZE: bytes.default(1024 ** 2),
   // The multipart parser reads part headers of at most 16 KiB, so the limit cannot be set higher.

@@ -18,12 +18,18 @@ export function callbackUrlProblem(url: string): string | null {
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'only http and https URLs can receive callbacks';
   if (parsed.username || parsed.password) return 'it must not carry credentials';
+  // Port 0 names no port: a connection to it would go to the scheme's default instead.
+  if (parsed.port === '0') return 'port 0 is not a port a receiver can listen on';
   return null;
 }
 
-/** Checks the Callback-Url header of a call (400 when it cannot be a callback URL). */
-export function parseCallbackHeader(value: string): string {
-  const url = value.trim();
+/**
+ * Checks the Callback-Url header of a call, given as every value it was sent with (one per header
+ * line): 400 when it was sent more than once (joined, two URLs would make a third) or cannot be a callback URL.
+ */
+export function parseCallbackHeader(values: readonly string[]): string {
+  if (values.length !== 1) throw badRequest(`The ${CALLBACK_HEADER} header may be sent only once.`);
+  const url = values[0].trim();
   const problem = callbackUrlProblem(url);
   if (problem) throw badRequest(`The ${CALLBACK_HEADER} header cannot be used: ${problem}.`);
   return url;

@@ -36,16 +36,22 @@ export function connectorSourcesSizeProblem(sources: readonly ConnectorSource[])
   return `the source files are ${bytesText(bytes)} together, over the limit of ${limitText(MAX_CONNECTOR_SOURCES_BYTES)}`;
 }
 
-/** Why a source path is not one the version can keep, or null: relative, `/` separators, no `.` or `..` parts past a leading run of `..`. */
+/**
+ * Why a source path is not one the version can keep, or null: relative to the project root, `/`
+ * separators, no `.`, `..` or empty parts, and nothing that hides or reorders what a reader sees
+ * (control characters, bidirectional overrides such as U+202E, line separators such as U+2028).
+ */
 export function sourcePathProblem(path: string): string | null {
   if (path.length === 0 || path.length > MAX_SOURCE_PATH_LENGTH) return `must be 1 to ${MAX_SOURCE_PATH_LENGTH} characters`;
-  if (/[\u0000-\u001f\\]/.test(path)) return 'must not hold control characters or backslashes (use /)';
+  if (INVISIBLE.test(path)) return 'must not hold control, formatting or line-separator characters (such as U+202E or U+2028)';
+  if (path.includes('\\')) return 'must not hold backslashes (use /)';
   if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) return 'must be relative to the project root';
-  const parts = path.split('/');
-  const firstOther = parts.findIndex((part) => part !== '..');
-  if (firstOther === -1 || parts.slice(firstOther).some((part) => part === '' || part === '.' || part === '..')) return 'must be a relative file path such as src/index.ts';
+  if (path.split('/').some((part) => part === '' || part === '.' || part === '..')) return 'must be a file path under the project root, without . or .. parts, such as src/index.ts';
   return null;
 }
+
+/** Control (Cc), format (Cf: bidirectional controls, zero-width characters) and line or paragraph separators (Zl, Zp). */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 /** The settings as stored: no `sources` member when there are none (a plain script). */
 export function withoutEmptySources<T extends { sources?: ConnectorSource[] }>(settings: T): T {

@@ -30,6 +30,7 @@ export const ErrorCodes = [
   'bad_signature', // a signature that is malformed, repeated, or matches no key
   'timestamp_outside_tolerance', // a signed timestamp too old or too new
   'unknown_key', // a key (api-key, basic) no secret holds, or no key configured to check against
+  'insufficient_storage', // an upload past the bot's storage quota, or the disk down to its free-space reserve
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
 

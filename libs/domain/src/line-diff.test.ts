@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { diffLines, MAX_DIFF_CELLS, splitLines, unifiedDiff } from './line-diff';
+import { DiffBudget, diffLines, splitLines, unifiedDiff } from './line-diff';
 import { diffVersions } from './version-diff';
 import { DEFAULT_CONNECTOR_LIMITS } from './catalog';
 
@@ -75,23 +75,42 @@ describe('line diff', () => {
     expect(unifiedDiff('', 'a\nb\n', { before: 'x', after: 'y' })).toBe('--- x\n+++ y\n@@ -0,0 +1,2 @@\n+a\n+b\n');
   });
 
-  it('shows a change too large to compare line by line as removed then added', () => {
-    const side = Math.ceil(Math.sqrt(MAX_DIFF_CELLS)) + 1;
-    const a = Array.from({ length: side }, (_, i) => `a${i}`);
-    const b = Array.from({ length: side }, (_, i) => (i % 2 ? `a${i}` : `b${i}`));
-    const edits = diffLines(['head', ...a, 'tail'], ['head', ...b, 'tail']);
-    expect(edits.filter((e) => e.op === '-')).toHaveLength(side);
-    expect(edits.filter((e) => e.op === '=').map((e) => e.text)).toEqual(['head', 'tail']);
+  it('shows a change as removed then added once the request\'s diff time is spent, still a correct diff', () => {
+    const a = Array.from({ length: 50 }, (_, i) => `a${i}`);
+    const b = a.map((line, i) => (i % 2 ? line : `b${i}`));
+    const spent = new DiffBudget(0);
+    const edits = diffLines(['head', ...a, 'tail'], ['head', ...b, 'tail'], spent);
+    // The common tail (a49) is set aside; the 49 lines between are all shown as changed.
+    expect(edits.filter((e) => e.op === '-')).toHaveLength(49);
+    expect(edits.filter((e) => e.op === '=').map((e) => e.text)).toEqual(['head', 'a49', 'tail']);
+    // With time left, the shortest diff: the odd lines are kept.
+    expect(diffLines(a, b).filter((e) => e.op === '=')).toHaveLength(25);
+  });
+
+  it('shares one budget over a request\'s diffs: the time a first diff spends is gone for the next', () => {
+    let now = 0;
+    const budget = new DiffBudget(50, () => now);
+    expect(budget.remainingMs()).toBe(50);
+    now = 49;
+    expect(budget.remainingMs()).toBe(1);
+    now = 60;
+    expect(budget.remainingMs()).toBe(0);
+    expect(diffLines(['x', 'y'], ['y', 'z'], budget)).toEqual([
+      { op: '-', text: 'x' },
+      { op: '-', text: 'y' },
+      { op: '+', text: 'y' },
+      { op: '+', text: 'z' },
+    ]);
   });
 });
 
 describe('version diff', () => {
   const base = { code: 'return 1;\n', entityName: 'Order', pool: 'default', timeoutSeconds: 60, allowedHosts: ['a.example'], limits: { ...DEFAULT_CONNECTOR_LIMITS }, callbackUrl: null };
 
-  it('lists the code, the sources and each setting that differ', () => {
+  it('lists the code, the sources and each setting that differ', async () => {
     const from = { ...base, version: 1, sources: [{ path: 'src/index.ts', content: 'a\n' }, { path: 'src/gone.ts', content: 'x\n' }] };
     const to = { ...base, version: 3, code: 'return 2;\n', timeoutSeconds: 30, allowedHosts: ['a.example', 'b.example'], limits: { ...base.limits, memoryMiB: 128 }, sources: [{ path: 'src/index.ts', content: 'b\n' }] };
-    const diff = diffVersions(from, to);
+    const diff = await diffVersions(from, to);
     expect(diff.code).toBe('--- v1/code\n+++ v3/code\n@@ -1,1 +1,1 @@\n-return 1;\n+return 2;\n');
     expect(diff.sources.map((s) => s.path)).toEqual(['src/index.ts', 'src/gone.ts']);
     expect(diff.settings).toEqual([
@@ -101,7 +120,7 @@ describe('version diff', () => {
     ]);
   });
 
-  it('is empty between a version and itself', () => {
-    expect(diffVersions({ ...base, version: 2 }, { ...base, version: 2 })).toEqual({ from: 2, to: 2, code: '', sources: [], settings: [] });
+  it('is empty between a version and itself', async () => {
+    expect(await diffVersions({ ...base, version: 2 }, { ...base, version: 2 })).toEqual({ from: 2, to: 2, code: '', sources: [], settings: [] });
   });
 });

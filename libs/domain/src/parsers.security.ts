@@ -1,5 +1,7 @@
 import fc from 'fast-check';
+import { posix } from 'node:path';
 import { callbackUrlProblem, parseCallbackHeader } from './callbacks';
+import { sourcePathProblem } from './connector-code';
 import { GiError } from './errors';
 import type { ErrorCode } from './errors';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from './idempotency';
@@ -50,7 +52,7 @@ describe('every header and query parser', () => {
   it('takes time linear in its input: 16 KiB of any repeated pattern in well under 50 ms', () => {
     const parsers: Array<(text: string) => unknown> = [
       (text) => parseIdempotencyKey([text]),
-      (text) => parseCallbackHeader(text),
+      (text) => parseCallbackHeader([text]),
       (text) => parseQuery(text),
       (text) => parseResponseContentType(text),
       (text) => parseRequestBody(text, '{}'),
@@ -218,16 +220,39 @@ describe('parseQuery and the control parameters', () => {
 
 describe('parseCallbackHeader (Callback-Url)', () => {
   it('returns an absolute http(s) URL without credentials, or 400, for any header value', () => {
-    const header = fc.oneof(anyText, fc.webUrl(), fc.webUrl().map((url) => url.replace('://', '://user:pw@')), fc.constantFrom('ftp://x', 'http://', ' https://a.example/ ', 'javascript:alert(1)'));
+    const portZero = fc.webUrl().map((url) => {
+      const { protocol, hostname, pathname } = new URL(url);
+      return `${protocol}//${hostname}:${'0'.repeat(1 + (url.length % 3))}${pathname}`;
+    });
+    const header = fc.oneof(anyText, fc.webUrl(), fc.webUrl().map((url) => url.replace('://', '://user:pw@')), portZero, fc.constantFrom('ftp://x', 'http://', ' https://a.example/ ', 'javascript:alert(1)'));
     fc.assert(
       fc.property(header, (value) => {
-        const { value: url } = returnsOrRefuses(() => parseCallbackHeader(value));
+        const { value: url } = returnsOrRefuses(() => parseCallbackHeader([value]));
         if (url !== undefined) {
           expect(callbackUrlProblem(url)).toBeNull();
           expect(['http:', 'https:']).toContain(new URL(url).protocol);
+          expect(new URL(url).port).not.toBe('0');
         }
+        // Sent twice, whatever the values: refused.
+        expect(returnsOrRefuses(() => parseCallbackHeader([value, value])).value).toBeUndefined();
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('sourcePathProblem (connector source paths)', () => {
+  it('accepts only paths that stay under the project root as written and show what they hold', () => {
+    const part = fc.oneof(fc.constantFrom('..', '.', '', 'src', 'a.ts', '\u202E', '\u2028', '\u200b', '\u0085', '\\'), fc.string({ unit: 'grapheme', maxLength: 6 }));
+    fc.assert(
+      fc.property(fc.array(part, { minLength: 1, maxLength: 6 }), fc.boolean(), (parts, absolute) => {
+        const path = (absolute ? '/' : '') + parts.join('/');
+        if (sourcePathProblem(path) !== null) return;
+        expect(posix.normalize(path)).toBe(path);
+        expect(path.startsWith('/') || path.startsWith('../') || path === '..').toBe(false);
+        expect(path).not.toMatch(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u);
+      }),
+      { numRuns: 2000 },
     );
   });
 });

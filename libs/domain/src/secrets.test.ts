@@ -1,4 +1,10 @@
-import { assertSecretName, assertSecretValue, mergeRunSecrets, secretRedactor } from './secrets';
+import fc from 'fast-check';
+import { assertSecretName, assertSecretValue, mergeRunSecrets, SecretFilter } from './secrets';
+
+const secretRedactor = (secrets: ConstructorParameters<typeof SecretFilter>[0]) => {
+  const filter = new SecretFilter(secrets);
+  return (text: string) => filter.redact(text);
+};
 
 describe('secret names and values', () => {
   it('accept constant-like names only', () => {
@@ -14,7 +20,7 @@ describe('secret names and values', () => {
   });
 });
 
-describe('secretRedactor', () => {
+describe('SecretFilter.redact', () => {
   it('replaces every value of 4 characters or more, the longest first', () => {
     const redact = secretRedactor(mergeRunSecrets([['SHORT', 'abc'], ['TOKEN', 'tok_1234']], [['LONG', 'tok_1234_extra']]));
     expect(redact('a tok_1234 and tok_1234_extra, abc stays')).toBe('a [secret] and [secret], abc stays');
@@ -24,5 +30,51 @@ describe('secretRedactor', () => {
   it('leaves text alone when the run has no secrets', () => {
     expect(secretRedactor(undefined)('anything')).toBe('anything');
     expect(secretRedactor({})('anything')).toBe('anything');
+  });
+});
+
+describe('SecretFilter.cut: no 4 characters of a secret leave, wherever a cut falls', () => {
+  /** Secrets are letters and digits; the text around them has none, so any such run in the output came from a secret. */
+  const secret = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'), minLength: 4, maxLength: 64 });
+  const filler = fc.string({ unit: fc.constantFrom(' ', '.', '-', '\n', 'é', '日', '"', ':'), maxLength: 400 });
+
+  /** Every run of 4 characters of any secret found in `text`, `[secret]` marks aside. */
+  const leaks = (text: string, secrets: string[]) => {
+    const shown = text.split('[secret]').join('\u0000');
+    return secrets.flatMap((value) => Array.from({ length: value.length - 3 }, (_, i) => value.slice(i, i + 4)).filter((run) => shown.includes(run)));
+  };
+
+  it('redacts before cutting, and drops a cut end that begins a secret (the text read whole, or only its window)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(secret, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.tuple(filler, fc.nat(2)), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 300 }),
+        fc.constantFrom('', '…'),
+        fc.boolean(),
+        (values, pieces, max, mark, windowOnly) => {
+          const filter = new SecretFilter(Object.fromEntries(values.map((v, i) => [`S${i}`, v])));
+          // Fillers with secrets between them, at random places.
+          const whole = pieces.map(([text, which]) => text + (values[which] ?? '')).join('');
+          // The sandbox reads only the window of a long text; the cut must hold either way.
+          const text = windowOnly ? whole.slice(0, filter.window(max)) : whole;
+          const cut = filter.cut(text, max, mark);
+          expect(cut.length).toBeLessThanOrEqual(max);
+          expect(leaks(cut, values)).toEqual([]);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('keeps a text that fits as it is, and marks a cut', () => {
+    const filter = new SecretFilter({ KEY: 'sk_live_0123456789' });
+    expect(filter.cut('short', 10, '…')).toBe('short');
+    expect(filter.cut(`${'x'.repeat(8)}sk_live_0123456789`, 12, '…')).toBe(`${'x'.repeat(8)}[se…`);
+    // Cut inside the secret, read only up to the window: the start of the secret is dropped.
+    expect(filter.cut(`${'x'.repeat(8)}sk_live_01`, 12, '…')).toBe(`${'x'.repeat(8)}…`);
+    expect(filter.dropSecretStart('order 42 sk_li')).toBe('order 42 ');
+    expect(filter.dropSecretStart('order 42 sk')).toBe('order 42 ');
+    expect(filter.dropSecretStart('order 42')).toBe('order 42');
   });
 });

@@ -85,20 +85,64 @@ export function mergeRunSecrets(botSecrets: ReadonlyArray<readonly [string, stri
   return Object.freeze(Object.fromEntries([...botSecrets, ...integrationSecrets]));
 }
 
-/** The redactor of runs with no secret long enough to redact: text stays as it is. */
-export const keepText = (text: string): string => text;
-
 /**
  * The one rule for keeping secret values out of what a run hands back (log lines, error titles and
- * messages, progress messages): every value of at least MIN_REDACTED_SECRET_LENGTH characters becomes
- * `[secret]`, the longest first, so a value that contains another is replaced whole.
+ * messages, progress messages, the host's own lines): every value of at least
+ * MIN_REDACTED_SECRET_LENGTH characters becomes `[secret]`, the longest first, so a value that contains
+ * another is replaced whole. Text that is cut to a size is redacted first and cut after, and a cut
+ * end that begins a secret is dropped: no part of a value longer than MIN_REDACTED_SECRET_LENGTH - 1
+ * characters leaves a run, wherever a cut falls.
  */
-export function secretRedactor(secrets: RunSecrets | undefined): (text: string) => string {
-  const values = [...new Set(Object.values(secrets ?? {}))].filter((v) => v.length >= MIN_REDACTED_SECRET_LENGTH).sort((a, b) => b.length - a.length);
-  if (values.length === 0) return keepText;
-  return (text) => {
+export class SecretFilter {
+  private readonly values: readonly string[];
+  /** False for a run with no value long enough to redact (most runs): its text is left as it is. */
+  readonly redacts: boolean;
+  /**
+   * How many characters past a cut to read so that a value straddling the cut is read whole and
+   * redacted (the longest value, less one). Read `window(max)` characters of a text to cut to `max`.
+   */
+  private readonly reach: number;
+
+  constructor(secrets: RunSecrets | undefined) {
+    this.values = [...new Set(Object.values(secrets ?? {}))].filter((v) => v.length >= MIN_REDACTED_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+    this.redacts = this.values.length > 0;
+    this.reach = this.redacts ? this.values[0].length - 1 : 0;
+  }
+
+  redact(text: string): string {
     let out = text;
-    for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED_SECRET);
+    for (const value of this.values) if (out.includes(value)) out = out.split(value).join(REDACTED_SECRET);
     return out;
-  };
+  }
+
+  /** How many characters of a text to read for `cut(text, max)`: one more than `max` (so a cut shows), and the reach. */
+  window(max: number): number {
+    return max + 1 + this.reach;
+  }
+
+  /**
+   * `text` (the whole text, or its first `window(max)` characters) redacted, then cut to `max`
+   * characters, `mark` (an ellipsis) ending a cut text within them.
+   */
+  cut(text: string, max: number, mark = ''): string {
+    const readWhole = text.length < this.window(max);
+    const redacted = this.redact(text);
+    if (readWhole && redacted.length <= max) return redacted;
+    return this.dropSecretStart(redacted.slice(0, max - mark.length)) + mark;
+  }
+
+  /** `text`, a cut end that begins a secret value dropped (the longest such end). */
+  dropSecretStart(text: string): string {
+    let drop = 0;
+    for (const value of this.values) {
+      // The earliest start of a suffix of `text` that begins `value` gives the longest such suffix.
+      for (let at = text.indexOf(value[0], Math.max(0, text.length - value.length + 1)); at !== -1 && text.length - at > drop; at = text.indexOf(value[0], at + 1)) {
+        if (value.startsWith(text.slice(at))) {
+          drop = text.length - at;
+          break;
+        }
+      }
+    }
+    return drop === 0 ? text : text.slice(0, text.length - drop);
+  }
 }

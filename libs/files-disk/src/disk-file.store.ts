@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ByteRange, FileOwner, FileStore, StoredFile } from '@gi/domain';
@@ -90,6 +90,25 @@ export class DiskFileStore implements FileStore {
     await rm(this.dirOf(owner), { recursive: true, force: true });
   }
 
+  async deleteBot(botId: string): Promise<void> {
+    await rm(this.botDir(botId), { recursive: true, force: true });
+  }
+
+  async usedBytes(botId: string): Promise<number> {
+    let bytes = 0;
+    const bot = this.botDir(botId);
+    for (const id of await entries(bot)) {
+      for (const name of await entries(join(bot, id))) bytes += (await stat(join(bot, id, name)).catch(() => null))?.size ?? 0;
+    }
+    return bytes;
+  }
+
+  async freeBytes(): Promise<number> {
+    await mkdir(this.root, { recursive: true });
+    const { bavail, bsize } = await statfs(this.root);
+    return bavail * bsize;
+  }
+
   async listOwners(before: number): Promise<FileOwner[]> {
     const owners: FileOwner[] = [];
     for (const botId of await entries(this.root)) {
@@ -99,6 +118,11 @@ export class DiskFileStore implements FileStore {
       }
     }
     return owners;
+  }
+
+  private botDir(botId: string): string {
+    if (!SEGMENT.test(botId)) throw new Error(`Invalid bot id ${JSON.stringify(botId)}.`);
+    return join(this.root, botId);
   }
 
   private dirOf(owner: FileOwner): string {

@@ -149,6 +149,16 @@ export class GridFsFileStore implements FileStore {
     if (found.length > 0) await this.remove(found.map((file) => file._id));
   }
 
+  async deleteBot(botId: string): Promise<void> {
+    const found = await this.files.find({ 'metadata.botId': botId }, { projection: { _id: 1 } }).toArray();
+    if (found.length > 0) await this.remove(found.map((file) => file._id));
+  }
+
+  async usedBytes(botId: string): Promise<number> {
+    const [sum] = await this.files.aggregate<{ bytes: number }>([{ $match: { 'metadata.botId': botId } }, { $group: { _id: null, bytes: { $sum: '$length' } } }]).toArray();
+    return sum?.bytes ?? 0;
+  }
+
   async listOwners(before: number): Promise<FileOwner[]> {
     // Sorted on the owner index, so the server can take each owner's newest upload from the index.
     const rows = await this.files

@@ -26,6 +26,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   not_implemented: 501,
   connector_failed: 500,
   unavailable: 503,
+  insufficient_storage: 507,
   timeout: 504,
   idempotency_key_in_use: 409,
   idempotency_key_reused: 422,

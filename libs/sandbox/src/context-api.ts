@@ -1,4 +1,4 @@
-import type { Progress } from '@gi/domain';
+import { SecretFilter, type Progress } from '@gi/domain';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, VmCallResult } from 'quickjs-emscripten';
 import { performHttpRequest, type HostHttpResponse } from './connector-http';
 import { GlobalsBridge } from './globals/globals-bridge';
@@ -9,7 +9,7 @@ import type { LogBuffer } from './log-buffer';
 import { ProgressGate } from './progress-gate';
 import { encodeRawBody, rawBodyEncoding, RawBodyRefused } from './raw-request-body';
 import { parseReadFileOptions, ReadFileRefused, type ReadFileEncoding, type ReadFileOptions } from './read-file-options';
-import { CallRate, capText, RUN_BUDGET } from './run-budget';
+import { CallRate, RUN_BUDGET } from './run-budget';
 import type { RunInput } from './run-input';
 import { failureVerdict, limitVerdict, logLimitVerdict, logLinesVerdict, pendingCallsVerdict, type Verdict } from './run-verdict';
 import { formatBytes, type SandboxEnvironment } from './sandbox-options';
@@ -28,6 +28,8 @@ export class CollectError extends Error {}
 export interface ApiRun {
   input: RunInput;
   logs: LogBuffer;
+  /** The run's secrets, redacted from every text that leaves it before the text is cut. */
+  secrets: SecretFilter;
   /** Called when a host call settles, so a run waiting on host work wakes up. */
   onHostSettled: () => void;
 }
@@ -303,13 +305,15 @@ export class ContextApi {
    */
   describe(error: QuickJSHandle): { message: string; stack: string } {
     const { errorMessageChars, errorStackChars } = RUN_BUDGET;
+    const secrets = this.state?.run.secrets ?? NO_SECRETS;
+    // The window of each text is read: past the kept characters (so the cut is marked) and past a secret that straddles the cut.
+    const cut = (text: string, max: number) => secrets.cut(text, max, CUT_MARK);
     if (this.isError(error)) {
-      // One character more than is kept: the cut is then marked.
       const name = this.propText(error, 'name', 100) ?? 'Error';
-      const message = this.propText(error, 'message', errorMessageChars + 1) ?? '';
-      return { message: capText(`${name}: ${message}`, errorMessageChars), stack: capText(this.propText(error, 'stack', errorStackChars + 1) ?? '', errorStackChars) };
+      const message = this.propText(error, 'message', secrets.window(errorMessageChars)) ?? '';
+      return { message: cut(`${name}: ${message}`, errorMessageChars), stack: cut(this.propText(error, 'stack', secrets.window(errorStackChars)) ?? '', errorStackChars) };
     }
-    return { message: capText(`Uncaught ${this.show(error, errorMessageChars + 1)}`, errorMessageChars), stack: '' };
+    return { message: cut(`Uncaught ${this.show(error, secrets.window(errorMessageChars))}`, errorMessageChars), stack: '' };
   }
 
   /** A host function that serves the bound run; before it is bound, and once the run must end, it throws. */
@@ -440,8 +444,8 @@ export class ContextApi {
   private raiseError(state: RunState, title: QuickJSHandle | undefined, message: QuickJSHandle | undefined): HostResult {
     const { raisedTitleChars, raisedMessageChars } = RUN_BUDGET;
     const raised = {
-      title: title ? capText(this.show(title, raisedTitleChars + 1), raisedTitleChars) : '',
-      message: message ? capText(this.show(message, raisedMessageChars + 1), raisedMessageChars) : '',
+      title: title ? this.shown(title, raisedTitleChars, CUT_MARK) : '',
+      message: message ? this.shown(message, raisedMessageChars, CUT_MARK) : '',
     };
     // Thrown to stop the statements that follow; the interrupt handler then ends the run even if
     // the connector catches this.
@@ -450,13 +454,15 @@ export class ContextApi {
 
   private log(state: RunState, level: 'info' | 'error', args: QuickJSHandle[]): HostResult {
     const max = state.run.input.limits.logBytes;
+    // No more than the log can hold is copied out of the sandbox (a UTF-8 byte is at least one UTF-16
+    // unit), and the reach of the run's secrets past that, so one cut there is read whole (LogBuffer.add).
+    const window = state.run.secrets.window(max);
     let text = '';
     for (const arg of args) {
-      // No more than the log can hold is copied out of the sandbox (a UTF-8 byte is at least one UTF-16 unit).
-      text += (text ? ' ' : '') + this.show(arg, max + 1 - text.length);
-      if (text.length > max) break;
+      text += (text ? ' ' : '') + this.show(arg, window - text.length);
+      if (text.length >= window) break;
     }
-    const added = state.run.logs.add(level, text.length > max ? text.slice(0, max + 1) : text);
+    const added = state.run.logs.add(level, text.slice(0, window));
     if (added !== 'kept') {
       const verdict = added === 'lines' ? logLinesVerdict(RUN_BUDGET.logLines) : logLimitVerdict(max);
       return this.stop(state, verdict, verdict.message);
@@ -483,14 +489,14 @@ export class ContextApi {
     if (hasMessage && ctx.typeof(message) === 'string' && !gate.isDue()) {
       const held = (state.heldMessage = message.dup());
       return gate.offer(() => {
-        const text = this.show(held, max).slice(0, max);
+        const text = this.shown(held, max);
         held.dispose();
         if (state.heldMessage === held) state.heldMessage = null;
         return { percent: percentage, message: text };
       });
     }
     const progress: Progress = { percent: percentage };
-    if (hasMessage) progress.message = this.show(message, max).slice(0, max);
+    if (hasMessage) progress.message = this.shown(message, max);
     gate.offer(progress);
   }
 
@@ -715,6 +721,12 @@ export class ContextApi {
     return text;
   }
 
+  /** How a value reads as text that leaves the run: the run's secrets redacted, then cut to `max` characters (`mark` ending a cut). */
+  private shown(value: QuickJSHandle, max: number, mark = ''): string {
+    const secrets = this.state?.run.secrets ?? NO_SECRETS;
+    return secrets.cut(this.show(value, secrets.window(max)), max, mark);
+  }
+
   /** How a logged value reads, at most `max` characters of it: strings as they are, errors as "Name: message", the rest as JSON. */
   private show(value: QuickJSHandle, max: number): string {
     const kind = this.ctx.typeof(value);
@@ -729,3 +741,7 @@ export class ContextApi {
     return this.text(value, max) ?? '[value that cannot be shown]';
   }
 }
+
+/** What ends a text cut to the run budget. */
+const CUT_MARK = '…';
+const NO_SECRETS = new SecretFilter(undefined);

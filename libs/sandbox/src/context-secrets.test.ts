@@ -1,8 +1,26 @@
+import fc from 'fast-check';
 import type { ConnectorRunRequest, LogLine, Progress, WebhookEntity } from '@gi/domain';
 import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
 
 const entity: WebhookEntity = { RequestParams: '', RequestHeaders: '', RequestBody: {}, ResponseBody: null };
 const SECRETS = { API_KEY: 'sk_live_0123456789', PIN: 'abc' };
+
+/** Every run of 4 characters of `secret` found in what left the run, `[secret]` marks aside. */
+const leaks = (left: unknown, secret: string) => {
+  const shown = JSON.stringify(left).split('[secret]').join('\u0000');
+  return Array.from({ length: secret.length - 3 }, (_, i) => secret.slice(i, i + 4)).filter((piece) => shown.includes(piece));
+};
+
+/** Runs `code` with `secret` as Context.Secrets.KEY, and returns everything that left the run. */
+async function everythingLeft(runtime: QuickJsConnectorRuntime, code: string, secret: string, limits?: ConnectorRunRequest['limits'], body: unknown = {}) {
+  const streamed: LogLine[] = [];
+  const progress: Progress[] = [];
+  const result = await runtime.run({
+    cacheKey: `bot/cuts@${code.length}`, code, entity: { ...entity, RequestBody: body }, secrets: { KEY: secret }, timeoutMs: 5000, allowedHosts: [], limits,
+    onLogs: (lines) => streamed.push(...lines), onProgress: (p) => progress.push(p),
+  });
+  return { result, streamed, progress };
+}
 
 describe.each([
   ['in-process', 0],
@@ -66,7 +84,53 @@ describe.each([
     expect(thrown.kind === 'failed' && thrown.message).toContain('token [secret] refused');
   });
 
+  it.each([
+    ['a RaiseError title (cut at 200)', `Context.RaiseError('x'.repeat(180) + Context.Secrets.KEY, 'm');`],
+    ['a RaiseError message (cut at 2,000)', `Context.RaiseError('t', 'x'.repeat(1980) + Context.Secrets.KEY);`],
+    ['a thrown message (cut at 2,000)', `throw new Error('x'.repeat(1985) + Context.Secrets.KEY);`],
+    ['a thrown string', `throw 'x'.repeat(1985) + Context.Secrets.KEY;`],
+    ['a thrown stack (cut at 4,000)', `const e = new Error('m'); e.stack = 'x'.repeat(3985) + Context.Secrets.KEY; throw e;`],
+    ['a progress text (cut at 1,000)', `Context.SetProgress(5, 'x'.repeat(980) + Context.Secrets.KEY); Context.SetResponseEntity({ ResponseBody: 1 });`],
+    ['a progress text held back', `Context.SetProgress(1, 'a'); Context.SetProgress(5, 'x'.repeat(980) + Context.Secrets.KEY); Context.SetResponseEntity({ ResponseBody: 1 });`],
+    ['a log line past the log limit', `Context.Log('x'.repeat(1000)); Context.Log('x'.repeat(1000) + Context.Secrets.KEY);`],
+  ])('lets no 4 characters of a secret out of %s, where the cut falls inside it', async (_case, code) => {
+    const secret = 'sk_live_ABCDEFGHIJKLMNOPQRSTUVWXYZ_12345';
+    const left = await everythingLeft(runtime, code, secret, { logBytes: 2030 });
+    expect(leaks(left, secret)).toEqual([]);
+  });
+
   it('leaves a ResponseBody that holds a value as the connector wrote it', async () => {
     expect(await run('Context.SetResponseEntity({ ResponseBody: { echoed: Context.Secrets.API_KEY } });')).toMatchObject({ kind: 'ok', responseBody: { echoed: SECRETS.API_KEY } });
   });
+});
+
+describe('secrets across cuts (in-process: the same code as on worker threads)', () => {
+  let runtime: QuickJsConnectorRuntime;
+  beforeAll(async () => {
+    runtime = await createQuickJsRuntime({ workers: 0 });
+  });
+  afterAll(() => runtime.close());
+
+  it('lets no 4 characters of a secret out, whatever the secret, its place and the cut (fast-check)', async () => {
+    // One code for every case (compiled once): the case and its padding come in the request body.
+    const code = `
+      const { where, pad } = Context.GetRequestEntity().RequestBody;
+      const text = 'x'.repeat(pad) + Context.Secrets.KEY;
+      if (where === 'title') Context.RaiseError(text.slice(-(pad % 260) - Context.Secrets.KEY.length), 'm');
+      if (where === 'message') Context.RaiseError('t', text);
+      if (where === 'thrown') throw new Error(text + 'y'.repeat(pad % 7));
+      if (where === 'progress') Context.SetProgress(1, text.slice(-(pad % 1100) - Context.Secrets.KEY.length));
+      if (where === 'log') Context.Log(text);
+      Context.SetResponseEntity({ ResponseBody: 1 });`;
+    const secret = fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'), minLength: 4, maxLength: 60 });
+    const where = fc.constantFrom('title', 'message', 'thrown', 'progress', 'log');
+    await fc.assert(
+      fc.asyncProperty(secret, where, fc.integer({ min: 1900, max: 2100 }), fc.integer({ min: 1024, max: 2100 }), async (value, place, pad, logBytes) => {
+        const left = await everythingLeft(runtime, code, value, { logBytes }, { where: place, pad });
+        expect(leaks(left, value)).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
 });

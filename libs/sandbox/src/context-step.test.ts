@@ -291,6 +291,16 @@ describe.each([
     expect(fake.entries()[0].error).toEqual({ name: 'Error', message: 'refused key [secret]' });
   });
 
+  it('lets no 4 characters of a secret into the journal when the sandbox cuts a step error inside it', async () => {
+    const secret = 'sk_live_ABCDEFGHIJKLMNOPQRSTUVWXYZ_12345';
+    for (const pad of [1970, 1985, 1996]) {
+      const fake = new FakeDurableRun();
+      await run(`try { await Context.Step('call', () => { throw new Error('x'.repeat(${pad}) + Context.Secrets.API_KEY); }); } catch {}`, { durable: fake, secrets: { API_KEY: secret } });
+      const journalled = JSON.stringify(fake.entries()[0].error).split('[secret]').join('');
+      expect(Array.from({ length: secret.length - 3 }, (_, i) => secret.slice(i, i + 4)).filter((piece) => journalled.includes(piece))).toEqual([]);
+    }
+  });
+
   it('fails the run, whatever the code catches, when the journal holds another kind of call where the code now makes a step', async () => {
     const journal: JournalEntry[] = [
       { name: 'send', occurrence: 1, kind: 'step', status: 'done', resultJson: '1', error: null, attempts: 1, startedAt: 0, finishedAt: 1, until: null },

@@ -1,11 +1,14 @@
+import { SecretFilter } from '@gi/domain';
 import type { LogLine } from '@gi/domain';
 import { LogBuffer } from './log-buffer';
+
+const NO_SECRETS = new SecretFilter(undefined);
 
 /** A buffer on a clock the test moves, streaming into `batches`. */
 function streamed(options: { intervalMs?: number; maxLines?: number } = {}) {
   let now = 1_000;
   const batches: LogLine[][] = [];
-  const logs = new LogBuffer(10_000, 100, () => now, { deliver: (lines) => batches.push(lines), intervalMs: options.intervalMs ?? 500, maxLines: options.maxLines ?? 3 });
+  const logs = new LogBuffer(10_000, 100, NO_SECRETS, () => now, { deliver: (lines) => batches.push(lines), intervalMs: options.intervalMs ?? 500, maxLines: options.maxLines ?? 3 });
   return { logs, batches, advance: (ms: number) => (now += ms) };
 }
 
@@ -13,7 +16,7 @@ const messages = (lines: LogLine[]) => lines.map((line) => line.message);
 
 describe('LogBuffer', () => {
   it('keeps every line for the result when the run does not stream', () => {
-    const logs = new LogBuffer(10_000, 100, () => 5);
+    const logs = new LogBuffer(10_000, 100, NO_SECRETS, () => 5);
     logs.add('info', 'a');
     logs.add('error', 'b');
     logs.addSystem('error', 'stopped');
@@ -67,19 +70,19 @@ describe('LogBuffer', () => {
   it('keeps the byte and line budgets of the whole run, however the lines left', () => {
     let now = 0;
     const batches: LogLine[][] = [];
-    const logs = new LogBuffer(10, 4, () => now, { deliver: (lines) => batches.push(lines), intervalMs: 1, maxLines: 1 });
+    const logs = new LogBuffer(10, 4, NO_SECRETS, () => now, { deliver: (lines) => batches.push(lines), intervalMs: 1, maxLines: 1 });
     expect(logs.add('info', 'abcd')).toBe('kept');
     now += 5;
     expect(logs.add('info', 'efgh')).toBe('kept');
     expect(logs.add('info', 'ijkl')).toBe('bytes');
     expect(logs.add('info', 'm')).toBe('bytes');
     expect([...batches.flat(), ...logs.rest()].map((line) => line.message)).toEqual(['abcd', 'efgh', 'ij']);
-    const counted = new LogBuffer(1000, 2, () => 0, { deliver: () => undefined, intervalMs: 1, maxLines: 1 });
+    const counted = new LogBuffer(1000, 2, NO_SECRETS, () => 0, { deliver: () => undefined, intervalMs: 1, maxLines: 1 });
     expect([counted.add('info', 'a'), counted.add('info', 'b'), counted.add('info', 'c')]).toEqual(['kept', 'kept', 'lines']);
   });
 
   it('survives a listener that throws: the batch is lost to it, the run goes on', () => {
-    const logs = new LogBuffer(1000, 10, () => 0, {
+    const logs = new LogBuffer(1000, 10, NO_SECRETS, () => 0, {
       deliver: () => {
         throw new Error('listener broke');
       },

@@ -1,4 +1,4 @@
-import type { LogLine } from '@gi/domain';
+import type { LogLine, SecretFilter } from '@gi/domain';
 
 /** What became of a line of the connector's: kept, or refused for passing the bytes or the lines the run may log. */
 export type LogAdded = 'kept' | 'bytes' | 'lines';
@@ -27,30 +27,36 @@ export class LogBuffer {
   constructor(
     private readonly maxBytes: number,
     private readonly maxLines: number,
+    /** The run's secrets: redacted from every line before it is cut (SecretFilter). */
+    private readonly secrets: SecretFilter,
     private readonly now: () => number = Date.now,
     private readonly streaming?: LogStreaming,
   ) {}
 
-  /** Adds a line of the connector's; past a limit it is refused, except the part of it that fits in bytes. */
-  add(level: LogLine['level'], message: string): LogAdded {
+  /**
+   * Adds a line of the connector's: the whole text, or its first `secrets.window(maxBytes)` characters
+   * (it is then over the limit). Past a limit it is refused, except the part of it that fits in bytes.
+   */
+  add(level: LogLine['level'], text: string): LogAdded {
     if (this.full !== 'kept') return this.full;
     if (this.count === this.maxLines) return (this.full = 'lines');
     this.count++;
+    const message = this.secrets.redact(text);
     const size = Buffer.byteLength(message);
-    if (this.bytes + size <= this.maxBytes) {
+    if (text.length < this.secrets.window(this.maxBytes) && this.bytes + size <= this.maxBytes) {
       this.bytes += size;
       this.push({ at: this.now(), level, message });
       return 'kept';
     }
     const room = this.maxBytes - this.bytes;
-    if (room > 0) this.push({ at: this.now(), level, message: cutToBytes(message, room) });
+    if (room > 0) this.push({ at: this.now(), level, message: this.secrets.dropSecretStart(cutToBytes(message, room)) });
     this.bytes = this.maxBytes;
     return (this.full = 'bytes');
   }
 
   /** Lines the host itself adds (errors, limits); not counted against the connector's budget. */
   addSystem(level: LogLine['level'], message: string): void {
-    this.lines.push({ at: this.now(), level, message });
+    this.lines.push({ at: this.now(), level, message: this.secrets.redact(message) });
   }
 
   /** When the lines waiting are due to leave (the `now` clock's ms); null when none wait or the run does not stream. */

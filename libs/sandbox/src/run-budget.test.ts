@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { ProgressGate } from './progress-gate';
-import { CallRate, capText, nestsDeeperThan } from './run-budget';
+import { CallRate, nestsDeeperThan } from './run-budget';
 
 /** How deeply a parsed JSON value nests arrays and objects. */
 function depthOf(value: unknown): number {
@@ -29,13 +29,6 @@ describe('nestsDeeperThan', () => {
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
     expect(nestsDeeperThan(deep, 1000)).toBe(true);
     expect(nestsDeeperThan(JSON.stringify({ a: 'x'.repeat(5_000_000), b: '['.repeat(5000) }), 1000)).toBe(false);
-  });
-});
-
-describe('capText', () => {
-  it('keeps short texts and marks the cut of long ones', () => {
-    expect(capText('abc', 3)).toBe('abc');
-    expect(capText('abcd', 3)).toBe('ab…');
   });
 });
 

@@ -34,9 +34,6 @@ export const RUN_BUDGET = {
   hostCallsPerSecond: 100,
 } as const;
 
-/** `text` cut to `max` characters, an ellipsis marking the cut. */
-export const capText = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-
 /**
  * Whether JSON text nests arrays and objects more than `max` levels deep; brackets inside strings do
  * not count. Each level takes two characters, so shorter texts are not read at all.

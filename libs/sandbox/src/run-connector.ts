@@ -1,3 +1,4 @@
+import { SecretFilter } from '@gi/domain';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 import { TOO_DEEP_TO_COMPILE } from './compile-connector';
 import { CollectError, ResponseTooLarge, type ContextApi } from './context-api';
@@ -67,11 +68,12 @@ export class ConnectorRun {
     this.context = sandbox.context;
     this.api = sandbox.api;
     const streaming = input.onLogs && { deliver: input.onLogs, intervalMs: RUN_BUDGET.logBatchMs, maxLines: RUN_BUDGET.logBatchLines };
-    this.logs = new LogBuffer(input.limits.logBytes, RUN_BUDGET.logLines, Date.now, streaming);
+    const secrets = new SecretFilter(input.secrets);
+    this.logs = new LogBuffer(input.limits.logBytes, RUN_BUDGET.logLines, secrets, Date.now, streaming);
     this.deadline = Date.now() + input.timeoutMs;
     this.onLong = input.onLong;
     sandbox.begin(input.limits.memoryBytes);
-    this.api.bind({ input, logs: this.logs, onHostSettled: () => this.wake?.() });
+    this.api.bind({ input, logs: this.logs, secrets, onHostSettled: () => this.wake?.() });
     // Called by the engine every few thousand operations: true stops the code with an error that
     // no try/catch inside the sandbox can catch.
     sandbox.interrupt = () => this.mustStop();

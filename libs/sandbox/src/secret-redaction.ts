@@ -1,20 +1,34 @@
-import { keepText, secretRedactor } from '@gi/domain';
+import { SecretFilter } from '@gi/domain';
 import type { ConnectorRunResult, DurableRun, LogLine, Progress, RunSecrets } from '@gi/domain';
+import { RUN_BUDGET } from './run-budget';
+
+/** Characters the sandbox keeps of a step error's name (its message: as a thrown error's, RUN_BUDGET.errorMessageChars). */
+const STEP_ERROR_NAME_CHARS = 100;
 
 /**
- * What a run hands back with its secrets' values replaced by `[secret]` (domain `secretRedactor`):
+ * What a run hands back with its secrets' values replaced by `[secret]` (domain `SecretFilter`):
  * log lines (streamed and in the result), the RaiseError title and message, a failure's message and
- * progress messages. Applied on the host side, as the run's words leave the runtime, whether it ran on
- * a worker thread or in process. The ResponseBody is the connector's answer and is left as written.
- * A run without secrets to redact (most runs) has what it hands back passed on as it is, uncopied.
+ * progress messages. The run redacts them itself before it cuts them to its budget (context-api,
+ * LogBuffer); this is the host side's net as the run's words leave the runtime, whether it ran on a
+ * worker thread or in process, for any text the run did not. The ResponseBody is the connector's
+ * answer and is left as written. A run without secrets to redact (most runs) has what it hands back
+ * passed on as it is, uncopied.
  */
 export class SecretRedaction {
+  private readonly filter: SecretFilter;
   private readonly redact: (text: string) => string;
   private readonly redacts: boolean;
 
   constructor(secrets: RunSecrets | undefined) {
-    this.redact = secretRedactor(secrets);
-    this.redacts = this.redact !== keepText;
+    const filter = (this.filter = new SecretFilter(secrets));
+    this.redact = (text) => filter.redact(text);
+    this.redacts = filter.redacts;
+  }
+
+  /** A text the sandbox cut at `max` characters (a step error's), redacted; at the limit, a cut end that begins a secret is dropped too. */
+  private redactCut(text: string, max: number): string {
+    const redacted = this.filter.redact(text);
+    return text.length >= max ? this.filter.dropSecretStart(redacted) : redacted;
   }
 
   lines(lines: LogLine[]): LogLine[] {
@@ -45,7 +59,11 @@ export class SecretRedaction {
       journal,
       limits,
       suspendAfterMs,
-      record: (step) => durable.record(step.status === 'done' ? step : { ...step, error: { name: this.redact(step.error.name), message: this.redact(step.error.message) } }),
+      // The sandbox cut the error's name and message (libs/sandbox/globals/durable.ts) before they got here.
+      record: (step) =>
+        durable.record(
+          step.status === 'done' ? step : { ...step, error: { name: this.redactCut(step.error.name, STEP_ERROR_NAME_CHARS), message: this.redactCut(step.error.message, RUN_BUDGET.errorMessageChars) } },
+        ),
       beginWait: (wait) => durable.beginWait(wait),
       timeOut: (step) => durable.timeOut(step),
     };

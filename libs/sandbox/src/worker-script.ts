@@ -7,7 +7,14 @@ export type WorkerScript =
   | { kind: 'file'; filename: string }
   | { kind: 'typescript'; bootstrap: string; swcCore: string; entry: string };
 
-const ENTRY = 'sandbox-worker.main';
+/** A worker thread's entry: its TypeScript source in libs/sandbox/src, and the file the build emits beside each app bundle. */
+export interface WorkerEntry {
+  /** `<name>.ts` in libs/sandbox/src (`<name>.js` once compiled beside this module). */
+  name: string;
+  bundled: string;
+}
+
+export const SANDBOX_WORKER: WorkerEntry = { name: 'sandbox-worker.main', bundled: 'sandbox-worker.js' };
 
 /**
  * Registers a `.ts` loader backed by @swc/core and resolves the workspace's `@gi/<lib>` imports to
@@ -38,16 +45,16 @@ require(workerData.typescript.entry);
 `;
 
 /**
- * Finds the worker entry: compiled JavaScript beside this module or beside the bundle
- * (`sandbox-worker.js`), else the TypeScript source in the checkout when @swc/core is installed.
- * Null when neither exists; connectors then run on the calling thread.
+ * Finds a worker's entry (the sandbox's unless told): compiled JavaScript beside this module or
+ * beside the bundle (`sandbox-worker.js`), else the TypeScript source in the checkout when @swc/core
+ * is installed. Null when neither exists; the work then runs on the calling thread.
  */
-export function locateWorkerScript(here: string = __dirname): WorkerScript | null {
-  for (const name of [`${ENTRY}.js`, 'sandbox-worker.js']) {
+export function locateWorkerScript(here: string = __dirname, worker: WorkerEntry = SANDBOX_WORKER): WorkerScript | null {
+  for (const name of [`${worker.name}.js`, worker.bundled]) {
     const filename = join(here, name);
     if (existsSync(filename)) return { kind: 'file', filename };
   }
-  const entry = findSource(here);
+  const entry = findSource(here, worker.name);
   if (!entry) return null;
   try {
     const fromEntry = createRequire(entry);
@@ -62,11 +69,11 @@ export function locateWorkerScript(here: string = __dirname): WorkerScript | nul
 }
 
 /** The TypeScript entry beside this file, or in libs/sandbox/src of a checkout above a bundle. */
-function findSource(here: string): string | null {
-  const beside = join(here, `${ENTRY}.ts`);
+function findSource(here: string, name: string): string | null {
+  const beside = join(here, `${name}.ts`);
   if (existsSync(beside)) return beside;
   for (let dir = here; dirname(dir) !== dir; dir = dirname(dir)) {
-    const candidate = join(dir, 'libs', 'sandbox', 'src', `${ENTRY}.ts`);
+    const candidate = join(dir, 'libs', 'sandbox', 'src', `${name}.ts`);
     if (existsSync(candidate)) return candidate;
   }
   return null;

@@ -519,6 +519,15 @@ export class MongoInvocationStore implements InvocationStore {
     return docs.map((doc) => (doc.finishedAt as number) - (doc.startedAt as number));
   }
 
+  async deleteBot(botId: string): Promise<number> {
+    // Keys first: no key is left naming an invocation that is gone.
+    await retriedOnFailover(() => this.keys.deleteMany({ botId }));
+    await retriedOnFailover(() => this.logBatches.deleteMany({ botId }));
+    await retriedOnFailover(() => this.journal.entries.deleteMany({ botId }));
+    await retriedOnFailover(() => this.journal.events.deleteMany({ botId }));
+    return (await retriedOnFailover(() => this.invocations.deleteMany({ botId }))).deletedCount;
+  }
+
   async deleteExpired(now: number): Promise<number> {
     const expired = { $lte: new Date(now) };
     // The TTL monitor deletes expired keys too, about once a minute; this keeps both on the sweep's schedule.

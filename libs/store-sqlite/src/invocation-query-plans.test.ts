@@ -148,7 +148,7 @@ describe('SQLite invocation queries', () => {
     expect(await planOfListing('Completed')).toMatch(/^SEARCH invocations USING INDEX invocations_by_bot \(bot_id=\?\)/);
   });
 
-  it('log batches: appended after a search of the invocation by its key, read in order by their key, deleted by expiry unless their invocation is kept', () => {
+  it('log batches: appended after a search of the invocation by its key, read in order by their key, deleted by expiry unless their invocation is kept, and by their bot\'s key with the bot', () => {
     const recording = recordingStatements(db);
     new SqliteInvocationStore(recording.db, systemClock, new GroupCommit(db));
     const plans = [...recording.sql].filter((sql) => /\binvocation_logs\b/.test(sql)).map((sql) => planOf(db, sql).join(' | '));
@@ -159,6 +159,8 @@ describe('SQLite invocation queries', () => {
       expect.stringMatching(
         /^SEARCH invocation_logs USING INDEX invocation_logs_by_expiry \(expire_at<\?\) \| CORRELATED SCALAR SUBQUERY \d+ \| SEARCH i USING INDEX sqlite_autoindex_invocations_1 \(id=\?\)$/,
       ),
+      // A deleted bot's lines: the front of the primary key.
+      expect.stringMatching(/^SEARCH invocation_logs USING PRIMARY KEY \(bot_id=\?\)$/),
     ]);
   });
 });

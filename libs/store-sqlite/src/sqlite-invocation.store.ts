@@ -170,6 +170,9 @@ export class SqliteInvocationStore implements InvocationStore {
       deleteExpiredLogs: db.prepare(`DELETE FROM invocation_logs WHERE expire_at <= ?
         AND NOT EXISTS (SELECT 1 FROM invocations i WHERE i.bot_id = invocation_logs.bot_id AND i.id = invocation_logs.invocation_id)`),
       deleteExpiredKeys: db.prepare('DELETE FROM idempotency_keys WHERE expire_at <= ?'),
+      deleteBotInvocations: db.prepare('DELETE FROM invocations WHERE bot_id = ?'),
+      deleteBotLogs: db.prepare('DELETE FROM invocation_logs WHERE bot_id = ?'),
+      deleteBotKeys: db.prepare('DELETE FROM idempotency_keys WHERE bot_id = ?'),
       // Takes the key unless a live record holds it (an expired one is overwritten).
       takeKey: db.prepare(`INSERT INTO idempotency_keys (bot_id, key, fingerprint, invocation_id, created_at, expire_at)
         VALUES (@botId, @key, @fingerprint, @invocationId, @createdAt, @expireAt)
@@ -403,6 +406,15 @@ export class SqliteInvocationStore implements InvocationStore {
   async recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]> {
     const rows = this.statements.recentDurations.all(botId, integrationId, limit) as Array<{ duration: number }>;
     return rows.map((row) => row.duration);
+  }
+
+  async deleteBot(botId: string): Promise<number> {
+    // Keys first, in one write with the rest: no key is left naming an invocation that is gone.
+    return this.writes.write(() => {
+      this.statements.deleteBotKeys.run(botId);
+      this.statements.deleteBotLogs.run(botId);
+      return this.statements.deleteBotInvocations.run(botId).changes;
+    });
   }
 
   async deleteExpired(now: number): Promise<number> {

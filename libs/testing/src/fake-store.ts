@@ -444,6 +444,17 @@ export class FakeInvocationStore implements InvocationStore {
       .map((inv) => (inv.finishedAt as number) - (inv.startedAt as number));
   }
 
+  async deleteBot(botId: string): Promise<number> {
+    for (const [key, record] of this.keys) if (record.botId === botId) this.keys.delete(key);
+    let deleted = 0;
+    for (const [key, row] of this.rows) {
+      if (row.invocation.botId !== botId) continue;
+      this.rows.delete(key);
+      deleted++;
+    }
+    return deleted;
+  }
+
   async deleteExpired(now: number): Promise<number> {
     for (const [key, record] of this.keys) if (record.expireAt <= now) this.keys.delete(key);
     let deleted = 0;

@@ -81,6 +81,18 @@ export function describeFileStoreContract(name: string, open: () => Promise<File
       expect(Buffer.from((await subject.files.read({ botId: 'bot-a', id: 'inv-2' }, other.id))!).toString()).toBe('c');
     });
 
+    it('counts the bytes of a bot\'s files, and deletes every file of a bot and no other bot\'s', async () => {
+      await subject.files.write(owner, chunks(Buffer.alloc(1000, 1)));
+      await subject.files.write({ botId: 'bot-a', id: 'inv-2' }, chunks(Buffer.alloc(500, 2)));
+      const kept = await subject.files.write({ botId: 'bot-b', id: 'inv-1' }, chunks(Buffer.from('b')));
+      expect([await subject.files.usedBytes('bot-a'), await subject.files.usedBytes('bot-b'), await subject.files.usedBytes('bot-c')]).toEqual([1500, 1, 0]);
+      await subject.files.deleteBot('bot-a');
+      await subject.files.deleteBot('bot-a');
+      expect(await subject.files.usedBytes('bot-a')).toBe(0);
+      expect(await subject.files.listOwners(Date.now() + 1000)).toEqual([{ botId: 'bot-b', id: 'inv-1' }]);
+      expect(Buffer.from((await subject.files.read({ botId: 'bot-b', id: 'inv-1' }, kept.id))!).toString()).toBe('b');
+    });
+
     it('lists the owners whose files were last written before a time, for the sweep', async () => {
       await subject.files.write(owner, chunks(Buffer.from('a')));
       await subject.files.write({ botId: 'bot-b', id: 'inv-9' }, chunks(Buffer.from('b')));

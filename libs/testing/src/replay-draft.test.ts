@@ -137,6 +137,8 @@ describe('replayDraft', () => {
       read: async (owner, id) => (owner.id === upload.id && id === 'f1' ? Buffer.from('a,b,c') : null),
       delete: async () => false,
       deleteAll: async () => undefined,
+      deleteBot: async () => undefined,
+      usedBytes: async () => 0,
       listOwners: async () => [],
     };
     await store.catalog.putDraft('bot-a', 'ack', { ...settings, code: 'read' }, clock.now());

@@ -712,6 +712,32 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await store.invocations.list('bot-a', { limit: 10 })).map((s) => s.id)).toEqual([first.id]);
       });
 
+      it('deletes every invocation, line and key of a deleted bot, whatever its state, and nothing of another bot', async () => {
+        const { store, clock } = subject;
+        const keyed = newInvocation({ createdAt: clock.now() });
+        expect(await store.invocations.createWithKey(keyed, recordOf(keyed, 'k1'))).toBeNull();
+        const running = newInvocation({ createdAt: clock.now() });
+        await store.invocations.create(running);
+        await store.invocations.claim(running, 'w1', 60_000, clock.now());
+        await store.invocations.appendLogs(running, 'w1', { attempt: 1, seq: 0, lines: [{ at: clock.now(), level: 'info', message: 'old tenant' }] });
+        const others = newInvocation({ createdAt: clock.now(), botId: 'bot-b' });
+        expect(await store.invocations.createWithKey(others, recordOf(others, 'k1'))).toBeNull();
+
+        expect(await store.invocations.deleteBot('bot-a')).toBe(2);
+        expect(await store.invocations.get(keyed)).toBeNull();
+        expect(await store.invocations.list('bot-a', { limit: 10 })).toEqual([]);
+        // The run under way records nothing afterwards.
+        expect(await store.invocations.complete(running, 'w1', { status: 'Completed', responseBody: 1 }, [], clock.now())).toBeNull();
+        // The bot's key is free: a new invocation of a bot of the same id takes it, and sees none of the old lines.
+        const again = newInvocation({ createdAt: clock.now(), id: running.id });
+        expect(await store.invocations.createWithKey(again, recordOf(again, 'k1'))).toBeNull();
+        await store.invocations.claim(again, 'w2', 60_000, clock.now());
+        expect((await store.invocations.get(again))?.logs).toEqual([]);
+        // Another bot keeps its own.
+        expect(await store.invocations.get(others)).toMatchObject({ id: others.id });
+        expect(await store.invocations.createWithKey(newInvocation({ createdAt: clock.now(), botId: 'bot-b' }), recordOf(others, 'k1', 'f2'))).toEqual(recordOf(others, 'k1'));
+      });
+
       it('lets exactly one of many concurrent creates with one key store anything', async () => {
         const { store, clock } = subject;
         const contenders = Array.from({ length: 20 }, () => newInvocation({ createdAt: clock.now() }));

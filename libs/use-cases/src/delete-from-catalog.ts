@@ -1,10 +1,12 @@
 import { GiError, notFound, UNFINISHED_STATUSES } from '@gi/domain';
-import type { InvocationRef, Store } from '@gi/domain';
+import type { FileStore, InvocationRef, Store } from '@gi/domain';
 import { cancelInvocation } from './cancel-invocation';
 import type { CancelDeps } from './cancel-invocation';
 
 export interface DeleteDeps extends Omit<CancelDeps, 'invocations'> {
   store: Pick<Store, 'catalog' | 'invocations' | 'tokens' | 'secrets'>;
+  /** The uploaded files; a deleted bot's go with it. */
+  files?: Pick<FileStore, 'deleteBot'>;
 }
 
 /** What a deletion did: the invocations it cancelled (only when forced). */
@@ -72,14 +74,19 @@ export async function deleteEntity(deps: DeleteDeps, botId: string, entityName: 
 
 /**
  * Deletes a whole bot: entities, integrations, quotas, callback signing secrets, tokens (they stop
- * authenticating at once) and connector secrets. Its stored invocations stay until they expire.
+ * authenticating at once), connector secrets, and its invocations, Idempotency-Keys and files.
  */
 export async function deleteBot(deps: DeleteDeps, botId: string, force: boolean): Promise<Deleted> {
   if (!(await deps.store.catalog.listBots()).includes(botId)) throw notFound(`No bot '${botId}'.`);
   const cancelled = await settleInFlight(deps, botId, undefined, `Bot '${botId}'`, force);
   // Tokens first: no new call is accepted while the rest goes.
   await deps.store.tokens.deleteAll(botId);
+  // Its files next: on a full disk, the space they free lets the store's deletions that follow be written.
+  await deps.files?.deleteBot(botId);
   await deps.store.catalog.deleteBot(botId);
   await deps.store.secrets.deleteAll(botId);
+  // Its invocations and Idempotency-Keys go too: a bot created again with this id starts with none of
+  // them (no poll, key or replay reaches the old tenant's data).
+  await deps.store.invocations.deleteBot(botId);
   return { cancelled };
 }

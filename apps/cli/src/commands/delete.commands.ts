@@ -37,12 +37,12 @@ export const entityDelete: CommandSpec = {
 
 export const botDelete: CommandSpec = {
   path: ['bot', 'delete'],
-  summary: 'Delete a bot: its entities, integrations, tokens, quotas, secrets and callback secrets',
+  summary: 'Delete a bot: its entities, integrations, tokens, quotas, secrets, callback secrets, invocations and uploaded files',
   args: [],
   options: { bot: botOption, force: forceOption },
   details: [
     'Refused while invocations of the bot are Queued or Running, unless --force (which cancels them). Its tokens stop working at once.',
-    'Its stored invocations stay readable (gi invocations) until they expire.',
+    'Its stored invocations, Idempotency-Keys and uploaded files are deleted too: a bot created again under the same id starts with none of them.',
   ].join('\n'),
   async run(ctx, input) {
     const deleted = await ctx.control.deleteBot(input.requiredName('bot'), input.flag('force'));

@@ -5,12 +5,13 @@ import { deleteQuery } from '../control.schemas';
 
 /**
  * Deleting an integration (every version), an entity, or a whole bot. Refused (409 `in-use`) while
- * invocations of it are in flight unless `force=true`, which cancels them; stored invocations are
- * kept until they expire (docs/decisions.md).
+ * invocations of it are in flight unless `force=true`, which cancels them. An integration's or an
+ * entity's stored invocations are kept until they expire; a bot's go with it, with its
+ * Idempotency-Keys and files (docs/decisions.md).
  */
 export function deletionRoutes({ routes, admin, deps }: ControlRoutes): void {
-  const { store, clock, bus } = deps;
-  const use = { store, clock, bus };
+  const { store, clock, bus, files } = deps;
+  const use = { store, clock, bus, files };
 
   routes.delete('/bots/:botId/integrations/:integrationId', admin, async (ctx) => {
     const { botId, integrationId } = ctx.params;

@@ -1,5 +1,5 @@
 import { diffVersions, notFound } from '@gi/domain';
-import type { IntegrationDefinition } from '@gi/domain';
+import type { IntegrationDefinition, Versioned } from '@gi/domain';
 import type { ControlRoutes } from '../control-routes';
 import { validate } from '../control-routes';
 import { rollbackBody, versionDiffQuery } from '../control.schemas';
@@ -12,6 +12,7 @@ import { assertDeployable } from '../deploy-checks';
  */
 export function versionRoutes({ routes, admin, deps, body }: ControlRoutes): void {
   const { store, clock } = deps;
+  const compare = deps.diffVersions ?? (async (from: Versioned, to: Versioned) => JSON.stringify(await diffVersions(from, to)));
 
   async function versionOf(botId: string, integrationId: string, version: number): Promise<IntegrationDefinition> {
     const found = await store.catalog.getIntegration(botId, integrationId, version);
@@ -36,7 +37,10 @@ export function versionRoutes({ routes, admin, deps, body }: ControlRoutes): voi
   routes.get('/bots/:botId/integrations/:integrationId/diff', admin, async (ctx) => {
     const { botId, integrationId } = ctx.params;
     const { from, to } = validate(versionDiffQuery, ctx.query);
-    ctx.body = { integrationId, ...diffVersions(await versionOf(botId, integrationId, from), await versionOf(botId, integrationId, to)) };
+    const diff = await compare(await versionOf(botId, integrationId, from), await versionOf(botId, integrationId, to));
+    // The diff's JSON as it came (it may be megabytes): the integration id goes in front of its members.
+    ctx.type = 'application/json';
+    ctx.body = `{"integrationId":${JSON.stringify(integrationId)},${diff.slice(1)}`;
   });
 
   routes.post('/bots/:botId/integrations/:integrationId/rollback', admin, async (ctx) => {

@@ -38,6 +38,15 @@ export interface FileStore {
    * crash mid-write leaves goes with its owner (local disk) or through deleteAbandoned (GridFS).
    */
   deleteAll(owner: FileOwner): Promise<void>;
+  /** Deletes every file of every invocation of the bot (the bot is deleted). */
+  deleteBot(botId: string): Promise<void>;
+  /** The bytes the bot's files take, partial writes included (its storage quota counts them). */
+  usedBytes(botId: string): Promise<number>;
+  /**
+   * The bytes free where the files are written, for the free-space reserve; absent when the store
+   * cannot tell (a database's disk).
+   */
+  freeBytes?(): Promise<number>;
   /** Owners whose files were all last written before `before` (ms since the epoch): candidates for the sweep. */
   listOwners(before: number): Promise<FileOwner[]>;
   /**

@@ -181,4 +181,10 @@ export interface InvocationStore {
   recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]>;
   /** Deletes invocations and Idempotency-Key records whose expireAt has passed; returns how many invocations. */
   deleteExpired(now: number): Promise<number>;
+  /**
+   * Deletes every invocation of the bot, its log lines, its journals and its Idempotency-Keys, whatever their state,
+   * so a bot created again with the same id starts with none of them; returns how many invocations.
+   * A run still under way records nothing afterwards (its invocation is gone).
+   */
+  deleteBot(botId: string): Promise<number>;
 }

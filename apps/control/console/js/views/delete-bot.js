@@ -24,7 +24,7 @@ export function deleteBotPanel({ api, bot, toast, leaveBot }) {
     h(
       'p',
       { class: 'muted small' },
-      'Deletes its entities, connectors with every version, quotas, tokens (they stop working at once), callback signing secrets and connector secrets. Its stored invocations stay until they expire.',
+      'Deletes its entities, connectors with every version, quotas, tokens (they stop working at once), callback signing secrets, connector secrets, and its stored invocations, Idempotency-Keys and uploaded files.',
     ),
     h('div', { class: 'row' }, confirmButton({ label: 'Delete bot', armedLabel: `Click again to delete ${bot}`, name: `Delete bot ${bot}`, kind: 'danger', action: remove })),
     message,
