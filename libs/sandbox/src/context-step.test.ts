@@ -337,7 +337,7 @@ describe.each([
       kept: true,
       frozen: true,
       error: true,
-      members: ['NonRetryableError', 'Sleep', 'SleepUntil', 'WaitForEvent'],
+      members: ['InboundAuth', 'NonRetryableError', 'Sleep', 'SleepUntil', 'WaitForEvent'],
     });
   });
 
