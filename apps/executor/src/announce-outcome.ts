@@ -1,7 +1,7 @@
 import { completionEvent } from '@gi/contracts';
 import type { CompletionEvent, FinishedFacts, JobDecision, JobDelivery } from '@gi/contracts';
 import type { Invocation, InvocationRef, Outcome } from '@gi/domain';
-import type { ExecutorDeps } from './run-invocation';
+import type { ExecutorDeps } from './executor-deps';
 
 type AnnounceDeps = Pick<ExecutorDeps, 'bus' | 'logger'>;
 

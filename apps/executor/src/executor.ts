@@ -2,7 +2,7 @@ import type { JobDecision, JobDelivery, JobMessage, Subscription } from '@gi/con
 import { giveUp } from './announce-outcome';
 import { IntegrationVersions } from './integration-versions';
 import { runInvocation } from './run-invocation';
-import type { ExecutorDeps } from './run-invocation';
+import type { ExecutorDeps } from './executor-deps';
 import { RunningInvocations } from './running-invocations';
 
 export interface Executor {

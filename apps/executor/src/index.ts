@@ -3,7 +3,7 @@ export { runInvocation } from './run-invocation';
 export { RunningInvocations } from './running-invocations';
 export { IntegrationVersions } from './integration-versions';
 export type { Executor } from './executor';
-export type { ExecutorDeps } from './run-invocation';
+export type { ExecutorDeps } from './executor-deps';
 export { recoverInvocations, takeOverFrom } from './recover-invocations';
 export { sweepFiles } from './sweep-files';
 export { CALLBACK_CONCURRENCY, CALLBACK_PER_BOT, CallbackDispatcher } from './deliver-callbacks';

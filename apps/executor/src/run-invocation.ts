@@ -1,52 +1,20 @@
 import { Deadlines, isTerminal, outcomeOf, runLimitsOf, UnrecordableOutcome, unrecordableOutcome } from '@gi/domain';
 import { completionEvent } from '@gi/contracts';
-import type { JobBus, JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
+import type { JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
 import { SecretUnreadable } from '@gi/auth';
-import type { SecretVault } from '@gi/auth';
-import type { Cancellation, ClaimedInvocation, Clock, Completion, ConnectorRuntime, FileEntity, FileStore, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, Store, WaitReason, WebhookEntity } from '@gi/domain';
+import type { Cancellation, ClaimedInvocation, Completion, FileEntity, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, WaitReason, WebhookEntity } from '@gi/domain';
 import { traceContextOf } from '@gi/observability';
 import { connectorFileReader } from '@gi/use-cases';
-import type { Logger, Metrics } from '@gi/observability';
 import { announceRecorded, finishedFacts, giveUp, replyDirectly } from './announce-outcome';
 import { durableRunOf } from './durable-run';
-import type { DurableSettings, JournalFailure } from './durable-run';
+import type { JournalFailure } from './durable-run';
 import { handling } from './invocation-in-hand';
 import { LiveLogWriter } from './live-log-writer';
 import { RunLog } from './run-log';
 import { inRunSpan, noteOutcome } from './run-span';
 import { RunningInvocations } from './running-invocations';
 import { suspendRun } from './suspend-run';
-import type { IntegrationVersions } from './integration-versions';
-
-export interface ExecutorDeps {
-  store: Store;
-  bus: JobBus;
-  runtime: ConnectorRuntime;
-  clock: Clock;
-  logger: Logger;
-  metrics: Metrics;
-  /** Identifies this executor as a lease owner. */
-  ownerId: string;
-  /** Lease length; renewed every third of it while the run goes on. */
-  leaseMs: number;
-  /**
-   * Runs started for one invocation without progress before it is given up as Failed (each interrupted
-   * by a crash); a durable run that journals a step or suspends makes progress, and counts again from there.
-   */
-  maxAttempts: number;
-  /** How durable runs (steps, sleeps, event waits) behave. */
-  durable: DurableSettings;
-  /** Where uploaded files are kept, for `Context.ReadFile`; without it connectors cannot read files. */
-  files?: FileStore;
-  /** Told when an invocation with a callback finished, so it is delivered at once. */
-  callbacks?: { kick(): void };
-  /** Connector secrets (`Context.Secrets`), opened for each run; without it connectors see none. */
-  secrets?: Pick<SecretVault, 'forRun'>;
-  /** The deployed versions this executor has run (read from `store.catalog` once each). */
-  versions: IntegrationVersions;
-  /** Fault injection for recovery tests only: called as each run starts. */
-  beforeRun?: (invocation: ClaimedInvocation) => void;
-}
+import type { ExecutorDeps } from './executor-deps';
 
 /**
  * Runs one job: claim the invocation (conditional update with a lease), run its connector at the

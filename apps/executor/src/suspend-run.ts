@@ -4,7 +4,7 @@ import type { ClaimedInvocation, WaitReason } from '@gi/domain';
 import { replyDirectly } from './announce-outcome';
 import { keepWaitingUntil } from './durable-run';
 import type { RunLog } from './run-log';
-import type { ExecutorDeps } from './run-invocation';
+import type { ExecutorDeps } from './executor-deps';
 
 /**
  * Suspends a durable run that stopped to wait (a long sleep, retry delay or event wait): the invocation

@@ -19,7 +19,7 @@ import {
 import type { IdempotencyRecord, InvocationMode, NewInvocation } from '@gi/domain';
 import { withoutByteOrderMark } from '@gi/http';
 import type { GatewayDeps } from './gateway.deps';
-import type { BodyReader, WebhookCall } from './handle-webhook-call';
+import type { BodyReader, WebhookCall } from './webhook-call';
 import type { ReceivedRequest } from './receive-files';
 import { deliveryKey, requestFingerprint } from './request-fingerprint';
 

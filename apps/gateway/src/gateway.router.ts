@@ -6,7 +6,7 @@ import { parseEventQuery } from './event-query';
 import { fileTransferReader } from './file-transfer';
 import type { GatewayDeps } from './gateway.deps';
 import { handleWebhookCall } from './handle-webhook-call';
-import type { BodyReader } from './handle-webhook-call';
+import type { BodyReader } from './webhook-call';
 import { webhookAccess } from './inbound-access';
 import type { InboundCheck, WebhookGrant } from './inbound-access';
 import { parsePrefer } from './prefer';

@@ -1,6 +1,7 @@
 export { gatewayRouter } from './gateway.router';
 export { handleWebhookCall } from './handle-webhook-call';
-export type { CallHooks, WebhookAnswer, WebhookCall } from './handle-webhook-call';
+export type { CallHooks, WebhookAnswer } from './handle-webhook-call';
+export type { WebhookCall } from './webhook-call';
 export type { GatewayDeps, GatewaySettings } from './gateway.deps';
 export type { UploadLimits, Uploads } from './receive-files';
 export { StorageGuard } from './storage-guard';

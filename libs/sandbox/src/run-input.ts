@@ -1,7 +1,10 @@
+import type { webcrypto } from 'node:crypto';
 import type { ConnectorFileReader, DurableRun, LogLine, Progress, RunLimits, RunSecrets, TraceContext, VerifiedInbound } from '@gi/domain';
 import type { LocalEvent } from './durable/memory-journal';
-import type { KeyGenerator } from './globals/crypto.host';
 import type { RunCancellation } from './run-cancellation';
+
+/** Makes a key or a key pair: `crypto.subtle.generateKey` with its arguments checked. */
+export type KeyGenerator = (algorithm: unknown, extractable: boolean, usages: webcrypto.KeyUsage[]) => Promise<webcrypto.CryptoKey | webcrypto.CryptoKeyPair>;
 
 /** What one run needs: the request with its limits resolved. */
 export interface RunInput {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { DEFAULT_JOURNAL_LIMITS, JournalLimitExceeded } from '@gi/domain';
 import type { InvocationRef, JournalLimits, NewInvocation, StepRecord, Suspension, WaitRecord } from '@gi/domain';
 import { newInvocation } from './fixtures';
-import type { StoreUnderTest } from './store.contract';
+import type { StoreUnderTest } from './store-under-test';
 
 const HOUR = 3600_000;
 const limits = DEFAULT_JOURNAL_LIMITS;

@@ -13,6 +13,7 @@ import {
   overLimit,
 } from './crypto-algorithm';
 import { KeyRing, type KeyInfo } from './crypto-keys';
+import type { KeyGenerator } from '../run-input';
 import { RunLimitExceeded, SandboxError, type GlobalsModule, type HostRun } from './host-module';
 
 /** The most bytes `crypto.getRandomValues` fills in one call (the standard's limit). */
@@ -21,9 +22,6 @@ export const MAX_RANDOM_BYTES = 65_536;
 const { subtle } = webcrypto;
 type Key = webcrypto.CryptoKey;
 type Format = Parameters<typeof subtle.exportKey>[0];
-
-/** Makes a key or a key pair: `crypto.subtle.generateKey` with its arguments checked. */
-export type KeyGenerator = (algorithm: unknown, extractable: boolean, usages: webcrypto.KeyUsage[]) => Promise<Key | webcrypto.CryptoKeyPair>;
 
 /**
  * Makes keys on the calling thread. Only for a thread that is never stopped while it makes one: Node
