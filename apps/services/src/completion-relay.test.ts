@@ -8,7 +8,7 @@ import type { RelayChannel, RelayNotice } from './completion-relay';
 
 /**
  * The processes of a cluster, each with its bus, waiter and relay, linked by a primary that hands each
- * notice to the others (as embedded-cluster.ts does over IPC). `sent` counts the notices.
+ * notice to the others (as embedded-primary.ts does over IPC). `sent` counts the notices.
  */
 function cluster(size: number) {
   let sent = 0;

@@ -16,7 +16,7 @@ import type { Caller, RouteEntry } from '@gi/http';
 import { createQuickJsRuntime } from '@gi/sandbox';
 import type { QuickJsConnectorRuntime } from '@gi/sandbox';
 import { createSqliteStore } from '@gi/store-sqlite';
-import { embeddedRoutes } from './embedded.service';
+import { embeddedRoutes } from './embedded-process';
 
 /**
  * docs/openapi.yaml against the routes the service really registers. The routes are read from the

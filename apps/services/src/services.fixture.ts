@@ -19,7 +19,7 @@ import type { QuickJsConnectorRuntime } from '@gi/sandbox';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { quotaGate } from './build-deps';
 import { controlServiceRoutes } from './control.service';
-import { embeddedRoutes } from './embedded.service';
+import { embeddedRoutes } from './embedded-process';
 import { gatewayServiceRoutes } from './gateway.service';
 import type { ServiceBase } from './open-store';
 import { resultsServiceRoutes } from './results.service';

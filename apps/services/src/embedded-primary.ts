@@ -3,77 +3,21 @@ import type { Worker } from 'node:cluster';
 import { loadOrCreateSecret, mongoUrlOf, parseServiceConfig, processEnvironment, RELEASE_VERSION, sqlitePathOf } from '@gi/config';
 import type { ServiceConfig } from '@gi/config';
 import { systemClock } from '@gi/domain';
-import { createLogger, lendMetricsToPrimary } from '@gi/observability';
+import { createLogger } from '@gi/observability';
 import type { Logger } from '@gi/observability';
-import type { JobBus } from '@gi/contracts';
-import { takeOverFrom } from '@gi/executor';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { announceGenerated } from './announce-secret';
-import { answerMetricsRequests, metricsFromPrimary } from './cluster-metrics';
-import type { MetricsChannel } from './cluster-metrics';
-import { isRelayNotice, relayNotices } from './completion-relay';
+import { answerMetricsRequests } from './cluster-metrics';
+import { relayNotices, isRelayNotice } from './completion-relay';
 import { ConnectionHandoff } from './connection-handoff';
-import type { EmbeddedRole } from './embedded.service';
+import { isListeningNotice, PORT_ENV, PROCESS_INDEX_ENV, RECOVER_ENV } from './embedded-roles';
+import type { ListeningNotice, TakeOverNotice } from './embedded-roles';
 import { processShare } from './embedded-shares';
 import { withEmbeddedSecretsKey } from './open-store';
-import type { ServiceProcessBase } from './open-store';
 
-/** Tells a forked process its place: its index, and whether it recovers what a previous run left. */
-const PROCESS_INDEX_ENV = 'GI_EMBEDDED_PROCESS';
-const RECOVER_ENV = 'GI_EMBEDDED_RECOVER';
-/** The port the primary listens on (and hands connections from). */
-const PORT_ENV = 'GI_EMBEDDED_PORT';
 /** A process that ends this soon after it started is replaced only after a pause (no tight crash loop). */
 const EARLY_EXIT_MS = 5_000;
 const RESTART_PAUSE_MS = 1_000;
-
-/** What a process of the cluster sends once it listens: the primary logs one `listening` for all. */
-export interface ListeningNotice {
-  kind: 'gi:listening';
-  port: number;
-  fields: Record<string, unknown>;
-}
-
-export function listeningNotice(port: number, fields: Record<string, unknown>): ListeningNotice {
-  return { kind: 'gi:listening', port, fields };
-}
-
-/** What the primary sends a live process when another ended: take over the jobs that one was running. */
-export interface TakeOverNotice {
-  kind: 'gi:take-over';
-  owner: string;
-}
-
-export const isTakeOverNotice = (message: unknown): message is TakeOverNotice =>
-  typeof message === 'object' && message !== null && (message as TakeOverNotice).kind === 'gi:take-over' && typeof (message as TakeOverNotice).owner === 'string';
-
-const isListeningNotice = (message: unknown): message is ListeningNotice => typeof message === 'object' && message !== null && (message as ListeningNotice).kind === 'gi:listening';
-
-/**
- * A forked process that listens joins its cluster: it takes over the jobs of a process that ended when
- * the primary asks, tells the primary it listens, and lets go of the IPC channel once stopped (the
- * channel would hold the process up).
- */
-export function joinCluster(base: ServiceProcessBase, { bus, ownerId, port, fields }: { bus: Pick<JobBus, 'publish'>; ownerId: string; port: number; fields: Record<string, unknown> }): void {
-  const { store, clock, logger, metrics } = base;
-  // A scrape reaches whichever process gets the connection: each answers for all of them.
-  lendMetricsToPrimary(metrics.registry);
-  metrics.exposition = metricsFromPrimary(process as MetricsChannel);
-  process.on('message', (message) => {
-    if (!isTakeOverNotice(message)) return;
-    takeOverFrom({ store, bus, clock }, message.owner).then(
-      (taken) => taken.released > 0 && logger.info({ ...taken, from: message.owner }, 'took over the jobs of an ended process'),
-      (err) => logger.warn({ err, from: message.owner }, 'could not take over the jobs of an ended process; the sweep will once their leases end'),
-    );
-  });
-  process.send?.(listeningNotice(port, { ...fields, ownerId }));
-  base.lifecycle.atLast(() => cluster.worker?.disconnect());
-}
-
-/** The role of a process the primary forked, from the environment it was given. */
-export function embeddedWorkerRole(env: NodeJS.ProcessEnv): EmbeddedRole {
-  return { kind: 'worker', index: Number(env[PROCESS_INDEX_ENV] ?? 0), recoverAtStart: env[RECOVER_ENV] === '1', port: Number(env[PORT_ENV] ?? 0) };
-}
 
 /**
  * The primary of an embedded deployment of several processes (node:cluster, docs/decisions.md): it
@@ -85,7 +29,7 @@ export function embeddedWorkerRole(env: NodeJS.ProcessEnv): EmbeddedRole {
  * it was running (its queued ones are swept back later), logs one `listening`, and on SIGTERM/SIGINT
  * stops them all gracefully.
  */
-export async function runEmbeddedCluster(processes: number): Promise<void> {
+export async function runEmbeddedPrimary(processes: number): Promise<void> {
   const config = parseServiceConfig(processEnvironment());
   const logger = createLogger(config.LOG_LEVEL, 'generic-integration');
   logger.info({ version: RELEASE_VERSION, processes }, 'starting');
