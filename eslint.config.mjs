@@ -17,16 +17,20 @@ const boundaries = (constraints) => [
     depConstraints: constraints,
   },
 ];
-/** `tests`: the tests of a service or of the launchers may also use the testing library (in-memory ports, stand-ins, contract suites). */
-const depConstraints = ({ tests = false } = {}) => [
+/**
+ * `tests`: the tests of a service, of the launchers or of a core library may also use the testing library
+ * (in-memory ports, stand-ins, contract suites); `adapters`: a service's medium tests run it on the real
+ * adapters (SQLite, the disk, the in-process bus), as the launchers wire it.
+ */
+const depConstraints = ({ tests = false, adapters = false } = {}) => [
   allow('type:domain'),
   allow('type:contracts', 'type:domain'),
   allow('type:util', 'type:domain'),
-  allow('type:core', 'type:domain', 'type:contracts', 'type:core'),
+  allow('type:core', 'type:domain', 'type:contracts', 'type:core', ...(tests ? ['type:testing'] : [])),
   // Outbound HTTP to addresses tenants choose (the SSRF guard), shared by the adapters that make such calls.
   allow('type:egress', 'type:domain'),
   allow('type:adapter', 'type:domain', 'type:contracts', 'type:egress'),
-  allow('type:service', 'type:domain', 'type:contracts', 'type:core', ...(tests ? ['type:testing'] : [])),
+  allow('type:service', 'type:domain', 'type:contracts', 'type:core', ...(tests ? ['type:testing'] : []), ...(adapters ? ['type:adapter', 'type:util'] : [])),
   allow('type:composition', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:egress', 'type:adapter', 'type:service', ...(tests ? ['type:testing'] : [])),
   // The operator CLI: the sandbox is the one adapter it runs itself (`gi connector run`).
   allow('type:cli', 'type:domain', 'type:util', 'type:core', 'type:adapter', 'type:composition'),
@@ -58,6 +62,17 @@ export default [
       'apps/{gateway,results,control,executor,services}/**/*.security.ts',
       'apps/{gateway,results,control,executor,services}/**/*.fixture.ts',
     ],
+    rules: { '@nx/enforce-module-boundaries': boundaries(depConstraints({ tests: true })) },
+  },
+  {
+    // A service's medium tests run it on the real adapters, beside its code.
+    files: ['apps/{gateway,results,control,executor,services}/**/*.medium.test.ts'],
+    rules: { '@nx/enforce-module-boundaries': boundaries(depConstraints({ tests: true, adapters: true })) },
+  },
+  {
+    // The use cases are tested on the in-memory store of the testing library (which itself uses the token
+    // service of libs/auth: the vault's tests stay in libs/testing, as a test there would make a cycle).
+    files: ['libs/use-cases/**/*.test.ts'],
     rules: { '@nx/enforce-module-boundaries': boundaries(depConstraints({ tests: true })) },
   },
   {

@@ -21,7 +21,7 @@ import type { ServiceProcess } from './service-process';
  * host, which no network cut can reach: the cut executor loses the broker only. It keeps renewing its
  * leases, finishes the runs it holds and records each once, while the broker hands its unacknowledged
  * jobs to the other executor, which finds them leased and leaves them. Its runs stopped for a lease
- * that cannot be renewed are then covered by libs/testing/src/run-invocation.medium.test.ts ("stops a
+ * that cannot be renewed are then covered by apps/executor/src/run-invocation.medium.test.ts ("stops a
  * run whose lease ran out while the store could not renew it"). With MONGO_URL (a replica set) the
  * namespaced processes reach its primary through the same cut link, so the cut takes the store away
  * too: the cut executor's runs stop once their leases run out, it records nothing while cut, and the

@@ -8,13 +8,16 @@ import { cancelInvocation } from '@gi/use-cases';
 import type { ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store, WebhookEntity } from '@gi/domain';
 import { finishedStateOf } from '@gi/contracts';
 import type { CompletionEvent, JobBus } from '@gi/contracts';
-import { IntegrationVersions, QUARANTINED, quarantineInHand, recoverInvocations, RunningInvocations, runInvocation, startExecutor } from '@gi/executor';
-import type { ExecutorDeps } from '@gi/executor';
+import { IntegrationVersions } from './integration-versions';
+import { QUARANTINED, quarantineInHand } from './invocation-in-hand';
+import { recoverInvocations } from './recover-invocations';
+import { RunningInvocations } from './running-invocations';
+import { runInvocation } from './run-invocation';
+import { startExecutor } from './executor';
+import type { ExecutorDeps } from './executor-deps';
 import { createMetrics } from '@gi/observability';
 import { createSqliteStore } from '@gi/store-sqlite';
-import { eventually } from './bus.contract';
-import { newInvocation, TEST_DURABLE_SETTINGS } from './fixtures';
-import { ManualClock } from './manual-clock';
+import { eventually, newInvocation, TEST_DURABLE_SETTINGS, ManualClock } from '@gi/testing';
 
 /** The connector runtime is the edge here: a scripted stand-in. */
 class ScriptedRuntime implements ConnectorRuntime {

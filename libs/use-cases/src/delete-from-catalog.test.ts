@@ -1,8 +1,6 @@
 import { DEFAULT_CONNECTOR_LIMITS, DEFAULT_JOURNAL_LIMITS } from '@gi/domain';
-import { deleteBot, deleteIntegration } from '@gi/use-cases';
-import { createFakeStore } from './fake-store';
-import { newInvocation } from './fixtures';
-import { ManualClock } from './manual-clock';
+import { createFakeStore, newInvocation, ManualClock } from '@gi/testing';
+import { deleteBot, deleteIntegration } from './delete-from-catalog';
 
 /** A durable run of bot-a's integration 'ack', suspended in a sleep: Waiting, not in flight, yet unfinished. */
 async function worldWithAWaitingRun() {

@@ -2,11 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FileOwner, Store } from '@gi/domain';
-import { sweepFiles } from '@gi/executor';
+import { sweepFiles } from './sweep-files';
 import { DiskFileStore } from '@gi/files-disk';
 import { createSqliteStore } from '@gi/store-sqlite';
-import { newInvocation } from './fixtures';
-import { ManualClock } from './manual-clock';
+import { newInvocation, ManualClock } from '@gi/testing';
 
 async function* bytes(text: string): AsyncGenerator<Uint8Array> {
   yield Buffer.from(text);

@@ -8,7 +8,7 @@ import { DEFAULT_CONNECTOR_LIMITS } from '@gi/domain';
 import type { IntegrationSettings, Store } from '@gi/domain';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { deleteBot, deleteIntegration } from '@gi/use-cases';
-import { ManualClock } from './manual-clock';
+import { ManualClock } from '@gi/testing';
 
 const SECRET = 'catalog-cache-test-secret-of-enough-length';
 const SETTINGS: IntegrationSettings = {

@@ -1,12 +1,11 @@
 import pino from 'pino';
 import { signatureOf } from '@gi/auth';
 import type { CallbackResult, CallbackSender, Outcome, Store } from '@gi/domain';
-import { CALLBACK_PER_BOT, CallbackDispatcher } from '@gi/executor';
-import type { CallbackSettings } from '@gi/executor';
+import { CALLBACK_PER_BOT, CallbackDispatcher } from './deliver-callbacks';
+import type { CallbackSettings } from './deliver-callbacks';
 import { createMetrics } from '@gi/observability';
 import { createSqliteStore } from '@gi/store-sqlite';
-import { newInvocation } from './fixtures';
-import { ManualClock } from './manual-clock';
+import { newInvocation, ManualClock } from '@gi/testing';
 
 const URL = 'https://hooks.example.com/gi';
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

@@ -1,10 +1,8 @@
 import { DEFAULT_CONNECTOR_LIMITS, GiError, MAX_REPLAY_REQUESTS } from '@gi/domain';
 import type { ConnectorRunRequest, ConnectorRunResult, FileStore, IntegrationSettings, Outcome } from '@gi/domain';
-import { createFakeStore } from './fake-store';
-import { newInvocation } from './fixtures';
-import { ManualClock } from './manual-clock';
-import { BLOCKED_HTTP_MESSAGE, REPLAY_CONCURRENCY, replayDraft } from '@gi/use-cases';
-import type { ReplayDeps } from '@gi/use-cases';
+import { createFakeStore, newInvocation, ManualClock } from '@gi/testing';
+import { BLOCKED_HTTP_MESSAGE, REPLAY_CONCURRENCY, replayDraft } from './replay-draft';
+import type { ReplayDeps } from './replay-draft';
 
 const settings: IntegrationSettings = {
   entityName: 'Order',

@@ -3,12 +3,13 @@ import { LocalJobBus } from '@gi/bus-local';
 import { DEFAULT_CONNECTOR_LIMITS, DEFAULT_JOURNAL_LIMITS } from '@gi/domain';
 import type { ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store } from '@gi/domain';
 import type { CompletionEvent, JobMessage } from '@gi/contracts';
-import { IntegrationVersions, runInvocation, startSweeper } from '@gi/executor';
-import type { ExecutorDeps } from '@gi/executor';
+import { IntegrationVersions } from './integration-versions';
+import { runInvocation } from './run-invocation';
+import { startSweeper } from './sweeper';
+import type { ExecutorDeps } from './executor-deps';
 import { createMetrics } from '@gi/observability';
 import { createSqliteStore } from '@gi/store-sqlite';
-import { newInvocation, TEST_DURABLE_SETTINGS } from './fixtures';
-import { ManualClock } from './manual-clock';
+import { newInvocation, TEST_DURABLE_SETTINGS, ManualClock } from '@gi/testing';
 
 /**
  * The executor's side of durable runs, on the SQLite store: the journal handed to a run and written under
