@@ -139,6 +139,65 @@ export interface Invocation extends Omit<NewInvocation, 'callbackUrl' | 'entityJ
 /** An invocation as a claim hands it to its run: the entity as the store holds it, JSON text, for the sandbox to parse. */
 export type ClaimedInvocation = Omit<Invocation, 'entity'> & Pick<NewInvocation, 'entityJson'>;
 
+/** The callback of an invocation as created: pending, nothing attempted yet; null without a callback URL. */
+export const pendingCallback = (url: string | null): CallbackDelivery | null =>
+  url === null ? null : { url, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null };
+
+/** What a claim's conditional update changed besides the lease: the attempt it began, and where a durable run stands. */
+export type ClaimFacts = Pick<Invocation, 'attempt' | 'steps' | 'activeMs' | 'progressAttempt'>;
+
+/**
+ * The invocation a claim took, from what its creation stored and the claim itself (every store). Only an
+ * unfinished invocation can be claimed, so it has no outcome or finish time, the claim cleared its
+ * progress, its callback is as created (attempts start once it finishes), and the lines of earlier
+ * attempts are left out (see InvocationStore.claim). Running, it waits for nothing.
+ */
+export function claimedInvocation(created: NewInvocation, claim: ClaimFacts, lease: { owner: string; leaseUntil: number; now: number }): ClaimedInvocation {
+  // Field by field: an object rest (`{ callbackUrl, ...stored }`) copies through a slow runtime path, once per run.
+  return {
+    id: created.id,
+    botId: created.botId,
+    tokenId: created.tokenId,
+    entityName: created.entityName,
+    integrationId: created.integrationId,
+    integrationVersion: created.integrationVersion,
+    pool: created.pool,
+    mode: created.mode,
+    endpoint: created.endpoint,
+    responseContentType: created.responseContentType,
+    entityJson: created.entityJson,
+    rawBody: created.rawBody,
+    inbound: created.inbound ?? null,
+    createdAt: created.createdAt,
+    expireAt: created.expireAt,
+    status: 'Running',
+    attempt: claim.attempt,
+    leaseOwner: lease.owner,
+    leaseUntil: lease.leaseUntil,
+    startedAt: lease.now,
+    finishedAt: null,
+    outcome: null,
+    logs: [],
+    progress: null,
+    callback: pendingCallback(created.callbackUrl),
+    waiting: null,
+    steps: claim.steps,
+    activeMs: claim.activeMs,
+    progressAttempt: claim.progressAttempt,
+  };
+}
+
+/**
+ * Every line of an invocation in order, each marked with its attempt: the batches its attempts appended
+ * while they ran (in attempt and sequence order), then the rest its last attempt recorded with its outcome.
+ */
+export function linesInOrder(batches: Iterable<{ attempt: number; lines: readonly LogLine[] }>, last: { attempt: number; lines: readonly LogLine[] }): StoredLogLine[] {
+  const lines: StoredLogLine[] = [];
+  for (const batch of batches) for (const line of batch.lines) lines.push({ ...line, attempt: batch.attempt });
+  for (const line of last.lines) lines.push({ ...line, attempt: last.attempt });
+  return lines;
+}
+
 /** What listings show: no request data, just the run. */
 export type InvocationSummary = Pick<
   Invocation,

@@ -24,7 +24,7 @@ import type {
   StoredLogLine,
   Suspension,
 } from '@gi/domain';
-import { assertEntityFits, outcomeError, outcomeJson, rawBodyOf, rawBodySpan, recordedOutcomeJson, UNFINISHED_STATUSES, UnrecordableOutcome } from '@gi/domain';
+import { assertEntityFits, linesInOrder, outcomeError, outcomeJson, pendingCallback, rawBodyOf, rawBodySpan, recordedOutcomeJson, UNFINISHED_STATUSES, UnrecordableOutcome } from '@gi/domain';
 import type { CallbackDocument, IdempotencyKeyDocument, InvocationDocument, LogBatchDocument } from './mongo-documents';
 import { isDuplicateKey, isTooLarge, isUnavailable, retriedOnFailover, storeUnavailable } from './mongo-errors';
 import { leasedAttempt } from './mongo-journal.store';
@@ -647,7 +647,7 @@ function toDocument(invocation: NewInvocation): InvocationDocument {
     outcome: null,
     logs: [],
     progress: null,
-    callback: invocation.callbackUrl === null ? null : { url: invocation.callbackUrl, state: 'pending', attempts: 0, dueAt: null, error: null, deliveredAt: null },
+    callback: callbackDocument(pendingCallback(invocation.callbackUrl)),
   };
 }
 
@@ -687,13 +687,9 @@ function toSummary(doc: SummaryDocument): InvocationSummary {
   };
 }
 
-/** Every line in order: the batches appended while the attempts ran, then the rest the last one recorded. */
-function logsOf(batches: Array<Pick<LogBatchDocument, 'attempt' | 'lines'>>, doc: Pick<InvocationDocument, 'logs' | 'attempt'>): StoredLogLine[] {
-  const lines: StoredLogLine[] = [];
-  for (const batch of batches) for (const line of batch.lines) lines.push({ ...line, attempt: batch.attempt });
-  for (const line of doc.logs) lines.push({ ...line, attempt: doc.attempt });
-  return lines;
-}
+/** Every line in order (linesInOrder): the batches appended while the attempts ran, then the rest the last one recorded. */
+const logsOf = (batches: Array<Pick<LogBatchDocument, 'attempt' | 'lines'>>, doc: Pick<InvocationDocument, 'logs' | 'attempt'>): StoredLogLine[] =>
+  linesInOrder(batches, { attempt: doc.attempt, lines: doc.logs });
 
 function toInvocation(doc: InvocationDocument, batches: Array<Pick<LogBatchDocument, 'attempt' | 'lines'>>): Invocation {
   return { ...invocationFields(doc, batches), entity: JSON.parse(doc.entity) };
@@ -722,6 +718,12 @@ function invocationFields(doc: InvocationDocument, batches: Array<Pick<LogBatchD
     activeMs: doc.activeMs ?? 0,
     progressAttempt: doc.progressAttempt ?? 0,
   };
+}
+
+/** A callback as the document holds it: `dueAt` is its next attempt's time, `error` its last error. */
+function callbackDocument(callback: CallbackDelivery | null): CallbackDocument | null {
+  if (!callback) return null;
+  return { url: callback.url, state: callback.state, attempts: callback.attempts, dueAt: callback.nextAttemptAt, error: callback.lastError, deliveredAt: callback.deliveredAt };
 }
 
 function callbackOf(doc: CallbackDocument): CallbackDelivery {

@@ -1,5 +1,5 @@
-import type { CallbackDelivery, ClaimedInvocation, CallbackState, IdempotencyRecord, Invocation, InvocationSummary, StoredInvocationState, LogLine, NewInvocation, Outcome, StoredLogLine, VerifiedInbound, WaitReason } from '@gi/domain';
-import { outcomeError, rawBodyOf, rawBodySpan } from '@gi/domain';
+import type { CallbackDelivery, CallbackState, ClaimFacts, IdempotencyRecord, Invocation, InvocationSummary, StoredInvocationState, LogLine, NewInvocation, Outcome, StoredLogLine, VerifiedInbound, WaitReason } from '@gi/domain';
+import { linesInOrder, outcomeError, rawBodyOf, rawBodySpan } from '@gi/domain';
 
 /** One row of `invocations`, as SQLite returns it. */
 export interface InvocationRow {
@@ -109,47 +109,8 @@ export function toCreated(row: CreatedRow): NewInvocation {
 export const CLAIMED_COLUMNS = 'attempt, steps, active_ms, progress_attempt';
 export type ClaimedRow = Pick<InvocationRow, 'attempt' | 'steps' | 'active_ms' | 'progress_attempt'>;
 
-/**
- * The invocation a claim took, from what its creation stored and the claim itself. Only an unfinished
- * invocation can be claimed, so it has no outcome or finish time, the claim cleared its progress, its
- * callback is as created (attempts start once it finishes), and the lines of earlier attempts are left
- * out (see InvocationStore.claim). Running, it waits for nothing.
- */
-export function toClaimed(created: NewInvocation, claimed: ClaimedRow, lease: { owner: string; leaseUntil: number; now: number }): ClaimedInvocation {
-  // Field by field: an object rest (`{ callbackUrl, ...stored }`) copies through a slow runtime path, once per run.
-  const { callbackUrl } = created;
-  return {
-    id: created.id,
-    botId: created.botId,
-    tokenId: created.tokenId,
-    entityName: created.entityName,
-    integrationId: created.integrationId,
-    integrationVersion: created.integrationVersion,
-    pool: created.pool,
-    mode: created.mode,
-    endpoint: created.endpoint,
-    responseContentType: created.responseContentType,
-    entityJson: created.entityJson,
-    rawBody: created.rawBody,
-    inbound: created.inbound ?? null,
-    createdAt: created.createdAt,
-    expireAt: created.expireAt,
-    status: 'Running',
-    attempt: claimed.attempt,
-    leaseOwner: lease.owner,
-    leaseUntil: lease.leaseUntil,
-    startedAt: lease.now,
-    finishedAt: null,
-    outcome: null,
-    logs: [],
-    progress: null,
-    callback: callbackUrl === null ? null : { url: callbackUrl, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null },
-    waiting: null,
-    steps: claimed.steps,
-    activeMs: claimed.active_ms,
-    progressAttempt: claimed.progress_attempt,
-  };
-}
+/** The claim's facts, from the row its update returned. */
+export const claimFactsOf = (row: ClaimedRow): ClaimFacts => ({ attempt: row.attempt, steps: row.steps, activeMs: row.active_ms, progressAttempt: row.progress_attempt });
 
 /** Columns of the state alone; `outcome` and `progress` are small, the entity and logs stay unread. */
 export const STATE_COLUMNS = 'id, bot_id, integration_id, mode, status, attempt, started_at, finished_at, progress, outcome, response_content_type, waiting, steps';
@@ -203,18 +164,12 @@ export interface LogBatchRow {
   lines: string;
 }
 
-/**
- * Every line of an invocation in order: the batches its attempts appended while they ran (read in
- * attempt and seq order), then the rest its last attempt recorded with its outcome.
- */
+/** Every line of an invocation in order (linesInOrder), from the rows that hold them as JSON text. */
 export function logsOf(batches: LogBatchRow[], row: Pick<InvocationRow, 'logs' | 'attempt'>): StoredLogLine[] {
-  const lines: StoredLogLine[] = [];
-  const add = (text: string, attempt: number) => {
-    for (const line of JSON.parse(text) as LogLine[]) lines.push({ ...line, attempt });
-  };
-  for (const batch of batches) add(batch.lines, batch.attempt);
-  add(row.logs, row.attempt);
-  return lines;
+  return linesInOrder(
+    batches.map((batch) => ({ attempt: batch.attempt, lines: JSON.parse(batch.lines) as LogLine[] })),
+    { attempt: row.attempt, lines: JSON.parse(row.logs) as LogLine[] },
+  );
 }
 
 export function toInvocation(row: InvocationRow & PayloadRow, batches: LogBatchRow[]): Invocation {

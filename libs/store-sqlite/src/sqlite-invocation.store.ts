@@ -21,9 +21,9 @@ import type {
   Progress,
   Suspension,
 } from '@gi/domain';
-import { assertEntityFits, outcomeJson, recordedOutcomeJson } from '@gi/domain';
+import { assertEntityFits, claimedInvocation, outcomeJson, recordedOutcomeJson } from '@gi/domain';
 import type { GroupCommit } from './group-commit';
-import { CLAIMED_COLUMNS, CREATED_COLUMNS, STATE_COLUMNS, SUMMARY_COLUMNS, toClaimed, toCreated, toInvocation, toPayloadRow, toRecord, toState, toSummary } from './invocation-rows';
+import { claimFactsOf, CLAIMED_COLUMNS, CREATED_COLUMNS, STATE_COLUMNS, SUMMARY_COLUMNS, toCreated, toInvocation, toPayloadRow, toRecord, toState, toSummary } from './invocation-rows';
 import type { ClaimedRow, CreatedRow, InvocationRow, KeyRow, LogBatchRow, PayloadRow, StateRow } from './invocation-rows';
 import { RecentlyCreated } from './recently-created';
 import type { SqliteDatabase } from './sqlite-database';
@@ -231,7 +231,7 @@ export class SqliteInvocationStore implements InvocationStore {
     const created = this.createdHere?.take(ref);
     if (created) {
       const claimed = await this.writes.write(() => this.statements.claimCreatedHere.get(params) as ClaimedRow | undefined);
-      return claimed ? toClaimed(created, claimed, lease) : null;
+      return claimed ? claimedInvocation(created, claimFactsOf(claimed), lease) : null;
     }
     // The payload read in the claim's own transaction, right after it.
     const claimed = await this.writes.write(() => {
@@ -239,7 +239,7 @@ export class SqliteInvocationStore implements InvocationStore {
       // The payload's columns added to the row read just now: two spreads into a new object were promoted to V8's old generation wholesale on Node 20.
       return row && Object.assign(row, this.statements.payload.get(row.id) as PayloadRow);
     });
-    return claimed ? toClaimed(toCreated(claimed), claimed, lease) : null;
+    return claimed ? claimedInvocation(toCreated(claimed), claimFactsOf(claimed), lease) : null;
   }
 
   async renewLease(ref: InvocationRef, owner: string, leaseMs: number, now: number): Promise<boolean> {
