@@ -33,7 +33,7 @@ const depConstraints = ({ tests = false, adapters = false } = {}) => [
   allow('type:service', 'type:domain', 'type:contracts', 'type:core', ...(tests ? ['type:testing'] : []), ...(adapters ? ['type:adapter', 'type:util'] : [])),
   allow('type:composition', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:egress', 'type:adapter', 'type:service', ...(tests ? ['type:testing'] : [])),
   // The operator CLI: the sandbox is the one adapter it runs itself (`gi connector run`).
-  allow('type:cli', 'type:domain', 'type:util', 'type:core', 'type:adapter', 'type:composition'),
+  allow('type:cli', 'type:domain', 'type:util', 'type:core', 'type:adapter', 'type:composition', ...(tests ? ['type:testing'] : [])),
   allow('type:testing', 'type:domain', 'type:contracts', 'type:util', 'type:core', 'type:egress', 'type:adapter', 'type:service'),
   allow('type:e2e', 'type:testing', 'type:domain', 'type:contracts', 'type:adapter'),
 ];
@@ -61,6 +61,8 @@ export default [
       'apps/{gateway,results,control,executor,services}/**/*.test.ts',
       'apps/{gateway,results,control,executor,services}/**/*.security.ts',
       'apps/{gateway,results,control,executor,services}/**/*.fixture.ts',
+      // The CLI's tests: for the one home of conditional skips (suite-skip.ts).
+      'apps/cli/**/*.test.ts',
     ],
     rules: { '@nx/enforce-module-boundaries': boundaries(depConstraints({ tests: true })) },
   },

@@ -34,7 +34,7 @@ module.exports = {
     {
       ...common,
       displayName: 'small',
-      testMatch: ['<rootDir>/{apps,libs}/**/*.test.ts'],
+      testMatch: ['<rootDir>/{apps,libs}/**/*.test.ts', '<rootDir>/tools/**/*.test.js'],
       testPathIgnorePatterns: ['/apps/e2e/', '\\.medium\\.test\\.ts$', ...ADAPTERS.map((lib) => `/libs/${lib}/`)],
     },
     {

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeWhere } from '@gi/testing';
 import { captureIo } from './fake-service.fixture';
 import { GLOBAL_OPTIONS } from './global-options';
 import { ALL_COMMANDS, runCli } from './run-cli';
@@ -19,7 +20,7 @@ async function script(shell: string): Promise<string> {
   return io.stdout();
 }
 
-const hasBash = spawnSync('bash', ['--version']).status === 0;
+const bashUnavailable = spawnSync('bash', ['--version']).status === 0 ? undefined : 'bash is not installed';
 
 describe('gi completion', () => {
   it.each(['bash', 'zsh'])('the %s script names every command, subcommand and option of the table', async (shell) => {
@@ -37,7 +38,7 @@ describe('gi completion', () => {
     expect(io.stderr()).toBe(`error: <shell> must be bash or zsh, got "fish" (see 'gi completion --help')\n`);
   });
 
-  (hasBash ? describe : describe.skip)('in bash', () => {
+  describeWhere({ suite: 'bash', what: 'bash completion script run in bash', unavailable: bashUnavailable }, 'in bash', () => {
     let dir: string;
     let file: string;
     beforeAll(async () => {

@@ -256,7 +256,7 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     const before = Date.now();
     const kills = 50;
     for (let i = 0; i < kills; i++) {
-      const faulty = await start('gateway', [], { FAULT_INJECTION: 'gateway-exit-after-persist' });
+      const faulty = await start('gateway', [], { FAULT_INJECTION: 'gateway-exit-after-persist', ALLOW_FAULT_INJECTION: 'true' });
       const api = new Api(faulty.baseUrl);
       // The gateway dies between its store write and its publish: the caller sees the connection drop.
       await expect(api.postJson(api.webhookUrl('acme', 'Order', 'busy', `asyncResponse=true&ms=1&orphan=${i}`), token, {})).rejects.toThrow();

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
-import { deleteBusTopology, directUrl, TEST_AMQP_URL, withDatabase } from '@gi/testing';
+import { deleteBusTopology, describeWhere, directUrl, TEST_AMQP_URL, withDatabase } from '@gi/testing';
 import { Api } from './api-client';
 import { distributedDeployment } from './distributed-env';
 import { namespacesUnavailable, PartitionLab } from './netns';
@@ -27,17 +27,11 @@ import type { ServiceProcess } from './service-process';
  * too: the cut executor's runs stop once their leases run out, it records nothing while cut, and the
  * other executor runs them again (attempt 2), each recorded once.
  */
-const unavailable = namespacesUnavailable();
-const WHAT = 'network partition fault suite';
-
-if (unavailable) {
-  describe('network partitions (namespaces)', () => {
-    process.stdout.write(`SKIPPED ${WHAT}: ${unavailable}\n`);
-    it.skip(`${WHAT}: skipped because ${unavailable}; runs as root where 'ip netns add' works`, () => undefined);
-  });
-} else {
-  const mongoUrl = process.env.MONGO_URL || undefined;
-  describe(`network partitions (namespaces, ${mongoUrl ? 'MongoDB store behind the cut link' : 'SQLite store on the host'})`, () => {
+const mongoUrl = process.env.MONGO_URL || undefined;
+describeWhere(
+  { suite: 'netns', what: 'network partition fault suite', unavailable: namespacesUnavailable(), runsWhen: "runs as root where 'ip netns add' works" },
+  `network partitions (namespaces, ${mongoUrl ? 'MongoDB store behind the cut link' : 'SQLite store on the host'})`,
+  () => {
     const database = `gi-partition-${randomBytes(4).toString('hex')}`;
     const deployment = distributedDeployment('partition', mongoUrl ? { storeUrl: withDatabase(mongoUrl, database) } : {});
     /** The namespaced processes' store URL: the primary, through the host's relay, so a cut takes it away too. */
@@ -242,8 +236,8 @@ if (unavailable) {
       expect(finals.every((f) => f.status === 'Completed')).toBe(true);
       expect(twice).toEqual([]);
     }, 90_000);
-  });
-}
+  },
+);
 
 /** The primary of the replica set at `url`, as host and port (namespaced processes reach it directly, through a relay). */
 async function primaryOf(url: string): Promise<{ host: string; port: number }> {

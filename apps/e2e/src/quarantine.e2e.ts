@@ -25,7 +25,7 @@ const logLines = (service: ServiceProcess) =>
  */
 describe('a crash-looping invocation', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'gi-quarantine-'));
-  const env = { FAULT_INJECTION: 'executor-crash-in-run' };
+  const env = { FAULT_INJECTION: 'executor-crash-in-run', ALLOW_FAULT_INJECTION: 'true' };
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('is quarantined after the first crash it caused; the restarted service never runs it again and serves the next calls', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { createMetrics } from '@gi/observability';
+import { itWhere } from '@gi/testing';
 
 /**
  * deploy/: the Grafana dashboard, the Prometheus alert rules and the operator's resources query only
@@ -36,7 +37,11 @@ function exposedNames(): Set<string> {
 /** The metric names a PromQL expression reads (ours and the library's defaults). */
 const metricsIn = (expr: string) => expr.match(/\b(?:gi|nodejs|process)_[a-z0-9_]+\b/g) ?? [];
 
-const hasPromtool = spawnSync('promtool', ['--version']).status === 0;
+const itWithPromtool = itWhere({
+  suite: 'promtool',
+  what: 'promtool check of the alert rules and dashboard queries',
+  unavailable: spawnSync('promtool', ['--version']).status === 0 ? undefined : 'promtool is not installed (Debian package prometheus)',
+});
 
 describe('deploy/ monitoring', () => {
   const exposed = exposedNames();
@@ -72,7 +77,7 @@ describe('deploy/ monitoring', () => {
     for (const file of ['gateway', 'results', 'control', 'executor-default', 'executor-bulk']) expect(read(`deploy/k8s/base/${file}.yaml`)).toMatch(/- name: http\n\s+containerPort: 8080/);
   });
 
-  (hasPromtool ? it : it.skip)('promtool checks the alert rules and the dashboard queries', () => {
+  itWithPromtool('promtool checks the alert rules and the dashboard queries', () => {
     const rules = spawnSync('promtool', ['check', 'rules', join(ROOT, 'deploy/prometheus/gi-alerts.yaml')], { encoding: 'utf8' });
     expect([rules.status, rules.stderr]).toEqual([0, '']);
     // The dashboard's queries as recording rules, with Grafana's variables filled in: promtool parses each.

@@ -2,12 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InProcessReply } from '@gi/http';
+import { describeWhere } from '@gi/testing';
 import { ADMIN_TOKEN, ServicesFixture } from './services.fixture';
 
 /**
  * One bot filling the disk (issue 33, finding 4), on a real small file system: the uploaded files of
- * the embedded service live on a 16 MiB tmpfs (mounted as root; where it cannot be mounted the tests
- * say so and do not run; `apps/gateway/src/receive-files.test.ts` injects the disk errors at the
+ * the embedded service live on a 16 MiB tmpfs (mounted as root; where it cannot be mounted one SKIPPED
+ * line says so and the tests do not run, or fail with REQUIRE_SUITES=tmpfs; `apps/gateway/src/receive-files.test.ts` injects the disk errors at the
  * file-store port instead). Each bot may hold 3 MiB (BOT_STORAGE_QUOTA) and uploads leave 4 MiB free
  * (STORAGE_FREE_RESERVE): past either, 507, never an errno, and the other bots go on.
  */
@@ -55,51 +56,55 @@ function expectInsufficientStorage(reply: InProcessReply): void {
   expect(reply.body).not.toMatch(/E(NOSPC|IO|DQUOT|ROFS)/);
 }
 
-(mounted ? describe : describe.skip)(`a bot filling the disk (a 16 MiB tmpfs${mounted ? '' : ': cannot be mounted here, not run'})`, () => {
-  const tokens: Record<string, string> = {};
-  beforeAll(async () => {
-    await fixture.start();
-    for (const bot of ['filler', 'other', 'r1', 'r2', 'r3', 'r4', 'r5']) tokens[bot] = (await fixture.setUpBot(bot)).token;
-  });
+describeWhere(
+  { suite: 'tmpfs', what: 'disk-fill security suite', unavailable: mounted ? undefined : 'a tmpfs cannot be mounted here (needs root)', runsWhen: 'runs as root' },
+  'a bot filling the disk (a 16 MiB tmpfs)',
+  () => {
+    const tokens: Record<string, string> = {};
+    beforeAll(async () => {
+      await fixture.start();
+      for (const bot of ['filler', 'other', 'r1', 'r2', 'r3', 'r4', 'r5']) tokens[bot] = (await fixture.setUpBot(bot)).token;
+    });
 
-  it('stops a bot at its storage quota with 507 while another bot uploads', async () => {
-    const replies = [];
-    for (let i = 0; i < 3; i++) replies.push(await upload('filler', tokens.filler, MiB));
-    // Two files fit in 3 MiB; the third passes it while it is sent, and nothing of it is kept.
-    expect(replies.map((r) => r.status)).toEqual([202, 202, 507]);
-    expectInsufficientStorage(replies[2]);
-    expect(botFiles('filler')).toHaveLength(2);
-    // What is left of the quota can still be used.
-    expect((await upload('filler', tokens.filler, 10)).status).toBe(202);
-    expect((await upload('other', tokens.other, MiB)).status).toBe(202);
-  });
+    it('stops a bot at its storage quota with 507 while another bot uploads', async () => {
+      const replies = [];
+      for (let i = 0; i < 3; i++) replies.push(await upload('filler', tokens.filler, MiB));
+      // Two files fit in 3 MiB; the third passes it while it is sent, and nothing of it is kept.
+      expect(replies.map((r) => r.status)).toEqual([202, 202, 507]);
+      expectInsufficientStorage(replies[2]);
+      expect(botFiles('filler')).toHaveLength(2);
+      // What is left of the quota can still be used.
+      expect((await upload('filler', tokens.filler, 10)).status).toBe(202);
+      expect((await upload('other', tokens.other, MiB)).status).toBe(202);
+    });
 
-  it('keeps the free-space reserve whoever uploads: 507 once the disk is down to it, and the disk never fuller', async () => {
-    const answers: number[] = [];
-    for (const bot of ['r1', 'r2', 'r3', 'r4', 'r5']) {
-      const reply = await upload(bot, tokens[bot], 2 * MiB);
-      answers.push(reply.status);
-      if (reply.status !== 202) expectInsufficientStorage(reply);
-    }
-    // 16 MiB less the 3 MiB stored and the 4 MiB reserve: four of the five 2 MiB uploads fit.
-    expect(answers).toEqual([202, 202, 202, 202, 507]);
-    expect(freeBytes()).toBeGreaterThanOrEqual(RESERVE - 64 * 1024);
-    // A call without files is not concerned.
-    const text = await service().call({ method: 'POST', path: '/api/Platform/r5/Order/ack/GenericIntegration?asyncResponse=true', headers: { authorization: `Bearer ${tokens.r5}`, 'content-type': 'application/json' }, body: '{}' });
-    expect(text.status).toBe(202);
-  });
+    it('keeps the free-space reserve whoever uploads: 507 once the disk is down to it, and the disk never fuller', async () => {
+      const answers: number[] = [];
+      for (const bot of ['r1', 'r2', 'r3', 'r4', 'r5']) {
+        const reply = await upload(bot, tokens[bot], 2 * MiB);
+        answers.push(reply.status);
+        if (reply.status !== 202) expectInsufficientStorage(reply);
+      }
+      // 16 MiB less the 3 MiB stored and the 4 MiB reserve: four of the five 2 MiB uploads fit.
+      expect(answers).toEqual([202, 202, 202, 202, 507]);
+      expect(freeBytes()).toBeGreaterThanOrEqual(RESERVE - 64 * 1024);
+      // A call without files is not concerned.
+      const text = await service().call({ method: 'POST', path: '/api/Platform/r5/Order/ack/GenericIntegration?asyncResponse=true', headers: { authorization: `Bearer ${tokens.r5}`, 'content-type': 'application/json' }, body: '{}' });
+      expect(text.status).toBe(202);
+    });
 
-  it('deletes a bot on a full disk with 200 and frees its files at once', async () => {
-    // Fill what is left, as another writer on the disk would.
-    const filler = join(filesDir, 'outside');
-    writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes() - 4096), 1));
-    try {
-      const deleted = await service().call({ method: 'DELETE', path: '/admin/bots/filler?force=true', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-      expect(deleted.status).toBe(200);
-      expect(botFiles('filler')).toEqual([]);
-      expect(freeBytes()).toBeGreaterThanOrEqual(2 * MiB);
-    } finally {
-      rmSync(filler, { force: true });
-    }
-  });
-});
+    it('deletes a bot on a full disk with 200 and frees its files at once', async () => {
+      // Fill what is left, as another writer on the disk would.
+      const filler = join(filesDir, 'outside');
+      writeFileSync(filler, Buffer.alloc(Math.max(0, freeBytes() - 4096), 1));
+      try {
+        const deleted = await service().call({ method: 'DELETE', path: '/admin/bots/filler?force=true', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        expect(deleted.status).toBe(200);
+        expect(botFiles('filler')).toEqual([]);
+        expect(freeBytes()).toBeGreaterThanOrEqual(2 * MiB);
+      } finally {
+        rmSync(filler, { force: true });
+      }
+    });
+  },
+);

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { sendRawInProcess } from '@gi/http';
+import { itWhere } from '@gi/testing';
 import { ServicesFixture } from './services.fixture';
 
 /**
@@ -23,7 +24,11 @@ function httpCounts(exposition: string): Map<string, number> {
   return counts;
 }
 
-const hasPromtool = spawnSync('promtool', ['--version']).status === 0;
+const itWithPromtool = itWhere({
+  suite: 'promtool',
+  what: 'promtool check metrics of the exposition',
+  unavailable: spawnSync('promtool', ['--version']).status === 0 ? undefined : 'promtool is not installed (Debian package prometheus)',
+});
 
 describe('HTTP metrics of the embedded service', () => {
   let fixture: ServicesFixture;
@@ -103,7 +108,7 @@ describe('HTTP metrics of the embedded service', () => {
     for (const value of ['/api/Platform/acme', invocationId, 'nowhere', 'unknown-id']) expect(exposition).not.toContain(value);
   }, 20_000);
 
-  (hasPromtool ? it : it.skip)('passes promtool check metrics on every gi_ series', async () => {
+  itWithPromtool('passes promtool check metrics on every gi_ series', async () => {
     const exposition = (await fixture.service('embedded').call({ method: 'GET', path: '/metrics' })).body;
     const ours = exposition
       .split('\n')
@@ -114,7 +119,7 @@ describe('HTTP metrics of the embedded service', () => {
     expect(check.status).toBe(0);
   });
 
-  (hasPromtool ? it : it.skip)("names the library's default series that promtool flags (documented in docs/operations.md)", async () => {
+  itWithPromtool("names the library's default series that promtool flags (documented in docs/operations.md)", async () => {
     const exposition = (await fixture.service('embedded').call({ method: 'GET', path: '/metrics' })).body;
     const check = spawnSync('promtool', ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
     const flagged = [...new Set(`${check.stdout}${check.stderr}`.split('\n').filter(Boolean).map((line) => line.split(' ')[0]))].sort();

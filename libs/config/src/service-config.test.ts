@@ -24,6 +24,17 @@ describe('parseServiceConfig', () => {
     expect(() => parseServiceConfig({ SECRETS_KEY_PREVIOUS: key })).toThrow(/SECRETS_KEY_PREVIOUS: set only during a key rotation/);
   });
 
+  it('refuses a fault hook unless ALLOW_FAULT_INJECTION=true, naming the variable to unset', () => {
+    for (const hook of ['gateway-exit-after-persist', 'executor-crash-in-run']) {
+      expect(() => parseServiceConfig({ FAULT_INJECTION: hook })).toThrow(new RegExp(`FAULT_INJECTION: ${hook} .*for recovery tests only; unset it`));
+      expect(() => parseServiceConfig({ FAULT_INJECTION: hook, ALLOW_FAULT_INJECTION: 'false' })).toThrow(ConfigError);
+      expect(parseServiceConfig({ FAULT_INJECTION: hook, ALLOW_FAULT_INJECTION: 'true' }).FAULT_INJECTION).toBe(hook);
+    }
+    expect(parseServiceConfig({ ALLOW_FAULT_INJECTION: 'true' }).FAULT_INJECTION).toBeUndefined();
+    expect(parseServiceConfig({}).ALLOW_FAULT_INJECTION).toBe(false);
+    expect(() => parseServiceConfig({ ALLOW_FAULT_INJECTION: 'yes' })).toThrow(/ALLOW_FAULT_INJECTION: true or false/);
+  });
+
   it('reads the Idempotency-Key window in whole seconds, at least 1', () => {
     expect(parseServiceConfig({ IDEMPOTENCY_KEY_TTL_SECONDS: '3' }).IDEMPOTENCY_KEY_TTL_SECONDS).toBe(3);
     for (const value of ['0', '1.5', 'a day']) expect(() => parseServiceConfig({ IDEMPOTENCY_KEY_TTL_SECONDS: value })).toThrow(/IDEMPOTENCY_KEY_TTL_SECONDS/);

@@ -162,11 +162,16 @@ const schema = z.object({
   CALLBACK_TIMEOUT_SECONDS: int(1, 120).default(10),
   CALLBACK_TRUSTED_ADDRESSES: addresses.optional(),
   /**
-   * Fault injection for recovery tests only. gateway-exit-after-persist: the gateway kills itself right
-   * after storing an invocation. executor-crash-in-run: an executor crashes (an uncaught exception)
-   * while handling an invocation whose query has `fault=crash`.
+   * Fault injection for recovery tests only, refused unless ALLOW_FAULT_INJECTION=true (see
+   * faultInjectionProblem). gateway-exit-after-persist: the gateway kills itself right after storing an
+   * invocation. executor-crash-in-run: an executor crashes (an uncaught exception) while handling an
+   * invocation whose query has `fault=crash`.
    */
   FAULT_INJECTION: z.enum(['gateway-exit-after-persist', 'executor-crash-in-run']).optional(),
+  ALLOW_FAULT_INJECTION: z
+    .enum(['true', 'false'], 'true or false')
+    .default('false')
+    .transform((v) => v === 'true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** The level of the one access line per HTTP request, or off (refusals and server errors are logged anyway). */
   ACCESS_LOG: z.enum(['info', 'debug', 'off']).default('info'),
@@ -210,6 +215,8 @@ export function parseServiceConfig(env: NodeJS.ProcessEnv, system: SystemFacts =
   if (result.data.SECRETS_KEY_PREVIOUS && !result.data.SECRETS_KEY) {
     throw new ConfigError(['SECRETS_KEY_PREVIOUS: set only during a key rotation, with the new key as SECRETS_KEY']);
   }
+  const faultProblem = faultInjectionProblem(result.data);
+  if (faultProblem) throw new ConfigError([faultProblem]);
   const version = parsePlatformVersion(result.data.PLATFORM_VERSION);
   const maxConnections = result.data.MAX_CONNECTIONS ?? defaultMaxConnections(system.openFileLimit());
   return {
@@ -218,6 +225,16 @@ export function parseServiceConfig(env: NodeJS.ProcessEnv, system: SystemFacts =
     MAX_CONNECTIONS: maxConnections,
     BOT_MAX_WAITS: result.data.BOT_MAX_WAITS ?? defaultBotMaxWaits(maxConnections),
   };
+}
+
+/**
+ * The one rule for fault hooks in production code paths: a FAULT_INJECTION the service would act on
+ * is refused unless ALLOW_FAULT_INJECTION=true says the process is a test's, so a stray variable in a
+ * deployment stops the start instead of killing processes later.
+ */
+function faultInjectionProblem(config: { FAULT_INJECTION?: string; ALLOW_FAULT_INJECTION: boolean }): string | null {
+  if (!config.FAULT_INJECTION || config.ALLOW_FAULT_INJECTION) return null;
+  return `FAULT_INJECTION: ${config.FAULT_INJECTION} makes the service kill or crash its own processes, for recovery tests only; unset it (or set ALLOW_FAULT_INJECTION=true in a test)`;
 }
 
 /** The MongoDB URL when STORE_URL names one; null means the SQLite store. */

@@ -9,6 +9,8 @@ import { busNames, laneQueueName, LANES } from '@gi/bus-amqp';
 import { mongoUrlOf, parseServiceConfig } from '@gi/config';
 import { operationsRouter, readinessOf } from '@gi/http';
 import { createMetrics } from '@gi/observability';
+import { itWhere } from './suite-skip';
+import type { SkippableSuite } from './suite-skip';
 
 /**
  * The deployment files checked against the code, without Docker or a cluster: docker-compose.yml, the
@@ -468,17 +470,18 @@ async function freePort(): Promise<number> {
 
 /**
  * Debian's docker-compose and caddy validate the files offline where they are installed
- * (`apt-get install --no-install-recommends docker-compose caddy`); elsewhere one SKIPPED line each.
+ * (`apt-get install --no-install-recommends docker-compose caddy`); elsewhere one SKIPPED line each
+ * (REQUIRE_SUITES=compose,caddy: a failure instead).
  */
 describe('validated by the tools themselves, where installed', () => {
   const has = (tool: string) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0 || spawnSync(tool, ['version'], { stdio: 'ignore' }).status === 0;
-  const withTool = (tool: string, what: string) => {
-    if (has(tool)) return it;
-    process.stdout.write(`SKIPPED ${what}: ${tool} is not installed (Debian package ${tool})\n`);
-    return it.skip;
-  };
+  const withTool = (suite: SkippableSuite, tool: string, what: string) =>
+    itWhere({ suite, what, unavailable: has(tool) ? undefined : `${tool} is not installed (Debian package ${tool})` });
 
-  withTool('docker-compose', 'docker-compose config of docker-compose.yml')('docker-compose config accepts docker-compose.yml with the example settings filled in', () => {
+  const itWithCompose = withTool('compose', 'docker-compose', 'docker-compose config of docker-compose.yml');
+  const itWithCaddy = withTool('caddy', 'caddy', 'caddy checks of deploy/caddy/Caddyfile');
+
+  itWithCompose('docker-compose config accepts docker-compose.yml with the example settings filled in', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gi-compose-'));
     try {
       const env = read('.env.example').replace(/^([A-Z_]+)=$/gm, (_m, key: string) => `${key}=${'ab'.repeat(32)}`);
@@ -490,7 +493,7 @@ describe('validated by the tools themselves, where installed', () => {
     }
   });
 
-  withTool('caddy', 'caddy run of deploy/caddy/Caddyfile')('caddy routes like the services, case-sensitively (run with its upstreams on loopback)', async () => {
+  itWithCaddy('caddy routes like the services, case-sensitively (run with its upstreams on loopback)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gi-caddy-'));
     const upstreams = await Promise.all(
       (['results', 'control', 'gateway'] as const).map(async (name) => {
@@ -527,7 +530,7 @@ describe('validated by the tools themselves, where installed', () => {
     }
   });
 
-  withTool('caddy', 'caddy adapt of deploy/caddy/Caddyfile')('caddy adapts the Caddyfile', () => {
+  itWithCaddy('caddy adapts the Caddyfile', () => {
     const run = spawnSync('caddy', ['adapt', '--config', join(ROOT, 'deploy/caddy/Caddyfile'), '--adapter', 'caddyfile'], { encoding: 'utf8' });
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout).apps.http.servers.srv0.listen).toEqual([':8080']);

@@ -5,6 +5,7 @@ export * from './file-store.contract';
 export * from './bus.contract';
 export * from './amqp-broker';
 export * from './mongo-test-server';
+export * from './suite-skip';
 export * from './fake-mongod.fixture';
 export * from './fake-store';
 export * from './small-services';

@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import type { StartedMongoDBContainer } from '@testcontainers/mongodb';
 import { dockerEngineAnswers } from './docker-engine';
+import { describeWhere } from './suite-skip';
+import type { SuiteNeed } from './suite-skip';
 
 /** The MongoDB the tests use: a container's is started (and stopped) by the suite itself. */
 export interface TestMongo {
@@ -15,23 +17,20 @@ const MONGO_IMAGE = 'mongo:8.0';
 /**
  * Describes `title` against MongoDB: the replica set at MONGO_URL, else a one-node replica set in a
  * container when a Docker engine answers (testcontainers), else nothing but one line
- * `SKIPPED <what>: no MONGO_URL and no Docker engine` and a skipped test saying how to run it.
+ * `SKIPPED <what>: no MONGO_URL and no Docker engine` and a skipped test saying how to run it
+ * (suite-skip.ts; a failing test when REQUIRE_SUITES names mongo).
  * `suite` registers its tests; `mongo()` gives the server once the suite's beforeAll has started it.
  */
 export function describeWithMongo(title: string, what: string, suite: (mongo: () => TestMongo) => void): void {
   const url = process.env.MONGO_URL || undefined;
   const source = url ? 'url' : dockerEngineAnswers() ? 'container' : 'none';
-  if (source === 'none') {
-    describe(title, () => {
-      process.stdout.write(`SKIPPED ${what}: no MONGO_URL and no Docker engine\n`);
-      it.skip(
-        `${what}: skipped because no MongoDB server answers here (no MONGO_URL, no Docker engine); runs whenever MONGO_URL names a replica set or a Docker engine answers (testcontainers starts one)`,
-        () => undefined,
-      );
-    });
-    return;
-  }
-  describe(title, () => {
+  const need: SuiteNeed = {
+    suite: 'mongo',
+    what,
+    unavailable: source === 'none' ? 'no MONGO_URL and no Docker engine' : undefined,
+    runsWhen: 'runs whenever MONGO_URL names a replica set or a Docker engine answers (testcontainers starts one)',
+  };
+  describeWhere(need, title, () => {
     let mongo: TestMongo | undefined;
     beforeAll(async () => {
       mongo = url ? { url, stop: async () => undefined } : await startMongoContainer();
@@ -87,17 +86,16 @@ export function describeWithReplicaSet(title: string, what: string, suite: (url:
     const run = spawnSync(process.execPath, ['-e', MEMBERS_SCRIPT, url], { timeout: 15_000, encoding: 'utf8' });
     members = Number(run.stdout) || 0;
   }
-  if (members < REPLICA_SET_MEMBERS) {
-    const why = url
-      ? `MONGO_URL names ${members === 0 ? 'no replica set that answers' : `a replica set of ${members} electable members`}; these tests need ${REPLICA_SET_MEMBERS}`
-      : `no MONGO_URL naming a replica set of ${REPLICA_SET_MEMBERS} members`;
-    describe(title, () => {
-      process.stdout.write(`SKIPPED ${what}: ${why}\n`);
-      it.skip(`${what}: skipped because ${why}; runs whenever MONGO_URL names one (docs/operations.md, "Running the MongoDB suites")`, () => undefined);
-    });
-    return;
-  }
-  describe(title, () => suite(url as string));
+  const why = url
+    ? `MONGO_URL names ${members === 0 ? 'no replica set that answers' : `a replica set of ${members} electable members`}; these tests need ${REPLICA_SET_MEMBERS}`
+    : `no MONGO_URL naming a replica set of ${REPLICA_SET_MEMBERS} members`;
+  const need: SuiteNeed = {
+    suite: 'mongo',
+    what,
+    unavailable: members < REPLICA_SET_MEMBERS ? why : undefined,
+    runsWhen: 'runs whenever MONGO_URL names one (docs/operations.md, "Running the MongoDB suites")',
+  };
+  describeWhere(need, title, () => suite(url as string));
 }
 
 /**
