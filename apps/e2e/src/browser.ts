@@ -42,20 +42,36 @@ export function pageProblems(page: Page): string[] {
 
 /**
  * Holds the page's requests that `match` until `release()`, so a test can make their answers come late.
- * `release` lets them through and resolves once each one's answer has reached the page.
+ * `release` waits for at least one request to be held (a hold that caught nothing would prove nothing),
+ * lets them through, and resolves once each one's answer, body and all, has reached the page.
  */
 export async function holdRequests(page: Page, match: (url: URL) => boolean): Promise<{ release(): Promise<void> }> {
   let open!: () => void;
   const opened = new Promise<void>((resolve) => (open = resolve));
+  let caught!: () => void;
+  const caughtOne = new Promise<void>((resolve) => (caught = resolve));
   const answered: Promise<unknown>[] = [];
   await page.route(match, (route) => {
-    const answer = opened.then(() => route.continue()).then(() => route.request().response());
+    caught();
+    const answer = opened
+      .then(() => route.continue())
+      .then(() => route.request().response())
+      .then((response) => response?.finished());
     answered.push(answer);
     return answer.then(() => undefined);
   });
   return {
     async release() {
-      open();
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('holdRequests: no request matched, so none was held')), 10_000);
+      });
+      try {
+        await Promise.race([caughtOne, timedOut]);
+      } finally {
+        clearTimeout(timer);
+        open();
+      }
       await Promise.all(answered);
       await page.unroute(match);
     },
