@@ -84,8 +84,8 @@ export class Routes {
   /**
    * Tries the routes in the order registered and runs the first whose pattern (the router's, compiled
    * as above) and method match; otherwise passes the request on to the next table. It reads the router's
-   * layers (`stack`, `regexp`, `methods`, `params`) instead of taking its dispatch, which runs every
-   * matching layer's middleware chain and costs a few microseconds per call: @koa/router is pinned to one
+   * layers (`stack`, `regexp`, `methods`, `params`) instead of taking its dispatch, which builds a middleware
+   * chain of the matching layers for every request and tries every table's routes: @koa/router is pinned to one
    * version, and routes-dispatch.test.ts holds this dispatch to the router's own answer for any path. A request tries the
    * tables in order until one takes it, so a path outside this table's prefix is passed on at once.
    */
