@@ -42,7 +42,8 @@ export function pageProblems(page: Page): string[] {
 
 /**
  * Holds the page's requests that `match` until `release()`, so a test can make their answers come late.
- * `release` lets them through and resolves once each one's answer has reached the page.
+ * `release` lets them through and resolves once each one's answer has reached the page; it fails when
+ * the hold caught no request, since the test then proved nothing about a late answer.
  */
 export async function holdRequests(page: Page, match: (url: URL) => boolean): Promise<{ release(): Promise<void> }> {
   let open!: () => void;
@@ -58,6 +59,7 @@ export async function holdRequests(page: Page, match: (url: URL) => boolean): Pr
       open();
       await Promise.all(answered);
       await page.unroute(match);
+      if (answered.length === 0) throw new Error('holdRequests: no request matched, so none was held');
     },
   };
 }
