@@ -174,12 +174,22 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     // The executor's direct reply goes to the lost connection: the gateway, once reconnected, marks the
     // invocation watched, so the executor publishes the event its new queue hears (or finds it finished).
     const api = new Api(gateway.baseUrl);
+    const admin = new Api(control.baseUrl);
     const startedAt = Date.now();
-    const call = api.postJson(api.webhookUrl('acme', 'Order', 'busy', 'ms=2500&n=reconnect'), token, {});
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    const call = api.postJson(api.webhookUrl('acme', 'Order', 'busy', 'ms=5000&n=reconnect'), token, {});
+    // The connection is cut while the run is Running, and the run ends after the cut (checked below).
+    const running = async () => {
+      const runs = (await admin.admin('GET', '/bots/acme/invocations?integrationId=busy&limit=500')).json.invocations as Array<{ id: string; status: string; createdAt: string }>;
+      return runs.find((r) => Date.parse(r.createdAt) >= startedAt && r.status === 'Running');
+    };
+    let run = await running();
+    for (const deadline = Date.now() + 15_000; !run && Date.now() < deadline; run = await running()) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(run).toBeDefined();
     await closeBrokerConnection(`gi-gateway-${gateway.child.pid}`);
+    const cutAt = Date.now();
     const reply = await call;
-    expect([reply.status, reply.json]).toEqual([200, { done: true, ms: 2500 }]);
+    expect([reply.status, reply.json]).toEqual([200, { done: true, ms: 5000 }]);
+    expect(Date.parse((await admin.admin('GET', `/bots/acme/invocations/${run!.id}`)).json.finishedAt)).toBeGreaterThan(cutAt);
     // Not at the end of the sync wait (SYNC_TIMEOUT_SECONDS, 300 s here).
     expect(Date.now() - startedAt).toBeLessThan(20_000);
     expect(gateway.output.join('\n')).toContain('lost the message broker connection');
