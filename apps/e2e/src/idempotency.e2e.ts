@@ -1,11 +1,11 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Api } from './api-client';
 import type { Reply } from './api-client';
 import { busy, example, raises } from './connectors';
+import { gated, openGate, until } from './gate';
+import type { Gate } from './gate';
 import { startService } from './service-process';
 import type { ServiceProcess } from './service-process';
 
@@ -15,37 +15,6 @@ const entity = Context.GetRequestEntity();
 entity.ResponseBody = { body: entity.RequestBody, files: entity.RequestFiles.map((f) => f.Sha256) };
 Context.SetResponseEntity(entity);
 `;
-
-/** Asks a local gate (below) and replies once the gate lets it through. */
-const gated = (port: number) => `
-await Context.Http.Request({ method: 'GET', url: 'http://127.0.0.1:${port}/gate', timeoutMs: 20000 });
-Context.SetResponseEntity({ ResponseBody: { done: true } });
-`;
-
-/** Holds every request until `open()`; counts the requests it got (the connector runs that reached it). */
-async function gate(): Promise<{ server: Server; port: number; arrived: () => number; open: () => void }> {
-  const held: ServerResponse[] = [];
-  let arrived = 0;
-  let opened = false;
-  const server = createServer((_req, res) => {
-    arrived += 1;
-    if (opened) res.end('{}');
-    else held.push(res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const open = () => {
-    opened = true;
-    for (const res of held.splice(0)) res.end('{}');
-  };
-  return { server, port: (server.address() as { port: number }).port, arrived: () => arrived, open };
-}
-
-/** Polls until `predicate` holds; fails after `timeoutMs`. */
-async function until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !predicate(); await new Promise((resolve) => setTimeout(resolve, 20))) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-  }
-}
 
 /** Every file under DATA_DIR/files. */
 function storedFiles(dataDir: string): string[] {
@@ -63,7 +32,7 @@ describe('Idempotency-Key (embedded service)', () => {
   let service: ServiceProcess;
   let api: Api;
   let token: string;
-  let syncGate: Awaited<ReturnType<typeof gate>>;
+  let syncGate: Gate;
   const url = (integration: string, query = '') => api.webhookUrl('acme', 'Order', integration, query);
   const post = (integration: string, query: string, body: unknown, key?: string, headers: Record<string, string> = {}) =>
     api.postJson(url(integration, query), token, body, { ...(key === undefined ? {} : { 'Idempotency-Key': key }), ...headers });
@@ -71,7 +40,7 @@ describe('Idempotency-Key (embedded service)', () => {
     (await api.admin('GET', `/bots/${botId}/invocations?integrationId=${integrationId}&limit=500`)).json.invocations as Array<{ id: string; status: string }>;
 
   beforeAll(async () => {
-    syncGate = await gate();
+    syncGate = await openGate();
     service = await startService({ env: { IDEMPOTENCY_KEY_TTL_SECONDS: '3', SYNC_TIMEOUT_SECONDS: '20', CONNECTOR_TRUSTED_ADDRESSES: '127.0.0.1' } });
     api = new Api(service.baseUrl);
     token = await api.setUp('acme', 'Order', 'ack', example('ack'));
