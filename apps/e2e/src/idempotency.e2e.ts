@@ -1,8 +1,11 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Api } from './api-client';
 import type { Reply } from './api-client';
 import { busy, example, raises } from './connectors';
+import { gated, openGate, until } from './gate';
+import type { Gate } from './gate';
 import { startService } from './service-process';
 import type { ServiceProcess } from './service-process';
 
@@ -29,6 +32,7 @@ describe('Idempotency-Key (embedded service)', () => {
   let service: ServiceProcess;
   let api: Api;
   let token: string;
+  let syncGate: Gate;
   const url = (integration: string, query = '') => api.webhookUrl('acme', 'Order', integration, query);
   const post = (integration: string, query: string, body: unknown, key?: string, headers: Record<string, string> = {}) =>
     api.postJson(url(integration, query), token, body, { ...(key === undefined ? {} : { 'Idempotency-Key': key }), ...headers });
@@ -36,17 +40,23 @@ describe('Idempotency-Key (embedded service)', () => {
     (await api.admin('GET', `/bots/${botId}/invocations?integrationId=${integrationId}&limit=500`)).json.invocations as Array<{ id: string; status: string }>;
 
   beforeAll(async () => {
-    service = await startService({ env: { IDEMPOTENCY_KEY_TTL_SECONDS: '3', SYNC_TIMEOUT_SECONDS: '20' } });
+    syncGate = await openGate();
+    service = await startService({ env: { IDEMPOTENCY_KEY_TTL_SECONDS: '3', SYNC_TIMEOUT_SECONDS: '20', CONNECTOR_TRUSTED_ADDRESSES: '127.0.0.1' } });
     api = new Api(service.baseUrl);
     token = await api.setUp('acme', 'Order', 'ack', example('ack'));
-    for (const id of ['busy', 'busy-sync', 'race', 'race-sync', 'expiring', 'checked']) {
+    const gatedCode = { entityName: 'Order', code: gated(syncGate.port), allowedHosts: ['127.0.0.1'] };
+    expect((await api.admin('PUT', '/bots/acme/integrations/gated-sync', gatedCode)).status).toBe(200);
+    for (const id of ['busy', 'race', 'race-sync', 'expiring', 'checked']) {
       expect((await api.admin('PUT', `/bots/acme/integrations/${id}`, { entityName: 'Order', code: busy })).status).toBe(200);
     }
     expect((await api.admin('PUT', '/bots/acme/integrations/raises', { entityName: 'Order', code: raises })).status).toBe(200);
     expect((await api.admin('PUT', '/bots/acme/entities/Doc', {})).status).toBe(200);
     expect((await api.admin('PUT', '/bots/acme/integrations/listing', { entityName: 'Doc', code: listing })).status).toBe(200);
   });
-  afterAll(() => service.dispose());
+  afterAll(async () => {
+    syncGate?.server.close();
+    await service.dispose();
+  });
 
   it('async: the first request runs; a repeat in flight gets 409 with the invocationId; once done a repeat gets the outcome, no new run', async () => {
     const first = await post('busy', 'asyncResponse=true&ms=1500', { orderId: 1 }, '"async-1"');
@@ -66,17 +76,28 @@ describe('Idempotency-Key (embedded service)', () => {
   });
 
   it('sync: a repeat in flight waits for the original\'s result like the first caller; a later repeat gets it at once', async () => {
-    const first = post('busy-sync', 'ms=1500', { orderId: 2 }, 'sync-1');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const repeat = await post('busy-sync', 'ms=1500', { orderId: 2 }, 'sync-1');
-    const original = await first;
-    expect([original.status, original.json]).toEqual([200, { done: true, ms: 1500 }]);
-    expect([repeat.status, repeat.json]).toEqual([200, { done: true, ms: 1500 }]);
+    // The original runs until the gate opens; the gate opens only once the repeat waits for it (a waiter
+    // other than the original's caller marks the stored invocation watched).
+    const first = post('gated-sync', '', { orderId: 2 }, 'sync-1');
+    await until(() => syncGate.arrived() === 1, 15_000, 'the original run at the gate');
+    const repeat = post('gated-sync', '', { orderId: 2 }, 'sync-1');
+    const store = new Database(join(service.dataDir, 'store.db'), { readonly: true });
+    try {
+      const watched = store.prepare("SELECT watched FROM invocations WHERE integration_id = 'gated-sync'").pluck();
+      await until(() => watched.get() === 1, 15_000, 'the repeat waiting for the original');
+    } finally {
+      store.close();
+    }
+    syncGate.open();
+    const [original, repeated] = await Promise.all([first, repeat]);
+    expect([original.status, original.json]).toEqual([200, { done: true }]);
+    expect([repeated.status, repeated.json]).toEqual([200, { done: true }]);
     const id = original.headers.get('x-invocation-id');
-    expect(repeat.headers.get('x-invocation-id')).toBe(id);
-    const later = await post('busy-sync', 'ms=1500', { orderId: 2 }, 'sync-1');
+    expect(repeated.headers.get('x-invocation-id')).toBe(id);
+    const later = await post('gated-sync', '', { orderId: 2 }, 'sync-1');
     expect([later.status, later.headers.get('x-invocation-id')]).toEqual([200, id]);
-    expect((await invocationsOf('busy-sync')).map((i) => i.id)).toEqual([id]);
+    expect((await invocationsOf('gated-sync')).map((i) => i.id)).toEqual([id]);
+    expect(syncGate.arrived()).toBe(1);
   });
 
   it('repeats a failed outcome as the same problem, without a new run', async () => {

@@ -1,5 +1,5 @@
 import { completionEvent } from '@gi/contracts';
-import { newInvocation, SmallServices } from '@gi/testing';
+import { eventually, newInvocation, SmallServices } from '@gi/testing';
 import type { ResultsDeps } from './results.deps';
 import { resultsRouter } from './results.router';
 
@@ -50,8 +50,12 @@ describe('polls and cancellations (the results router)', () => {
   it('holds a long poll until the completion event, then answers the outcome as the sync call would', async () => {
     const r = await results();
     world = r.world;
-    const polled = r.poll('&waitSeconds=10');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const reads = jest.spyOn(r.world.store.invocations, 'getState');
+    // Longer than the test's own timeout: only the event can end this poll in time.
+    const polled = r.poll('&waitSeconds=30');
+    // Finished only once the poll waits and its read in the wait (the second) has seen the run unfinished.
+    await eventually(() => r.world.waiter.isWaiting(r.ref.id) && reads.mock.calls.length >= 2);
+    expect((await reads.mock.results[1].value)?.status).toBe('Queued');
     await r.finish();
     const reply = await polled;
     expect(reply.status).toBe(200);

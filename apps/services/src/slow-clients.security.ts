@@ -11,6 +11,10 @@ import { ADMIN_TOKEN, ServicesFixture } from './services.fixture';
  * timeouts, over loopback TCP (the kernel's buffers are part of what is measured): a body or headers
  * that stop arriving end with 408 and a closed connection; a refused call answers at once, reads no
  * more of its body and closes; keep-alive still serves normal calls.
+ *
+ * Time is the subject of the timeout cases, so they run on the wall clock against the server's real
+ * timers; each bound states its margin. The cases about what is answered in which order wait for the
+ * bytes themselves, never for a fixed time.
  */
 
 const TIMEOUTS = { HEADERS_TIMEOUT_SECONDS: '1', BODY_IDLE_TIMEOUT_SECONDS: '1', BODY_TIMEOUT_SECONDS: '3', UPLOAD_TIMEOUT_SECONDS: '4' };
@@ -46,6 +50,13 @@ interface Exchange {
   closed: Promise<number>;
   /** The server's end of the connection. */
   serverSide: () => Socket;
+}
+
+/** Resolves once `predicate` holds of what arrived, polling every 10 ms; fails after 5 s. */
+async function until(predicate: () => boolean, what: string): Promise<void> {
+  for (const deadline = Date.now() + 5000; !predicate(); await new Promise((resolve) => setTimeout(resolve, 10))) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within 5 s`);
+  }
 }
 
 /** Opens a raw connection and writes `head`; what follows is up to the test. */
@@ -104,9 +115,11 @@ describe('slow clients', () => {
     clearInterval(trickle);
     expect(statusOf(exchange.received())).toBe(408);
     expect(exchange.received()).toContain('"type":"urn:gi:problem:request-timeout"');
+    // The idle timeout is 1 s: 100 ms early for timer granularity, and the reply before the next
+    // trickled byte (2 s) would have reset it.
     expect(exchange.firstByteAfter()).toBeGreaterThanOrEqual(900);
     expect(exchange.firstByteAfter()).toBeLessThan(2000);
-    // The reply, then a second for it to reach the client, then the connection goes.
+    // The reply, then a second for it to reach the client, then the connection goes; 0.5 s spare.
     expect(closedAfter).toBeLessThan(3500);
   });
 
@@ -116,6 +129,8 @@ describe('slow clients', () => {
     const closedAfter = await exchange.closed;
     clearInterval(trickle);
     expect(statusOf(exchange.received())).toBe(408);
+    // The whole-body timeout is 3 s (100 ms early for timer granularity); closed within 2.5 s of it,
+    // well before the 1,000 bytes at 300 ms each (300 s) would have arrived.
     expect(exchange.firstByteAfter()).toBeGreaterThanOrEqual(2900);
     expect(closedAfter).toBeLessThan(5500);
   });
@@ -152,11 +167,11 @@ describe('slow clients', () => {
     );
     expect(await exchange.closed).toBeLessThan(3500);
     expect(statusOf(exchange.received())).toBe(408);
-    // The upload is removed once the reply is out; give it that moment.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The upload is removed once the reply is out: wait for the directory to empty, not for a time.
     const filesDir = join(fixture.config.DATA_DIR, 'files');
-    const files = readdirSync(filesDir, { recursive: true }).filter((name) => statSync(join(filesDir, String(name))).isFile());
-    expect(files).toEqual([]);
+    const files = () => readdirSync(filesDir, { recursive: true }).filter((name) => statSync(join(filesDir, String(name))).isFile());
+    await until(() => files().length === 0, 'the partial upload removed');
+    expect(files()).toEqual([]);
   });
 
   it('ends a control API body that stops arriving with 408', async () => {
@@ -174,6 +189,7 @@ describe('refused calls', () => {
     const closedAfter = await exchange.closed;
     const bytesRead = exchange.serverSide().bytesRead;
     expect([statusOf(exchange.received()), exchange.received().includes('application/problem+json')]).toEqual([status, true]);
+    // "At once": within 0.5 s, where reading the 40 MiB body on loopback would take longer; closed within 2.5 s.
     expect(exchange.firstByteAfter()).toBeLessThan(500);
     expect(closedAfter).toBeLessThan(2500);
     // What the server took in: the head and what its buffers held, never the body.
@@ -243,7 +259,8 @@ describe('keep-alive', () => {
 
   it('tells the client that a call refused before its body arrived closes its connection (Connection: close)', async () => {
     const exchange = await open(postHead(WEBHOOK, { 'content-type': 'application/json', 'content-length': '13' }));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The body is written only once the refusal arrived, so it certainly came before the body.
+    await until(() => statusOf(exchange.received()) === 401, 'the refusal');
     exchange.socket.write('{"orderId":1}');
     expect(await exchange.closed).toBeLessThan(2500);
     expect(statusOf(exchange.received())).toBe(401);
@@ -253,12 +270,12 @@ describe('keep-alive', () => {
   it('keeps the connection of a call refused after its whole request arrived', async () => {
     const body = '{"orderId":1}';
     const call = (authorization: string) => postHead(WEBHOOK, { ...(authorization ? { authorization } : {}), 'content-type': 'application/json', 'content-length': String(body.length) }) + body;
+    const statuses = () => [...exchange.received().matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
     const exchange = await open(call(''));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => statuses().length === 1, 'the first reply');
     exchange.socket.write(call(`Bearer ${token}`));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const statuses = [...exchange.received().matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
-    expect(statuses).toEqual([401, 202]);
+    await until(() => statuses().length === 2, 'the second reply');
+    expect(statuses()).toEqual([401, 202]);
     expect(exchange.received()).not.toMatch(/connection: close/i);
     exchange.socket.destroy();
   });

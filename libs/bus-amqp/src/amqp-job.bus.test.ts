@@ -8,6 +8,7 @@ import type { Channel, ChannelModel, GetMessage, Message } from 'amqplib';
 import { AmqpJobBus } from './amqp-job.bus';
 import type { AmqpJobBusOptions, BusLogger } from './amqp-bus.options';
 import { deleteTopology, poolQueueName } from './amqp-topology';
+import { completionPartition } from './completion-partitions';
 
 // The real broker: `rabbitmq-server -detached` starts it when it is down.
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -24,6 +25,15 @@ async function waitFor(predicate: () => boolean, timeoutMs = 5000, what = 'condi
     if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * An invocation id routed by a completion partition other than those of `others`: a wait for it lets a
+ * listener hear a later event without binding the partitions under test.
+ */
+function idOutsidePartitionsOf(...others: string[]): string {
+  const taken = new Set(others.map(completionPartition));
+  for (let n = 0; ; n++) if (!taken.has(completionPartition(`marker-${n}`))) return `marker-${n}`;
 }
 
 /** Closes one client connection from the broker side, found by its connection name. */
@@ -157,19 +167,25 @@ describe('AmqpJobBus against RabbitMQ', () => {
     const done = await gateway.watchCompletion('sync-done', { directReply: true, onPromoted: () => promoted.push('sync-done') });
     done.release();
     const event = (invocationId: string) => ({ kind: 'completed', version: 1, botId: 'bot-a', invocationId, status: 'Completed' }) as const;
+    // Nothing heard of the direct-reply wait: a marker's event, published after it, arrives alone.
+    const marker = idOutsidePartitionsOf('sync-lost', 'sync-done');
+    const markerWatch = await gateway.watchCompletion(marker);
     await executor.publishCompletion(event('sync-lost'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(heard).toEqual([]);
+    await executor.publishCompletion(event(marker));
+    await waitFor(() => heard.includes(marker), 5000, 'the marker event');
+    expect(heard).toEqual([marker]);
+    markerWatch.release();
+    heard.length = 0;
 
     await closeConnectionFromBroker(connectionName);
     await waitFor(() => !gateway.isConnected(), 5000, 'disconnect seen');
     await waitFor(() => gateway.isConnected(), 10_000, 'reconnect');
     await waitFor(() => promoted.length > 0, 5000, 'promotion');
     expect(promoted).toEqual(['sync-lost']);
+    // sync-done's event goes first: were it routed here, it would be heard before sync-lost's.
     await executor.publishCompletion(event('sync-done'));
     await executor.publishCompletion(event('sync-lost'));
-    await waitFor(() => heard.length > 0, 5000, 'event after reconnect');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => heard.includes('sync-lost'), 5000, 'event after reconnect');
     expect(heard).toEqual(['sync-lost']);
   });
 

@@ -91,13 +91,20 @@ describe('completion routing with several gateways and a results replica', () =>
     const expected = SYNC_CALLS_PER_GATEWAY * gateways.length + LONG_POLLS;
     const heardInAll = () => [...gateways, idleGateway, results].reduce((sum, r) => sum + r.heard.length, 0);
     await waitFor(() => heardInAll() >= expected, 20_000, `${expected} completions heard`);
-    // Late or duplicate deliveries would show up here.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Late or duplicate events by partition would reach a replica before a marker the executor publishes
+    // after them: each replica waits for a marker of its own, in a partition nothing else binds.
+    const replicas = [...gateways, idleGateway, results];
+    const markers: string[] = [];
+    for (const label of replicas.map((_, r) => `marker-${r}`)) markers.push(...idsOutside(new Set([...pollIds, ...markers].map(completionPartition)), 1, label));
+    watches.push(...(await Promise.all(replicas.map(({ bus }, r) => bus.watchCompletion(markers[r])))));
+    for (const marker of markers) await executor.publishCompletion({ kind: 'completed', version: 1, botId: 'bot-a', invocationId: marker, status: 'Completed' });
+    await waitFor(() => replicas.every(({ heard }, r) => heard.includes(markers[r])), 10_000, 'every marker heard');
     for (const watch of watches) watch.release();
+    const heardBefore = (r: number) => replicas[r].heard.filter((id) => id !== markers[r]);
 
-    gateways.forEach(({ heard }, g) => expect([...heard].sort()).toEqual([...syncIds[g]].sort()));
-    expect([...results.heard].sort()).toEqual([...pollIds].sort());
-    expect(idleGateway.heard).toEqual([]);
-    expect(heardInAll()).toBe(expected);
+    gateways.forEach((_, g) => expect([...heardBefore(g)].sort()).toEqual([...syncIds[g]].sort()));
+    expect([...heardBefore(replicas.indexOf(results))].sort()).toEqual([...pollIds].sort());
+    expect(heardBefore(replicas.indexOf(idleGateway))).toEqual([]);
+    expect(heardInAll()).toBe(expected + markers.length);
   });
 });

@@ -12,9 +12,29 @@ import { WorkerPool } from './worker-pool';
 // Both a request of the runtime (entity) and an input of the pool (entityJson).
 const run = { cacheKey: 'pool', code: '', entity: null, entityJson: 'null', rawBody: null, timeoutMs: 200, limits: DEFAULT_RUN_LIMITS, allowedHosts: [] };
 
+// Each test starts sandbox threads, each loading QuickJS: seconds apiece on a busy machine.
+jest.setTimeout(30_000);
+
+/**
+ * Runtimes opened by the current test, closed after it whatever happened: a test that ran out of time
+ * leaves its runs going, and their messages must not reach the next test (which may spy on every
+ * thread's messages) nor their threads outlive it.
+ */
+const opened = new Set<QuickJsConnectorRuntime>();
+async function openRuntime(...args: Parameters<typeof createQuickJsRuntime>): Promise<QuickJsConnectorRuntime> {
+  const runtime = await createQuickJsRuntime(...args);
+  opened.add(runtime);
+  return runtime;
+}
+afterEach(async () => {
+  const runtimes = [...opened];
+  opened.clear();
+  await Promise.all(runtimes.map((runtime) => runtime.close()));
+});
+
 describe('worker thread pool', () => {
   it('keeps the main event loop running while a connector spins', async () => {
-    const runtime = await createQuickJsRuntime({ workers: 1 });
+    const runtime = await openRuntime({ workers: 1 });
     try {
       expect(runtime.isolation).toBe('worker-threads');
       let ticks = 0;
@@ -34,7 +54,7 @@ describe('worker thread pool', () => {
   });
 
   it('cancels a queued run before it starts and a running one at once, leaving the worker healthy', async () => {
-    const runtime = await createQuickJsRuntime({ workers: 1 });
+    const runtime = await openRuntime({ workers: 1 });
     try {
       const spinning = new Cancellation();
       const queued = new Cancellation();
@@ -77,7 +97,7 @@ describe('worker thread pool', () => {
     };
 
     it('lets every thread end on its own: idle, after runs that left work behind, with a cancellable run spinning', async () => {
-      const runtime = await createQuickJsRuntime({ workers: 2 });
+      const runtime = await openRuntime({ workers: 2 });
       const terminations = await endings(async () => {
         const leftBehind = `for (let i = 0; i < 4; i++) crypto.subtle.digest('SHA-256', new Uint8Array(1 << 20)); Context.SetResponseEntity({ ResponseBody: 1 });`;
         expect(await runtime.run({ ...run, cacheKey: 'left', code: leftBehind, timeoutMs: 5000 })).toMatchObject({ kind: 'ok' });
@@ -91,7 +111,7 @@ describe('worker thread pool', () => {
     });
 
     it('terminates a thread that does not end on its own in time: a run that cannot be cancelled spins there', async () => {
-      const runtime = await createQuickJsRuntime({ workers: 1 });
+      const runtime = await openRuntime({ workers: 1 });
       const terminations = await endings(async () => {
         const spinning = spinOnThread(runtime);
         await spinning.started;
@@ -103,7 +123,7 @@ describe('worker thread pool', () => {
   });
 
   it('runs connectors of two workers side by side', async () => {
-    const runtime = await createQuickJsRuntime({ workers: 2 });
+    const runtime = await openRuntime({ workers: 2 });
     try {
       const spin = 'const end = Date.now() + 300; while (Date.now() < end) {} Context.SetResponseEntity({ ResponseBody: 1 });';
       const started = Date.now();
@@ -129,7 +149,7 @@ describe('worker thread pool', () => {
     }
 
     it('sends each result back as its run ends: four 1.5 s runs on two threads, the first done in about 1.5 s', async () => {
-      const runtime = await createQuickJsRuntime({ workers: 2 });
+      const runtime = await openRuntime({ workers: 2 });
       try {
         await bothThreadsReady(runtime);
         const started = performance.now();
@@ -154,7 +174,7 @@ describe('worker thread pool', () => {
     }, 20_000);
 
     it('runs a quick connector on the free thread while the other one computes a long run', async () => {
-      const runtime = await createQuickJsRuntime({ workers: 2 });
+      const runtime = await openRuntime({ workers: 2 });
       try {
         await bothThreadsReady(runtime);
         // The first thread computes 3 s; the second runs one 300 ms run, then is free.
@@ -173,7 +193,7 @@ describe('worker thread pool', () => {
     }, 20_000);
 
     it("takes waiting runs in turns between tenants: another tenant's run goes next, not after a backlog", async () => {
-      const runtime = await createQuickJsRuntime({ workers: 1 });
+      const runtime = await openRuntime({ workers: 1 });
       try {
         const ended: string[] = [];
         const runOf = (tenant: string, i: number) =>
@@ -195,7 +215,7 @@ describe('worker thread pool', () => {
 
     it("holds a tenant to its share of the threads' runs, so runs waiting on the host leave room for the others", async () => {
       // One thread holds 16 runs; a tenant gets half of them.
-      const runtime = await createQuickJsRuntime({ workers: 1, tenantSharePercent: 50 });
+      const runtime = await openRuntime({ workers: 1, tenantSharePercent: 50 });
       try {
         const waits = { ...run, tenant: 'a', cacheKey: 'a/waits', code: 'await new Promise((resolve) => setTimeout(resolve, 1500)); Context.SetResponseEntity({ ResponseBody: 1 });', timeoutMs: 20_000 };
         // More than the thread holds: without the share, 16 of them would fill it and the others wait in front of B's.
@@ -214,7 +234,7 @@ describe('worker thread pool', () => {
     }, 30_000);
 
     it('sends a quick result back at once when the run handed over after it on its thread turns out long', async () => {
-      const runtime = await createQuickJsRuntime({ workers: 1 });
+      const runtime = await openRuntime({ workers: 1 });
       try {
         // Quick until an entity asks for 1.5 s: its runs are known quick, so two go to the thread together.
         const varies = { ...run, cacheKey: 'varies', code: 'const entity = Context.GetRequestEntity(); if (entity && entity.RequestBody.long) { const end = Date.now() + 1500; while (Date.now() < end) {} } Context.SetResponseEntity({ ResponseBody: 1 });', timeoutMs: 20_000 };
@@ -251,7 +271,7 @@ describe('worker thread pool', () => {
   };
   describe("a request's raw body", () => {
     it('crosses to the thread once when it lies in the entity as sent, and reads as sent', async () => {
-      const runtime = await createQuickJsRuntime({ workers: 1 });
+      const runtime = await openRuntime({ workers: 1 });
       try {
         const sent = `{ "orderId" : 7.0, "lines": [${'1, '.repeat(2000)}2] }`;
         const entityJson = `{"RequestParams":"","RequestHeaders":"","RequestBody":${sent},"ResponseBody":null}`;
@@ -275,7 +295,7 @@ describe('worker thread pool', () => {
     const reply = (n: number) => `Context.SetResponseEntity({ ResponseBody: ${n} });`;
 
     it('crosses to a thread with its first run only, and again when its cache key comes back with other code', async () => {
-      const runtime = await createQuickJsRuntime({ workers: 1 });
+      const runtime = await openRuntime({ workers: 1 });
       try {
         // A bundle of a few hundred kilobytes, as a packaged TypeScript connector is.
         const bundle = `${'// a long bundle\n'.repeat(20_000)}${reply(1)}`;
@@ -292,7 +312,7 @@ describe('worker thread pool', () => {
     });
 
     it('runs as sent when more connectors ran on the thread than it keeps codes of', async () => {
-      const runtime = await createQuickJsRuntime({ workers: 1 });
+      const runtime = await openRuntime({ workers: 1 });
       try {
         const keys = Array.from({ length: CODES_PER_THREAD + 8 }, (_, i) => i);
         for (const round of [1, 2]) {
@@ -301,10 +321,11 @@ describe('worker thread pool', () => {
       } finally {
         await runtime.close();
       }
-    });
+      // 80 runs, each compiling its code on the thread (the evicted ones again): seconds on a busy machine.
+    }, 60_000);
 
     it('is asked for by a thread that lacks it, and the run then runs it', async () => {
-      const runtime = await createQuickJsRuntime({ workers: 1 });
+      const runtime = await openRuntime({ workers: 1 });
       try {
         let dropped = 0;
         // The first run's message loses its code's text on the way: the pool still believes it sent it.
