@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import Koa from 'koa';
 import type { Context } from 'koa';
 import Router from '@koa/router';
+import type { RouterMiddleware } from '@koa/router';
 import { publicAccess } from './access';
 import { Routes } from './routes';
 
@@ -35,7 +36,7 @@ function both() {
   const theirs = new Router({ prefix: '/api', sensitive: true, strict: true });
   for (const path of PATHS) {
     ours.get(path, publicAccess, answer(`GET ${path}`)).post(path, publicAccess, answer(`POST ${path}`));
-    theirs.get(path, answer(`GET ${path}`) as Router.Middleware).post(path, answer(`POST ${path}`) as Router.Middleware);
+    theirs.get(path, answer(`GET ${path}`) as RouterMiddleware).post(path, answer(`POST ${path}`) as RouterMiddleware);
   }
   return { ours: ours.middleware(), theirs: theirs.routes() as unknown as Koa.Middleware };
 }
