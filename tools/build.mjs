@@ -7,8 +7,8 @@ import { extname, join } from 'node:path';
 import { writeGenerated as writeContextTypes } from './connector-context-types.mjs';
 import { writeGenerated } from './sandbox-globals.mjs';
 
-// The connector globals (libs/sandbox/globals) are compiled into the source the sandbox evaluates.
-if (await writeGenerated()) console.log('generated the connector globals (libs/sandbox/src/globals/sources.generated.ts)');
+// The connector globals (libs/sandbox/guest) are compiled into the source the sandbox evaluates.
+if (await writeGenerated()) console.log('generated the connector globals (libs/sandbox/src/host/sources.generated.ts)');
 // The starter project of `gi connector init` carries the connector types of the examples.
 if (writeContextTypes()) console.log('copied the connector types (apps/cli/src/starter/context-types.generated.ts)');
 

@@ -1,10 +1,10 @@
 import { SecretFilter, type Progress } from '@gi/domain';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, VmCallResult } from 'quickjs-emscripten';
 import { performHttpRequest, type HostHttpResponse } from './connector-http';
-import { GlobalsBridge } from './globals/globals-bridge';
+import { GlobalsBridge } from './host/globals-bridge';
 import { HttpExchangeError, httpCallerOf } from './http-exchange';
-import { RunLimitExceeded, type HostRun } from './globals/host-module';
-import { TimerQueue } from './globals/timer-queue';
+import { RunLimitExceeded, type HostRun } from './host/host-module';
+import { TimerQueue } from './host/timer-queue';
 import type { LogBuffer } from './log-buffer';
 import { ProgressGate } from './progress-gate';
 import { encodeRawBody, rawBodyEncoding, RawBodyRefused } from './raw-request-body';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { ConnectorRunRequest, ConnectorRunResult, JournalEntry } from '@gi/domain';
 import { FakeDurableRun } from './durable/fake-durable-run.fixture';
-import { modulesNamedIn } from './globals/globals-library';
+import { modulesNamedIn } from './host/globals-library';
 import { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
 
 /** The ResponseBody of a run that must succeed. */

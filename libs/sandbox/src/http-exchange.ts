@@ -5,7 +5,7 @@ import { constants as zlib, createBrotliDecompress, createGunzip, createInflate 
 import { isAllowedHost } from '@gi/domain';
 import type { TraceContext } from '@gi/domain';
 import { EgressRefused, pinnedLookup, resolveDestination, type Destination, type ResolveHost } from '@gi/egress';
-import type { HostRun } from './globals/host-module';
+import type { HostRun } from './host/host-module';
 import { RUN_BUDGET } from './run-budget';
 import { formatBytes } from './sandbox-options';
 

@@ -1,6 +1,6 @@
 import { LruMap } from '@gi/domain';
 import { ENGINE_OWN_BYTES } from './engine-instance';
-import { modulesNamedIn } from './globals/globals-library';
+import { modulesNamedIn } from './host/globals-library';
 import type { RunInput } from './run-input';
 import { Sandbox } from './sandbox';
 import { MiB, RUNS_PER_THREAD, type SandboxEnvironment } from './sandbox-options';

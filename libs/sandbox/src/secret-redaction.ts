@@ -59,7 +59,7 @@ export class SecretRedaction {
       journal,
       limits,
       suspendAfterMs,
-      // The sandbox cut the error's name and message (libs/sandbox/globals/durable.ts) before they got here.
+      // The sandbox cut the error's name and message (libs/sandbox/guest/durable.ts) before they got here.
       record: (step) =>
         durable.record(
           step.status === 'done' ? step : { ...step, error: { name: this.redactCut(step.error.name, STEP_ERROR_NAME_CHARS), message: this.redactCut(step.error.message, RUN_BUDGET.errorMessageChars) } },

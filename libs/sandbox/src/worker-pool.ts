@@ -9,7 +9,7 @@ import { WORKER_MEMORY_BUDGET_BYTES, WORKER_STACK_MB, WORKER_YOUNG_GENERATION_MB
 import { workerRunInput, type FromWorker, type SandboxWorkerData, type ToWorker } from './sandbox-worker.protocol';
 import { CodeIds, SentCodes } from './worker-code';
 import type { WorkerScript } from './worker-script';
-import { generateKeyHere } from './globals/crypto.host';
+import { generateKeyHere } from './host/crypto.host';
 
 export interface WorkerPoolOptions {
   size: number;

@@ -1,4 +1,4 @@
-import { SandboxError } from '../globals/host-module';
+import { SandboxError } from '../host/host-module';
 import { durationMs, MAX_WAIT_MS, shown } from './durations';
 
 export const BACKOFFS = ['constant', 'linear', 'exponential'] as const;

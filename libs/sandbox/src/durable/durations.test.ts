@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { SandboxError } from '../globals/host-module';
+import { SandboxError } from '../host/host-module';
 import { DEFAULT_EVENT_TIMEOUT_MS, eventTimeoutMs, MAX_RETRIES, retryDelayMs, stepOptions, type Backoff } from './durable-options';
 import { durationMs, MAX_WAIT_MS, wakeTime } from './durations';
 

@@ -1,4 +1,4 @@
-import { SandboxError } from '../globals/host-module';
+import { SandboxError } from '../host/host-module';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -1,7 +1,7 @@
 import { isValidStepName, MAX_STEP_NAME_CHARS } from '@gi/domain';
 import type { DurableRun, JournalEntry, StepError, StepKind, StepRecord, WaitReason } from '@gi/domain';
-import type { DurablePlan, StepOutcome } from '../../globals/internal/durable-plans';
-import { SandboxError } from '../globals/host-module';
+import type { DurablePlan, StepOutcome } from '../../guest/internal/durable-plans';
+import { SandboxError } from '../host/host-module';
 import { nestsDeeperThan, RUN_BUDGET } from '../run-budget';
 import { limitVerdict, type Verdict } from '../run-verdict';
 import { formatBytes } from '../sandbox-options';

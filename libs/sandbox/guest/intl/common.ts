@@ -1,6 +1,6 @@
 /** What the Intl modules share: the host's functions, the wire types, the option schemas, and ToLength and ToPrimitive. */
 
-/** The host functions of this module (libs/sandbox/src/globals/intl.host.ts). */
+/** The host functions of this module (libs/sandbox/src/host/intl.host.ts). */
 export interface IntlHost {
   /**
    * Checks a configuration (`[locales, options]` as JSON) of a kind of object, with Node's errors.

@@ -44,7 +44,7 @@ import {
 import { formDataClass } from './fetch/form-data';
 import { headersClass } from './fetch/headers';
 
-/** The host functions of this module (libs/sandbox/src/globals/fetch.host.ts). */
+/** The host functions of this module (libs/sandbox/src/host/fetch.host.ts). */
 interface FetchHost {
   /** Sends a request (`Wire` as JSON text): the response's head as JSON text (`Head`); its body waits for `take(id)`. */
   send(request: string, body: ArrayBuffer | undefined, id: number): Promise<string>;

@@ -8,7 +8,7 @@ import type { Global, LazyModule } from './internal/global';
 import { defineGlobal, resolvePath } from './internal/global';
 import type { Internals, PlatformClass } from './internal/internals';
 
-/** The host functions of this module (libs/sandbox/src/globals/core.host.ts). */
+/** The host functions of this module (libs/sandbox/src/host/core.host.ts). */
 interface CoreHost {
   /** Starts timer `id`: the host calls `fire(id)` once `delayMs` passed (and every `delayMs` after, when repeating). */
   schedule(id: number, delayMs: number, repeat: boolean): void;

@@ -1,4 +1,4 @@
-import { MAX_UNITS_PER_CALL, tooLarge } from '../../globals/internal/limits';
+import { MAX_UNITS_PER_CALL, tooLarge } from '../../guest/internal/limits';
 import { HttpExchangeError, httpCallerOf, sendHttp } from '../http-exchange';
 import { SandboxError, type GlobalsModule, type HostRun } from './host-module';
 

@@ -5,7 +5,7 @@ import { requireArguments } from '../internal/webidl';
 import type { blobClasses } from './blob';
 import { bufferOf, concatBytes, copyBytes, defineProperty, floor, isObject, parse, push, random, replace, splice, test, toLowerCase, type Entry } from './common';
 
-/** A part of a multipart body, as the host finds it (libs/sandbox/src/globals/fetch.host.ts). */
+/** A part of a multipart body, as the host finds it (libs/sandbox/src/host/fetch.host.ts). */
 interface Part {
   name: string;
   filename?: string;

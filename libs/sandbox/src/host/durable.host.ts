@@ -1,4 +1,4 @@
-import { ANSWER, type DurablePlan, type StepOutcome } from '../../globals/internal/durable-plans';
+import { ANSWER, type DurablePlan, type StepOutcome } from '../../guest/internal/durable-plans';
 import { RunJournal } from '../durable/run-journal';
 import type { GlobalsModule, HostRun } from './host-module';
 
@@ -15,7 +15,7 @@ const journalOf = (run: HostRun): RunJournal =>
 const text = (plan: DurablePlan): string => (plan.do === 'answer' ? ANSWER + (plan.json ?? '') : JSON.stringify(plan));
 const sent = (plan: DurablePlan | Promise<DurablePlan>): string | Promise<string> => (plan instanceof Promise ? plan.then(text) : text(plan));
 
-/** `Context.Step`, `Sleep`, `SleepUntil`, `WaitForEvent` and `NonRetryableError` (libs/sandbox/globals/durable.ts). */
+/** `Context.Step`, `Sleep`, `SleepUntil`, `WaitForEvent` and `NonRetryableError` (libs/sandbox/guest/durable.ts). */
 export const durableModule: GlobalsModule = {
   name: 'durable',
   globals: [],

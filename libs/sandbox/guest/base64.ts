@@ -7,7 +7,7 @@ import { defineGlobal } from './internal/global';
 import { MAX_UNITS_PER_CALL, tooLarge } from './internal/limits';
 import { domString, requireArguments } from './internal/webidl';
 
-/** The host functions of this module (libs/sandbox/src/globals/base64.host.ts); both throw InvalidCharacterError DOMExceptions. */
+/** The host functions of this module (libs/sandbox/src/host/base64.host.ts); both throw InvalidCharacterError DOMExceptions. */
 interface Base64Host {
   atob(data: string): string;
   btoa(data: string): string;

@@ -25,7 +25,7 @@ interface UrlRecord {
 
 type Pair = [string, string];
 
-/** The host functions of this module (libs/sandbox/src/globals/url.host.ts). */
+/** The host functions of this module (libs/sandbox/src/host/url.host.ts). */
 interface UrlHost {
   /** The URL parsed against `base`; null when it is not a valid URL. */
   parse(input: string, base: string | undefined): UrlRecord | null;

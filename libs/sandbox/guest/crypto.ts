@@ -8,7 +8,7 @@
 import type { Global } from './internal/global';
 import { defineGlobal } from './internal/global';
 
-/** What the host tells of a key it holds (libs/sandbox/src/globals/crypto-keys.ts). */
+/** What the host tells of a key it holds (libs/sandbox/src/host/crypto-keys.ts). */
 interface KeyInfo {
   id: string;
   type: string;
@@ -23,7 +23,7 @@ type Result<T> = Promise<T>;
 /** A KeyInfo, or `{publicKey, privateKey}` of two, as JSON text (an object would meet a connector's Object.prototype.then on the way). */
 type KeysText = string;
 
-/** The host functions of this module (libs/sandbox/src/globals/crypto.host.ts); `extras` are the bytes an algorithm names. */
+/** The host functions of this module (libs/sandbox/src/host/crypto.host.ts); `extras` are the bytes an algorithm names. */
 interface CryptoHost {
   random(length: number): ArrayBuffer;
   randomUUID(): string;

@@ -11,7 +11,7 @@ import type { Internals } from './internal/internals';
 import { ANSWER, type DurablePlan, type StepOutcome, type StepTimeout } from './internal/durable-plans';
 import { uncurry } from './internal/primordials';
 
-/** The host functions of this module (libs/sandbox/src/globals/durable.host.ts); each answers a plan as text (see ANSWER). */
+/** The host functions of this module (libs/sandbox/src/host/durable.host.ts); each answers a plan as text (see ANSWER). */
 interface DurableHost {
   step(name: string | null, options: unknown): string;
   /** The step's outcome as its items, in place (an array would cross as JSON). */

@@ -51,7 +51,7 @@ export class SandboxError extends Error {
 /** Thrown by `HostRun.exceeded`: the run ends with a limit verdict. */
 export class RunLimitExceeded extends Error {}
 
-/** The host side of one module of connector globals (its sandbox side: libs/sandbox/globals/<name>.ts). */
+/** The host side of one module of connector globals (its sandbox side: libs/sandbox/guest/<name>.ts). */
 export interface GlobalsModule {
   name: string;
   /** The globals it defines: naming one in a connector's code loads it ahead, into the memory image. */

@@ -12,7 +12,7 @@ import { MAX_UNITS_PER_CALL, tooLarge } from './internal/limits';
 import { uncurry } from './internal/primordials';
 import { defineInterface, dictionary, domString, requireArguments } from './internal/webidl';
 
-/** The host functions of this module (libs/sandbox/src/globals/encoding.host.ts). */
+/** The host functions of this module (libs/sandbox/src/host/encoding.host.ts). */
 interface EncodingHost {
   /** The UTF-8 bytes of a well-formed string. */
   encode(text: string): ArrayBuffer;

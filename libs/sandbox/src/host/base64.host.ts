@@ -1,4 +1,4 @@
-import { MAX_UNITS_PER_CALL, tooLarge } from '../../globals/internal/limits';
+import { MAX_UNITS_PER_CALL, tooLarge } from '../../guest/internal/limits';
 import { SandboxError, type GlobalsModule } from './host-module';
 
 /** `atob` and `btoa`, exactly as the HTML standard defines them; Buffer does the conversion. */

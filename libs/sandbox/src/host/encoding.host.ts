@@ -1,4 +1,4 @@
-import { MAX_UNITS_PER_CALL, tooLarge } from '../../globals/internal/limits';
+import { MAX_UNITS_PER_CALL, tooLarge } from '../../guest/internal/limits';
 import { SandboxError, type GlobalsModule, type HostRun } from './host-module';
 
 /** Decoders a run may have in the middle of a stream at once; one more ends the run (streams left unfinished in a loop are a bug). */
