@@ -254,10 +254,14 @@ describe('fetch, Request, Response, Headers', () => {
     });
     expect(Date.now() - started).toBeLessThan(1500);
     expect(api.seen.map((s) => s.url)).not.toContain('/slow?before');
-    // Each aborted exchange closed its connection (the server hears it when its loop gets to it: a busy machine delays that).
+    // Each aborted exchange the server received closed its connection (the server hears it when its loop
+    // gets to it: a busy machine delays that). On a busy machine a 50 ms abort can also come before the
+    // request left, which the server then never sees: only what reached it is held to this.
     const aborted = ['/slow?during', '/slow?reason', '/slow?timeout', '/slow?request'];
-    for (const until = Date.now() + 3000; !aborted.every((url) => api.closed.includes(url)) && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(api.closed).toEqual(expect.arrayContaining(aborted));
+    const reached = () => aborted.filter((url) => api.seen.some((s) => s.url === url));
+    for (const until = Date.now() + 3000; !reached().every((url) => api.closed.includes(url)) && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(reached().length).toBeGreaterThan(0);
+    expect(api.closed).toEqual(expect.arrayContaining(reached()));
   });
 
   it('times out at the HTTP time limit with a TypeError', async () => {
