@@ -1,13 +1,12 @@
 /**
  * Mutation check of the domain, use-cases, gateway and executor packages against the small jest tier
- * (docs/testing.md). `npm run test:mutation` runs all four; `MUTATE=libs/domain npm run test:mutation` one package
- * (a full run on two cores takes long). Kept out of `npm test`.
- */
-/**
- * Each package and the small tests that run against its mutants: its own, and those elsewhere written for it.
- * Not the whole small tier: loading a hundred test files per mutant takes hours on two shared cores, and a mutant
- * only an unrelated test happens to kill is not one the package's tests guard against. `MUTATION_TESTS=all` runs
- * every small test instead.
+ * (docs/testing.md). `npm run test:mutation` runs all four; `MUTATE=libs/domain` one package, and
+ * `MUTATE=libs/domain/src/quotas.ts,libs/domain/src/lru-map.ts` some of its files (a full run on two shared cores
+ * takes hours). Kept out of `npm test`.
+ *
+ * Each package's mutants face the small tests written for it: its own, and those elsewhere that test it. Not the whole
+ * small tier: loading a hundred test files per mutant is slow, and a mutant that only an unrelated test happens to
+ * kill is not one the package's tests guard against. `MUTATION_TESTS=all` runs every small test instead.
  */
 const TESTS = {
   'libs/domain': ['libs/domain/src/**/*.test.ts'],
@@ -17,18 +16,20 @@ const TESTS = {
 };
 const PACKAGES = Object.keys(TESTS);
 const chosen = process.env.MUTATE ? process.env.MUTATE.split(',').map((p) => p.trim().replace(/\/$/, '')) : PACKAGES;
-const unknown = chosen.filter((p) => !PACKAGES.includes(p));
-if (unknown.length > 0) throw new Error(`MUTATE names no mutated package: ${unknown.join(', ')} (one of ${PACKAGES.join(', ')})`);
-const testMatch = process.env.MUTATION_TESTS === 'all' ? undefined : chosen.flatMap((p) => TESTS[p]).map((glob) => `<rootDir>/${glob}`);
-const slug = chosen.length === PACKAGES.length ? 'all' : chosen.map((p) => p.replace('/', '-')).join('+');
+const packageOf = (target) => PACKAGES.find((p) => target === p || target.startsWith(`${p}/src/`));
+const unknown = chosen.filter((target) => !packageOf(target));
+if (unknown.length > 0) throw new Error(`MUTATE names nothing mutated: ${unknown.join(', ')} (packages ${PACKAGES.join(', ')}, or files in them)`);
+const packages = [...new Set(chosen.map(packageOf))];
+const testMatch = process.env.MUTATION_TESTS === 'all' ? undefined : packages.flatMap((p) => TESTS[p]).map((glob) => `<rootDir>/${glob}`);
+const slug = process.env.MUTATE ? chosen.map((target) => target.replace(/\.ts$/, '').replace(/\//g, '-')).join('+') : 'all';
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'jest',
-  // findRelatedTests: each run (the first, coverage-taking one too) runs only the small tests that import the mutated files.
-  jest: { projectType: 'custom', configFile: 'jest.mutation.config.js', enableFindRelatedTests: true, config: testMatch ? { testMatch } : {} },
+  // Per-test coverage already picks each mutant's tests; jest's findRelatedTests would add a dependency walk to every run.
+  jest: { projectType: 'custom', configFile: 'jest.mutation.config.js', enableFindRelatedTests: false, config: testMatch ? { testMatch } : {} },
   mutate: [
-    ...chosen.map((p) => `${p}/src/**/*.ts`),
+    ...chosen.map((target) => (PACKAGES.includes(target) ? `${target}/src/**/*.ts` : target)),
     '!**/*.test.ts',
     '!**/*.security.ts',
     '!**/*.e2e.ts',
