@@ -29,7 +29,7 @@ function deps(cancelled: boolean, status: InvocationStatus | null, refused: BusM
 const refusal = (run: () => Promise<unknown>) =>
   run().then(
     () => 'resolved',
-    (error: GiError) => ({ code: error.code, detail: error.detail, extensions: error.extensions }),
+    (error: GiError) => ({ code: error.code, title: error.title, detail: error.detail, extensions: error.extensions }),
   );
 
 describe('cancelInvocation', () => {
@@ -65,6 +65,7 @@ describe('cancelInvocation', () => {
     const { deps: cancelDeps, published } = deps(false, 'Completed');
     expect(await refusal(() => cancelInvocation(cancelDeps, ref, 'caller'))).toEqual({
       code: 'already_finished',
+      title: 'Already finished',
       detail: 'The invocation already finished (Completed); there is nothing left to cancel.',
       extensions: { invocationId: 'inv-1', status: 'Completed' },
     });
@@ -76,6 +77,7 @@ describe('cancelInvocation', () => {
     const long = { ...ref, id: `${'x'.repeat(80)}tail` };
     expect(await refusal(() => cancelInvocation(cancelDeps, long, 'caller'))).toEqual({
       code: 'not_found',
+      title: 'Not found',
       detail: `No invocation '${'x'.repeat(80)}' exists for this bot (unknown or expired).`,
       extensions: {},
     });
