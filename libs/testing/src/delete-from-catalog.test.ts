@@ -70,14 +70,14 @@ describe('deleting from the catalog', () => {
 
   it('deletes a whole bot when forced: its runs cancelled, then its tokens, files, catalog, secrets and invocations', async () => {
     const { store, inv, deps } = await worldWithAWaitingRun();
+    const files = { deleteBot: jest.fn(async (_botId: string) => undefined) };
     const deletions = [
       jest.spyOn(store.tokens, 'deleteAll'),
-      jest.fn(async (_botId: string) => undefined),
+      files.deleteBot,
       jest.spyOn(store.catalog, 'deleteBot'),
       jest.spyOn(store.secrets, 'deleteAll'),
       jest.spyOn(store.invocations, 'deleteBot'),
     ];
-    const files = { deleteBot: deletions[1] };
     expect(await deleteBot({ ...deps, files }, 'bot-a', true)).toEqual({ cancelled: 1 });
     for (const deletion of deletions) expect(deletion.mock.calls).toEqual([['bot-a']]);
     // In this order: no call accepted once the tokens are gone, and the files' space freed before the store writes.
