@@ -40,7 +40,8 @@ export function targets(rows, outsideNotice) {
   const one1 = byId.get('embedded-sync-sequential');
   const accept = byId.get('distributed-accept');
   const [one, two] = [byId.get('distributed-drain-1'), byId.get('distributed-drain-2')];
-  const check = (target, measuredRows, measured, ok) => ({ target, measuredRows, ...(measuredRows.every(Boolean) ? { measured: measured(), result: ok() ? 'met' : 'not met' } : {}) });
+  // A row that answered no call (no CPU per call) is not measured.
+  const check = (target, measuredRows, measured, ok) => ({ target, measuredRows, ...(measuredRows.every((row) => row && row.rps !== 0) ? { measured: measured(), result: ok() ? 'met' : 'not met' } : {}) });
   const step = byId.get('durable-step-cpu');
   const [forward, largeBody, unread, smallBody] = ['embedded-sync-fetch-c50', 'embedded-sync-large-body-c50', 'embedded-sync-large-body-unread-c50', 'embedded-sync-c50'].map((id) => byId.get(id));
   const replay = byId.get('durable-replay');
