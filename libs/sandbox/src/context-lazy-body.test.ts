@@ -67,6 +67,7 @@ describe.each([
         json: JSON.stringify(entity),
         same: entity.RequestBody === body && Context.GetRequestEntity() === entity,
         spread: { ...body }.lines.length,
+        clone: structuredClone(Context.GetRequestEntity()).RequestBody.customer.name,
         inOperator: 'flag' in body && !('missing' in body),
       } });`);
     expect(result).toMatchObject({
@@ -79,6 +80,7 @@ describe.each([
         json: JSON.stringify(JSON.parse(entityJson(BODY))),
         same: true,
         spread: 80,
+        clone: 'Zoë 🚀',
         inOperator: true,
       },
     });
