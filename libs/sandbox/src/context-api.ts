@@ -420,13 +420,23 @@ export class ContextApi {
    */
   private installLazyBody(): QuickJSHandle {
     const ctx = this.ctx;
-    const served = (fn: (body: string) => QuickJSHandle) => () => {
+    const served = (fn: (body: string, args: QuickJSHandle[]) => QuickJSHandle) => (...args: QuickJSHandle[]) => {
       const state = this.state;
       if (state?.stopped) return { error: ctx.newError('The run is ending.') };
       if (!state?.lazyBody) return { error: ctx.newError('The request body is not available.') };
-      return fn(state.lazyBody);
+      return fn(state.lazyBody, args);
     };
-    const text = ctx.newFunction('bodyText', served((body) => ctx.newString(body)));
+    // The whole text, or the slice [start, end) of it (a member's value); the helper alone calls this, but it checks what it gets.
+    const text = ctx.newFunction(
+      'bodyText',
+      served((body, [start, end]) => {
+        if (start === undefined) return ctx.newString(body);
+        const from = ctx.typeof(start) === 'number' ? ctx.getNumber(start) : NaN;
+        const to = end !== undefined && ctx.typeof(end) === 'number' ? ctx.getNumber(end) : NaN;
+        if (!(Number.isInteger(from) && Number.isInteger(to) && from >= 0 && from <= to && to <= body.length)) return ctx.newString('');
+        return ctx.newString(body.slice(from, to));
+      }),
+    );
     const members = ctx.newFunction(
       'bodyMembers',
       served((body) => {

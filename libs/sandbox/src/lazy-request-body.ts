@@ -113,8 +113,10 @@ function valueEnd(text: string, at: number): number {
 
 /**
  * Evaluated in the sandbox once, before any connector code exists (so what it captures cannot have
- * been replaced): given the host functions `bodyText()` and `bodyMembers()` (the members as JSON, or
- * null to parse the text whole), it returns the function that makes an entity's `RequestBody` lazy.
+ * been replaced): given the host functions `bodyText(start, end)` (the body's text, or that slice of
+ * it: a member's value is copied into the sandbox when read, not the whole body) and `bodyMembers()`
+ * (the members as JSON, or null to parse the text whole), it returns the function that makes an
+ * entity's `RequestBody` lazy.
  * Descriptors have no prototype: a connector's `Object.prototype.get` must not turn them into accessors.
  */
 export const LAZY_BODY_SOURCE = `(function (bodyText, bodyMembers) {
@@ -122,7 +124,6 @@ export const LAZY_BODY_SOURCE = `(function (bodyText, bodyMembers) {
   const parse = JSON.parse;
   const defineProperty = Object.defineProperty;
   const isFrozen = Object.isFrozen;
-  const slice = Function.prototype.call.bind(String.prototype.slice);
   const data = (value) => ({ __proto__: null, value, writable: true, enumerable: true, configurable: true });
   function lazy(target, key, make) {
     let value;
@@ -156,15 +157,14 @@ export const LAZY_BODY_SOURCE = `(function (bodyText, bodyMembers) {
     });
   }
   function body() {
-    const text = bodyText();
     const members = bodyMembers();
-    if (members === null) return parse(text);
+    if (members === null) return parse(bodyText());
     const list = parse(members);
     const object = {};
     for (let i = 0; i < list.length; i += 3) {
       const start = list[i + 1];
       const end = list[i + 2];
-      lazy(object, list[i], () => parse(slice(text, start, end)));
+      lazy(object, list[i], () => parse(bodyText(start, end)));
     }
     return object;
   }
