@@ -1,9 +1,10 @@
 /**
  * `RequestBody` read lazily. A large JSON body parsed whole by QuickJS's `JSON.parse` was most of the
  * cost of a run (a 93 KB body: about 60%), paid even by connectors that never look at it or read one
- * field. So a JSON object body at least LAZY_BODY_CHARS long reaches the sandbox as text: the entity's
- * `RequestBody` is parsed on its first read, and then each of the body's own members on its first
- * read, from its slice of the text. The members are found on the host, by a scan that parses nothing.
+ * field. So a JSON object body at least LAZY_BODY_CHARS long is left out of the entity's parse: the
+ * entity's `RequestBody` is made on its first read, and then each of the body's own members on its
+ * first read, from its slice of the text, copied into the sandbox then. The members are found on the
+ * host, by a scan that parses nothing.
  *
  * What connector code sees is the same value: a plain object with the same members in the same order.
  * A member not read yet is an accessor that turns into a plain data property when read or written.
