@@ -1,5 +1,5 @@
 /**
- * What a connector's run costs in CPU, for the work of issue 35's rows without HTTP or store: the ack
+ * What a connector's run costs in CPU, for the work of the bench's large-body and forwarding rows without HTTP or store: the ack
  * connector with a small body, the same with a 93 KB order (it reads one field), a connector that never
  * reads that order, and one forwarding the small order with fetch to a loopback API (16 runs in flight,
  * as runs waiting on HTTP share a thread). CPU is the whole process's (user + system) per run, the
