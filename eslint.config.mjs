@@ -39,7 +39,7 @@ const depConstraints = ({ tests = false, adapters = false } = {}) => [
 ];
 
 export default [
-  { ignores: ['**/node_modules/**', 'dist/**', 'coverage/**', '.nx/**', 'examples/**', '.ci/**'] },
+  { ignores: ['**/node_modules/**', 'dist/**', 'coverage/**', '.nx/**', 'examples/**', '.ci/**', 'reports/**', '.stryker-tmp/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -23,7 +23,9 @@ const transform = {
   [`/node_modules/(${ESM_PACKAGES.join('|')})/.+\\.js$`]: ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
 };
 const transformIgnorePatterns = [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`];
-const common = { testEnvironment: 'node', transform, transformIgnorePatterns, moduleNameMapper: { ...pathsToModuleNameMapper(), ...ESM_ENTRIES }, rootDir: __dirname };
+/** The mutation check's copies of the repository (stryker.config.mjs), while one runs. */
+const modulePathIgnorePatterns = ['<rootDir>/.stryker-tmp/'];
+const common = { testEnvironment: 'node', transform, transformIgnorePatterns, modulePathIgnorePatterns, moduleNameMapper: { ...pathsToModuleNameMapper(), ...ESM_ENTRIES }, rootDir: __dirname };
 const setup = { setupFilesAfterEnv: ['<rootDir>/apps/e2e/src/jest.setup.ts'] };
 
 /** The adapters whose own tests run the technology they wrap. */

@@ -4,13 +4,18 @@ import { CORES } from './machine.mjs';
 
 const cell = (value, unit = '') => (value === null || value === undefined || Number.isNaN(value) ? '' : `${value}${unit}`);
 const percent = (ratio) => `${Math.round(ratio * 100)}%`;
+/** The forwarding row's req/s before the work on forwarding (docs/benchmarks.md, the run of that day): its target is 3x this. */
+const FORWARD_RPS_BEFORE = 989;
+/** The heading of the hand-written part of docs/benchmarks.md that a run keeps (see `markdown`). */
+export const KEPT_HEADING = '## Before and after';
 
-/** The row's req/s as a share of the ceiling's at the concurrency it is compared with. */
+/** The row's req/s as a share of its ceiling's (the same work without store or sandbox), and its CPU per request as a multiple of the ceiling's. */
 function ratioCell(row, rowsById) {
   if (row.isCeiling) return 'ceiling';
   const ceiling = row.against && rowsById.get(`ceiling-${row.against}`);
   if (!ceiling?.rps || !row.rps) return '';
-  return `${percent(row.rps / ceiling.rps)} of ${row.against}`;
+  const cpu = row.cpu && ceiling.cpu ? `, ${(row.cpu / ceiling.cpu).toFixed(1)}x CPU` : '';
+  return `${percent(row.rps / ceiling.rps)} of ${row.against}${cpu}`;
 }
 
 export function table(rows) {
@@ -35,14 +40,22 @@ export function targets(rows, outsideNotice) {
   const one1 = byId.get('embedded-sync-sequential');
   const accept = byId.get('distributed-accept');
   const [one, two] = [byId.get('distributed-drain-1'), byId.get('distributed-drain-2')];
-  const check = (target, measuredRows, measured, ok) => ({ target, measuredRows, ...(measuredRows.every(Boolean) ? { measured: measured(), result: ok() ? 'met' : 'not met' } : {}) });
+  // A row that answered no call (no CPU per call) is not measured.
+  const check = (target, measuredRows, measured, ok) => ({ target, measuredRows, ...(measuredRows.every((row) => row && row.rps !== 0) ? { measured: measured(), result: ok() ? 'met' : 'not met' } : {}) });
   const step = byId.get('durable-step-cpu');
+  const [forward, largeBody, unread, smallBody] = ['embedded-sync-fetch-c50', 'embedded-sync-large-body-c50', 'embedded-sync-large-body-unread-c50', 'embedded-sync-c50'].map((id) => byId.get(id));
   const replay = byId.get('durable-replay');
   const list = [
     { target: "Embedded sync, c=50: >= 40% of the ceiling's req/s", measuredRows: [sync, ceiling], ...shareVerdict(sync, ceiling, 0.4) },
     { target: 'Embedded sync, c=50: p99 <= 25 ms', measuredRows: [sync], ...tailVerdict(sync, 50, 25) },
     check('Embedded sync, one caller: p50 <= 0.6 ms', [one1], () => `${one1.p50} ms`, () => one1.p50 <= 0.6),
     check('Poll wake latency: p99 <= 20 ms', [wake], () => `${wake.p99} ms`, () => wake.p99 <= 20),
+    check('Forwarding with fetch to a loopback API: <= 400 µs of service CPU per call', [forward], () => `${forward.cpu} µs`, () => forward.cpu !== null && forward.cpu <= 400),
+    check(`Forwarding with fetch, c=50: >= 3x the ${FORWARD_RPS_BEFORE} req/s of the run before`, [forward], () => `${forward.rps} req/s (${(forward.rps / FORWARD_RPS_BEFORE).toFixed(1)}x)`, () => forward.rps >= 3 * FORWARD_RPS_BEFORE),
+    check('About 90 KB of JSON body, a connector reading one field: <= 1,400 µs of service CPU per call', [largeBody], () => `${largeBody.cpu} µs`, () => largeBody.cpu !== null && largeBody.cpu <= 1400),
+    check('The same body, a connector that never reads it: at most 2x the CPU of a small body', [unread, smallBody], () => `${unread.cpu} µs (${(unread.cpu / smallBody.cpu).toFixed(1)}x)`, () => unread.cpu <= 2 * smallBody.cpu),
+    check('Trivial transform, c=50: <= 120 µs of service CPU per call', [smallBody], () => `${smallBody.cpu} µs`, () => smallBody.cpu !== null && smallBody.cpu <= 120),
+    check('One caller at a time: mean <= 0.4 ms', [one1], () => `${one1.mean} ms`, () => one1.mean <= 0.4),
     check('Durable step on SQLite: <= 30 µs of service CPU per step', [step], () => `${step.cpu} µs`, () => step.cpu !== null && step.cpu <= 30),
     check('Durable replay of 10,000 finished steps: < 1 s', [replay], () => `${replay.p50} ms`, () => replay.p50 < 1000),
     check('Distributed async accept (publisher confirms): >= 3,000 req/s', [accept], () => `${accept.rps} req/s`, () => accept.rps >= 3000),
@@ -141,7 +154,8 @@ function processesVerdict(one, two, ceiling) {
   };
 }
 
-export function markdown({ method, machine, rows, notes, reproduce, outsideNotice }) {
+/** `kept`: the hand-written sections of the file this run replaces (from KEPT_HEADING on), carried over. */
+export function markdown({ method, machine, rows, notes, reproduce, outsideNotice, kept = '' }) {
   return `# Benchmarks
 
 Written by \`npm run bench\` (tools/bench/run.mjs); do not edit by hand.
@@ -169,5 +183,5 @@ ${notes.join('\n\n')}
 ## Reproduce
 
 ${reproduce}
-`;
+${kept ? `\n${kept.trimEnd()}\n` : ''}`;
 }

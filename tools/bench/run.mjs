@@ -5,7 +5,7 @@
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,7 +13,7 @@ import { brokerPid, brokerVersion, deleteTopology, watchQueue } from './broker.m
 import { brokerCosts, IN_FLIGHT } from './broker-costs.mjs';
 import { CORES, describeMachine } from './machine.mjs';
 import { canPin, childPids, cpuMicros, cpuReading, machineBusyMicros, ownCpuMicros, rssMb, startNode, stop, stopAll } from './processes.mjs';
-import { markdown, table, targets } from './report.mjs';
+import { KEPT_HEADING, markdown, table, targets } from './report.mjs';
 import { sequentialLatency } from './sequential.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -33,6 +33,10 @@ const SLEEPY = `const end = Date.now() + 20; while (Date.now() < end) {}\n${ACK}
 const forwarding = (apiUrl) => `const entity = Context.GetRequestEntity();
 const answer = await fetch('${apiUrl}/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(entity.RequestBody) });
 entity.ResponseBody = await answer.json();
+Context.SetResponseEntity(entity);`;
+/** Replies without ever reading RequestBody: what a body's size costs a connector that does not look at it. */
+const IGNORE_BODY = `const entity = Context.GetRequestEntity();
+entity.ResponseBody = { Status: 'Accepted' };
 Context.SetResponseEntity(entity);`;
 /** Durable steps per call of the step-cost row: the ack connector after this many journalled steps. */
 const STEPS_PER_CALL = 20;
@@ -188,9 +192,10 @@ function record(row) {
   return row;
 }
 
-async function measureHttp(id, name, url, { connections, token, services, broker, body, headers }) {
+/** `against`: the ceiling row the row is compared with (`ceiling-<against>`); the one at the same concurrency by default. */
+async function measureHttp(id, name, url, { connections, token, services, broker, body, headers, against = `c=${connections}` }) {
   const run = await loadRun(url, { connections, token, body, headers }, services, broker);
-  return httpRow(id, name, `c=${connections}`, run, services);
+  return httpRow(id, name, against, run, services);
 }
 
 /** One caller's sync calls in sequence, timed to the microsecond (autocannon keeps whole milliseconds). */
@@ -205,6 +210,7 @@ async function measureSequential(service, token) {
     name: `embedded sync, ack connector, one caller timed to the µs (${SEQUENTIAL_CALLS} calls in sequence)`,
     against: 'c=1',
     rps: Math.round(run.calls / run.seconds),
+    mean: ms((run.seconds * 1000) / run.calls),
     p50: ms(run.p50),
     p99: ms(run.p99),
     errors: 0,
@@ -396,11 +402,17 @@ const webhook = (base, integration, async = false) =>
 // Scenarios
 
 async function ceilingScenario() {
-  const ceiling = await startNode([join(ROOT, 'tools/bench/ceiling.mjs')], { PATH: process.env.PATH });
+  const api = await startNode([join(ROOT, 'tools/bench/mock-api.mjs')], { PATH: process.env.PATH });
+  const ceiling = await startNode([join(ROOT, 'tools/bench/ceiling.mjs')], { PATH: process.env.PATH, DOWNSTREAM_URL: api.url });
   for (const connections of [1, 50]) {
     const run = await loadRun(ceiling.url, { connections }, [ceiling]);
     httpRow(`ceiling-c=${connections}`, `ceiling: bare Koa, same transform, c=${connections}`, null, run, [ceiling]).isCeiling = true;
   }
+  const large = await loadRun(ceiling.url, { connections: 50, body: LARGE_BODY }, [ceiling]);
+  httpRow('ceiling-large-body', `ceiling: bare Koa, the same ${Math.round(LARGE_BODY.length / 1000)} KB JSON body parsed, one field read, c=50`, null, large, [ceiling]).isCeiling = true;
+  const forward = await loadRun(`${ceiling.url}/forward`, { connections: 50 }, [ceiling]);
+  httpRow('ceiling-fetch', 'ceiling: bare Koa, the order forwarded with fetch to the same downstream API, c=50', null, forward, [ceiling]).isCeiling = true;
+  await Promise.all([stop(ceiling), stop(api)]);
 }
 
 async function embeddedScenario() {
@@ -409,6 +421,7 @@ async function embeddedScenario() {
   const service = await startService('up', [], { DATA_DIR: newDataDir(), EMBEDDED_PROCESSES: '1', CONNECTOR_TRUSTED_ADDRESSES: '127.0.0.1' });
   const token = await setUp(service.url);
   await admin(service.url, 'PUT', '/bots/bench/integrations/forward', { entityName: 'Order', code: forwarding(api.url), allowedHosts: ['127.0.0.1'] });
+  await admin(service.url, 'PUT', '/bots/bench/integrations/ignore-body', { entityName: 'Order', code: IGNORE_BODY });
   const services = [service];
   for (const connections of [1, 50]) {
     await measureHttp(`embedded-sync-c${connections}`, `embedded sync, ack connector, c=${connections}`, webhook(service.url, 'ack'), { connections, token, services });
@@ -419,8 +432,10 @@ async function embeddedScenario() {
     headers: await githubIntegration(service.url),
   });
   await measureHttp('embedded-sync-bundle-c50', `embedded sync, ack connector in a ${Math.round(BUNDLED.length / 1000)} KB bundle, c=50`, webhook(service.url, 'bundled'), { connections: 50, token, services });
-  await measureHttp('embedded-sync-large-body-c50', `embedded sync, ack connector, ${Math.round(LARGE_BODY.length / 1000)} KB JSON body, c=50`, webhook(service.url, 'ack'), { connections: 50, token, services, body: LARGE_BODY });
-  await measureHttp('embedded-sync-fetch-c50', 'embedded sync, connector forwarding with fetch to a downstream API on loopback, c=50', webhook(service.url, 'forward'), { connections: 50, token, services });
+  const kb = Math.round(LARGE_BODY.length / 1000);
+  await measureHttp('embedded-sync-large-body-c50', `embedded sync, ack connector (reads one field), ${kb} KB JSON body, c=50`, webhook(service.url, 'ack'), { connections: 50, token, services, body: LARGE_BODY, against: 'large-body' });
+  await measureHttp('embedded-sync-large-body-unread-c50', `embedded sync, connector that never reads RequestBody, ${kb} KB JSON body, c=50`, webhook(service.url, 'ignore-body'), { connections: 50, token, services, body: LARGE_BODY, against: 'large-body' });
+  await measureHttp('embedded-sync-fetch-c50', 'embedded sync, connector forwarding with fetch to a downstream API on loopback, c=50', webhook(service.url, 'forward'), { connections: 50, token, services, against: 'fetch' });
   await measureSequential(service, token);
   await embeddedAsync(service, token);
   await pollWake(service, token);
@@ -803,7 +818,10 @@ async function main() {
 
   console.log(`\n${table(rows)}\n\n${targets(rows, OUTSIDE_LOAD_NOTICE)}\n\n${notes.join('\n\n')}`);
   if (ONLY) return console.log(`\nOnly ${[...ONLY].join(', ')} ran (BENCH_ONLY): docs/benchmarks.md is left as it was.`);
-  writeFileSync(join(ROOT, 'docs/benchmarks.md'), markdown({ method: method(), machine, rows, notes, reproduce: REPRODUCE, outsideNotice: OUTSIDE_LOAD_NOTICE }));
+  const doc = join(ROOT, 'docs/benchmarks.md');
+  const previous = existsSync(doc) ? readFileSync(doc, 'utf8') : '';
+  const kept = previous.includes(`\n${KEPT_HEADING}`) ? previous.slice(previous.indexOf(`\n${KEPT_HEADING}`) + 1) : '';
+  writeFileSync(doc, markdown({ method: method(), machine, rows, notes, reproduce: REPRODUCE, outsideNotice: OUTSIDE_LOAD_NOTICE, kept }));
   console.log('\nWrote docs/benchmarks.md');
   if (failures.length) process.exitCode = 1;
 }
@@ -814,8 +832,9 @@ process) for ${DURATION} s after a ${WARM_UP_SECONDS} s warm-up, POSTing \`${BOD
 \`examples/connectors/ack.js\` connector. Columns:
 
 - **req/s**: the mean over the run; for completion rows, jobs completed per second.
-- **vs ceiling**: req/s as a share of the ceiling's at the same concurrency (c=1 rows against the c=1
-  ceiling, every other row against c=50).
+- **vs ceiling**: req/s as a share of the ceiling's doing the same work, and CPU per request as a multiple
+  of the ceiling's: c=1 rows against the c=1 ceiling, the large-body and fetch rows against the ceiling of
+  that work, every other row against c=50.
 - **p50, p99**: autocannon's latencies. **errors**: connection errors and timeouts plus non-2xx answers; for
   completion rows, jobs that ended Failed.
 - **CPU per request**: CPU time (user + system, every thread, from /proc) of the service processes during
@@ -831,7 +850,11 @@ process) for ${DURATION} s after a ${WARM_UP_SECONDS} s warm-up, POSTing \`${BOD
 Rows:
 
 - **ceiling**: a bare Koa route in its own process doing the ack connector's transform
-  (tools/bench/ceiling.mjs): no store, no sandbox, no auth.
+  (tools/bench/ceiling.mjs): no store, no sandbox, no auth. The same route with the large body, and a
+  route forwarding the order with Node's \`fetch\` to the same downstream API as the forwarding connector
+  (tools/bench/mock-api.mjs, whose CPU is not counted), are the ceilings of those rows.
+- **large JSON body**: an order of 800 lines (${Math.round(LARGE_BODY.length / 1000)} KB), to the ack connector (which reads
+  \`RequestBody.orderId\`) and to one that never reads \`RequestBody\`.
 - **embedded sync**: \`gi up\` with one process (SQLite store in a temporary directory, in-process bus, the
   QuickJS sandbox with its default worker threads), sync calls.
 - **GitHub signature instead of a token**: the same sync calls to the ack connector of an integration

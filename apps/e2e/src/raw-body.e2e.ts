@@ -77,4 +77,27 @@ describe('the raw request body in connectors', () => {
     const empty = await deployed.api.call(deployed.api.webhookUrl('acme', 'Order', 'raw'), deployed.token);
     expect([empty.status, empty.json]).toEqual([200, { raw: '' }]);
   });
+  it('hands a large JSON body to the connector to be read lazily, member by member, in sync and async runs', async () => {
+    const order = { orderId: 42, lines: Array.from({ length: 300 }, (_, i) => ({ sku: `A-${i}`, qty: i % 7, note: 'say "hi" {not a bracket}' })), customer: { name: 'Zoë' } };
+    const body = Buffer.from(JSON.stringify(order, null, 1));
+    expect(body.length).toBeGreaterThan(4096);
+    await deployed.api.setUp(
+      'acme',
+      'Order',
+      'large',
+      `const body = Context.GetRequestEntity().RequestBody;
+      const id = body.orderId;
+      // Not read yet: still an accessor; read: a plain value.
+      const lazy = typeof Object.getOwnPropertyDescriptor(body, 'lines').get === 'function';
+      const whole = JSON.stringify(body) === JSON.stringify(JSON.parse(Context.GetRawRequestBody()));
+      Context.SetResponseEntity({ ResponseBody: { id, lazy, whole, plain: 'value' in Object.getOwnPropertyDescriptor(body, 'lines'), name: body.customer.name } });`,
+    );
+    const expected = { id: 42, lazy: true, whole: true, plain: true, name: 'Zoë' };
+    const sync = await deployed.api.call(deployed.api.webhookUrl('acme', 'Order', 'large'), deployed.token, { body, headers: { 'content-type': 'application/json' } });
+    expect([sync.status, sync.json]).toEqual([200, expected]);
+    const started = await deployed.api.call(deployed.api.webhookUrl('acme', 'Order', 'large', 'asyncResponse=true'), deployed.token, { body, headers: { 'content-type': 'application/json' } });
+    expect(started.status).toBe(202);
+    const polled = await deployed.api.poll('acme', deployed.token, started.json.invocationId, 'waitSeconds=30');
+    expect([polled.status, polled.json]).toEqual([200, expected]);
+  });
 });

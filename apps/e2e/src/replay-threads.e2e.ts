@@ -3,7 +3,7 @@ import { startService } from './service-process';
 import type { ServiceProcess } from './service-process';
 
 /**
- * Replays run on sandbox threads of their own (issue 33, finding 8): with one sandbox thread for live
+ * Replays run on sandbox threads of their own: with one sandbox thread for live
  * calls, and a live run holding it with 6 s of CPU, a replay against a draft is answered while that
  * run still goes on; on shared threads it waited for the run to end.
  */

@@ -35,6 +35,8 @@ describe('connectorFileReader', () => {
     const reads: Array<[FileOwner, string]> = [];
     const read = connectorFileReader(fakeStore(reads), owner, [file('f1')], log)!;
     await expect(read('f2', { offset: 0, length: 1 })).rejects.toThrow("No file with Id 'f2' was uploaded with this request.");
+    // A connector's id is quoted back cut to 100 characters.
+    await expect(read(`${'x'.repeat(100)}tail`, { offset: 0, length: 1 })).rejects.toThrow(`No file with Id '${'x'.repeat(100)}' was uploaded`);
     expect(reads).toEqual([]);
   });
 
@@ -44,7 +46,7 @@ describe('connectorFileReader', () => {
     );
     const message = await connectorFileReader(fakeStore([], true), owner, [file('f1')], log)!('f1', { offset: 0, length: 1 }).catch((e: Error) => e.message);
     expect(message).toBe("The file 'f1.txt' could not be read; try again later.");
-    expect(log.error).toHaveBeenCalled();
+    expect(log.error).toHaveBeenCalledWith({ err: expect.objectContaining({ message: 'EIO: /data/files/bot-a/inv-1/f1' }), fileId: 'f1' }, 'file read failed');
   });
 
   it('is absent without files or without a file store', () => {

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { ADMIN_TOKEN, ServicesFixture } from './services.fixture';
 
 /**
- * The control API's version diffs cannot stall other bots (issue 33, finding 8): three diffs of
+ * The control API's version diffs cannot stall other bots: three diffs of
  * versions with code and 100 source files at their size limits, every line different, run at once
  * while another bot's webhook calls are answered, each within a stated bound. The diffs run on a
  * thread of their own (DiffThread) within a time budget; the old diff (a table of up to 4 million

@@ -6,7 +6,7 @@ import { describeWhere } from '@gi/testing';
 import { ADMIN_TOKEN, ServicesFixture } from './services.fixture';
 
 /**
- * One bot filling the disk (issue 33, finding 4), on a real small file system: the uploaded files of
+ * One bot filling the disk, on a real small file system: the uploaded files of
  * the embedded service live on a 16 MiB tmpfs (mounted as root; where it cannot be mounted one SKIPPED
  * line says so and the tests do not run, or fail with REQUIRE_SUITES=tmpfs; `apps/gateway/src/receive-files.test.ts` injects the disk errors at the
  * file-store port instead). Each bot may hold 3 MiB (BOT_STORAGE_QUOTA) and uploads leave 4 MiB free

@@ -25,4 +25,19 @@ describe('WaitLimit', () => {
     waits.take('a');
     expect(() => waits.take('a')).toThrow(GiError);
   });
+
+  it('says in its refusal how many waits the bot may hold, one or several, and needs no listener', () => {
+    const refusal = (perBot: number) => {
+      const waits = new WaitLimit(perBot);
+      for (let k = 0; k < perBot; k++) waits.take('a');
+      try {
+        waits.take('a');
+      } catch (e) {
+        return e as GiError;
+      }
+      throw new Error('not refused');
+    };
+    expect(refusal(1)).toMatchObject({ title: 'Too many requests', detail: expect.stringMatching(/^This bot already has 1 call waiting here for a result/) });
+    expect(refusal(3).detail).toMatch(/^This bot already has 3 calls waiting here for a result \(sync calls and long polls\), its limit; try again shortly/);
+  });
 });

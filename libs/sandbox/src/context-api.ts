@@ -1,4 +1,4 @@
-import { SecretFilter, type Progress } from '@gi/domain';
+import { rawBodySpan, SecretFilter, type Progress } from '@gi/domain';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, VmCallResult } from 'quickjs-emscripten';
 import { performHttpRequest, type HostHttpResponse } from './connector-http';
 import { GlobalsBridge } from './host/globals-bridge';
@@ -6,6 +6,7 @@ import { HttpExchangeError, httpCallerOf } from './http-exchange';
 import { RunLimitExceeded, type HostRun } from './host/host-module';
 import { TimerQueue } from './host/timer-queue';
 import type { LogBuffer } from './log-buffer';
+import { bodyObjectMembers, LAZY_BODY_CHARS, LAZY_BODY_SOURCE } from './lazy-request-body';
 import { ProgressGate } from './progress-gate';
 import { encodeRawBody, rawBodyEncoding, RawBodyRefused } from './raw-request-body';
 import { parseReadFileOptions, ReadFileRefused, type ReadFileEncoding, type ReadFileOptions } from './read-file-options';
@@ -40,6 +41,8 @@ class RunState implements HostRun {
   stopped: Verdict | null = null;
   entity: QuickJSHandle | null = null;
   entityLoaded = false;
+  /** The JSON body the entity's RequestBody is read from lazily (lazy-request-body.ts), once it is. */
+  lazyBody: string | null = null;
   /** `Context.Secrets`, made at its first read. */
   secrets: QuickJSHandle | null = null;
   /** `Context.InboundAuth`, made at its first read. */
@@ -121,8 +124,9 @@ class RunState implements HostRun {
 }
 
 /**
- * The `Context` API (and `console`) of one sandbox, built from host functions: nothing is compiled,
- * and no host object ever becomes reachable from connector code. Values cross the boundary as JSON
+ * The `Context` API (and `console`) of one sandbox, built from host functions (compiled: only the
+ * helper that reads a large RequestBody lazily, lazy-request-body.ts), and no host object ever
+ * becomes reachable from connector code. Values cross the boundary as JSON
  * text, converted by the sandbox's own `JSON`, captured before any connector code exists.
  *
  * It is installed while the sandbox is prepared, before its memory image is taken, and serves one
@@ -141,6 +145,8 @@ export class ContextApi {
   readonly globals: GlobalsBridge;
   private readonly sliceText: QuickJSHandle;
   private readonly freeze: QuickJSHandle;
+  /** Makes an entity's RequestBody lazy (LAZY_BODY_SOURCE); held, with the host functions it calls, for the sandbox's life. */
+  private readonly lazyRequestBody: QuickJSHandle;
 
   constructor(
     private readonly ctx: QuickJSContext,
@@ -161,6 +167,7 @@ export class ContextApi {
     this.functionSource = ctx.getProp(fnPrototype, 'toString');
     const freeze = ctx.getProp(object, 'freeze');
     this.freeze = freeze;
+    this.lazyRequestBody = this.installLazyBody();
     const installed = this.install();
     for (const handle of [json, object, prototype, fn, fnPrototype]) handle.dispose();
     // The core module of globals gives Context the members other modules make (Context.Step...): frozen after it.
@@ -385,15 +392,62 @@ export class ContextApi {
   private getRequestEntity(state: RunState): HostResult {
     const ctx = this.ctx;
     if (!state.entityLoaded) {
-      const { entityJson } = state.run.input;
+      const { entityJson, rawBody } = state.run.input;
       if (entityJson !== 'null') {
-        const parsed = this.parseJson(entityJson);
+        // A large JSON body that lies in the entity as sent is left out of the parse, and read when read.
+        const span = rawBody !== null && rawBody.length >= LAZY_BODY_CHARS ? rawBodySpan(entityJson, rawBody) : null;
+        const parsed = this.parseJson(span ? `${entityJson.slice(0, span[0])}null${entityJson.slice(span[1])}` : entityJson);
         if (parsed.error) return parsed;
+        if (span) {
+          const made = ctx.callFunction(this.lazyRequestBody, ctx.undefined, parsed.value);
+          if (made.error) {
+            parsed.value.dispose();
+            return made;
+          }
+          made.value.dispose();
+          state.lazyBody = rawBody;
+        }
         state.entity = parsed.value;
       }
       state.entityLoaded = true;
     }
     return state.entity ? state.entity.dup() : ctx.null;
+  }
+
+  /**
+   * The function that makes an entity's RequestBody lazy, and the two host functions it reads the
+   * body with: its text, and its members as found by the host (null: parse the text whole).
+   */
+  private installLazyBody(): QuickJSHandle {
+    const ctx = this.ctx;
+    const served = (fn: (body: string, args: QuickJSHandle[]) => QuickJSHandle) => (...args: QuickJSHandle[]) => {
+      const state = this.state;
+      if (state?.stopped) return { error: ctx.newError('The run is ending.') };
+      if (!state?.lazyBody) return { error: ctx.newError('The request body is not available.') };
+      return fn(state.lazyBody, args);
+    };
+    // The whole text, or the slice [start, end) of it (a member's value); the helper alone calls this, but it checks what it gets.
+    const text = ctx.newFunction(
+      'bodyText',
+      served((body, [start, end]) => {
+        if (start === undefined) return ctx.newString(body);
+        const from = ctx.typeof(start) === 'number' ? ctx.getNumber(start) : NaN;
+        const to = end !== undefined && ctx.typeof(end) === 'number' ? ctx.getNumber(end) : NaN;
+        if (!(Number.isInteger(from) && Number.isInteger(to) && from >= 0 && from <= to && to <= body.length)) return ctx.newString('');
+        return ctx.newString(body.slice(from, to));
+      }),
+    );
+    const members = ctx.newFunction(
+      'bodyMembers',
+      served((body) => {
+        const found = bodyObjectMembers(body);
+        return found === null ? ctx.null : ctx.newString(JSON.stringify(found));
+      }),
+    );
+    const factory = ctx.unwrapResult(ctx.evalCode(LAZY_BODY_SOURCE, 'request-body.js'));
+    const lazy = ctx.unwrapResult(ctx.callFunction(factory, ctx.undefined, text, members));
+    for (const handle of [factory, text, members]) handle.dispose();
+    return lazy;
   }
 
   /**

@@ -74,8 +74,9 @@ describe('awaitFinished', () => {
       const answer = awaitFinished({ waiter, invocations: store.invocations }, ref, { waitMs: 5_000 });
       await new Promise((resolve) => setImmediate(resolve));
       expect(store.reads).toEqual(['inv-1', 'watch inv-1']);
-      waiter.notify(completionEvent(ref, 'Completed'));
-      expect(await answer).toEqual(running);
+      const facts = { integrationId: 'ack', attempt: 1, startedAt: 1_000, finishedAt: 1_010, responseContentType: 'application/json', outcome: { status: 'Completed' as const, responseBody: 2 } };
+      waiter.notify(completionEvent(ref, 'Completed', facts));
+      expect(await answer).toMatchObject({ status: 'Completed', outcome: facts.outcome });
     });
 
     it('answers at once when the call finished between its read and its mark', async () => {
@@ -83,6 +84,15 @@ describe('awaitFinished', () => {
       const store = countingStore(running, stored);
       expect(await awaitFinished({ waiter, invocations: store.invocations }, ref, { waitMs: 60_000 })).toEqual(stored);
       expect(store.reads).toEqual(['inv-1', 'watch inv-1']);
+      // The wait it registered is gone with the answer, not left to its deadline.
+      expect(waiter.isWaiting('inv-1')).toBe(false);
+    });
+
+    it('answers null for an invocation that is gone (expired), when its wait ends', async () => {
+      const waiter = new CompletionWaiter<CompletionEvent>();
+      const store = countingStore(null);
+      expect(await awaitFinished({ waiter, invocations: store.invocations }, ref, { waitMs: 10 })).toBeNull();
+      expect(store.reads).toEqual(['inv-1', 'inv-1']);
     });
 
     it('marks neither an async call (its event is always published) nor a finished one', async () => {

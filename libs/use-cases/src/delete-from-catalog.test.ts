@@ -1,6 +1,6 @@
 import { DEFAULT_CONNECTOR_LIMITS, DEFAULT_JOURNAL_LIMITS } from '@gi/domain';
 import { createFakeStore, newInvocation, ManualClock } from '@gi/testing';
-import { deleteBot, deleteIntegration } from './delete-from-catalog';
+import { deleteBot, deleteEntity, deleteIntegration } from './delete-from-catalog';
 
 /** A durable run of bot-a's integration 'ack', suspended in a sleep: Waiting, not in flight, yet unfinished. */
 async function worldWithAWaitingRun() {
@@ -31,5 +31,57 @@ describe('deleting what a waiting durable run uses', () => {
     expect(await deleteIntegration(deps, 'bot-a', 'ack', true)).toEqual({ cancelled: 1 });
     expect(await store.invocations.get(inv)).toMatchObject({ status: 'Cancelled', waiting: null });
     expect(await store.catalog.resolveIntegration('bot-a', 'ack')).toBeNull();
+  });
+});
+
+describe('deleting from the catalog', () => {
+  it('refuses with the title In use, and a forced deletion cancels as the control API, then deletes the secrets too', async () => {
+    const { store, inv, deps } = await worldWithAWaitingRun();
+    await expect(deleteIntegration(deps, 'bot-a', 'ack', false)).rejects.toMatchObject({ code: 'in_use', title: 'In use' });
+    const deletedSecrets: unknown[][] = [];
+    const secrets = { ...store.secrets, deleteAll: async (...args: unknown[]) => (deletedSecrets.push(args), 0) };
+    expect(await deleteIntegration({ ...deps, store: { ...store, secrets } }, 'bot-a', 'ack', true)).toEqual({ cancelled: 1 });
+    expect(await store.invocations.get(inv)).toMatchObject({ outcome: { error: { detail: expect.stringContaining('control API') } } });
+    expect(deletedSecrets).toEqual([['bot-a', 'ack']]);
+  });
+
+  it('answers not_found for an integration, an entity or a bot that does not exist', async () => {
+    const { deps } = await worldWithAWaitingRun();
+    await expect(deleteIntegration(deps, 'bot-a', 'nope', true)).rejects.toMatchObject({ code: 'not_found', detail: "No integration 'nope' for bot 'bot-a'." });
+    await expect(deleteEntity(deps, 'bot-a', 'Nope')).rejects.toMatchObject({ code: 'not_found', detail: "No entity 'Nope' for bot 'bot-a'." });
+    await expect(deleteBot(deps, 'bot-z', true)).rejects.toMatchObject({ code: 'not_found', detail: "No bot 'bot-z'." });
+  });
+
+  it('refuses to delete an entity an integration uses, naming it, and deletes one no integration uses', async () => {
+    const { store, deps } = await worldWithAWaitingRun();
+    await expect(deleteEntity(deps, 'bot-a', 'Order')).rejects.toMatchObject({
+      code: 'in_use',
+      title: 'In use',
+      detail: "Entity 'Order' is used by integration(s) 'ack'; delete them or deploy them with another entity first.",
+      extensions: { integrations: ['ack'] },
+    });
+    await store.catalog.putEntity('bot-a', 'Spare', [], deps.clock.now());
+    await deleteEntity(deps, 'bot-a', 'Spare');
+    expect(await store.catalog.getEntity('bot-a', 'Spare')).toBeNull();
+    expect(await store.catalog.getEntity('bot-a', 'Order')).not.toBeNull();
+  });
+
+  it('deletes a whole bot when forced: its runs cancelled, then its tokens, files, catalog, secrets and invocations', async () => {
+    const { store, inv, deps } = await worldWithAWaitingRun();
+    const files = { deleteBot: jest.fn(async (_botId: string) => undefined) };
+    const deletions = [
+      jest.spyOn(store.tokens, 'deleteAll'),
+      files.deleteBot,
+      jest.spyOn(store.catalog, 'deleteBot'),
+      jest.spyOn(store.secrets, 'deleteAll'),
+      jest.spyOn(store.invocations, 'deleteBot'),
+    ];
+    expect(await deleteBot({ ...deps, files }, 'bot-a', true)).toEqual({ cancelled: 1 });
+    for (const deletion of deletions) expect(deletion.mock.calls).toEqual([['bot-a']]);
+    // In this order: no call accepted once the tokens are gone, and the files' space freed before the store writes.
+    const order = deletions.map((deletion) => deletion.mock.invocationCallOrder[0]);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(await store.catalog.listBots()).not.toContain('bot-a');
+    expect(await store.invocations.get(inv)).toBeNull();
   });
 });
