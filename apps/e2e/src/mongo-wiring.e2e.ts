@@ -19,6 +19,8 @@ describe('a service on a MongoDB STORE_URL (stand-in server)', () => {
       expect(created).toEqual([
         'invocations',
         'invocationLogs',
+        'invocationJournal',
+        'invocationEvents',
         'entities',
         'integrations',
         'tokens',
