@@ -25,6 +25,12 @@ const transform = {
 const transformIgnorePatterns = [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`];
 /** The mutation check's copies of the repository (stryker.config.mjs), while one runs. */
 const modulePathIgnorePatterns = ['<rootDir>/.stryker-tmp/'];
+/**
+ * A test's time limit where its own says nothing: a test bounded by its work, not by time (a property test
+ * of the sandbox, a QuickJS thread starting), must not fail because the tiers share two cores; a hang still
+ * fails. Tests whose subject is time assert their bounds themselves.
+ */
+const testTimeout = 30_000;
 const common = { testEnvironment: 'node', transform, transformIgnorePatterns, modulePathIgnorePatterns, moduleNameMapper: { ...pathsToModuleNameMapper(), ...ESM_ENTRIES }, rootDir: __dirname };
 const setup = { setupFilesAfterEnv: ['<rootDir>/apps/e2e/src/jest.setup.ts'] };
 
@@ -32,6 +38,7 @@ const setup = { setupFilesAfterEnv: ['<rootDir>/apps/e2e/src/jest.setup.ts'] };
 const ADAPTERS = ['store-sqlite', 'store-mongo', 'bus-amqp', 'files-disk', 'files-gridfs', 'sandbox'];
 
 module.exports = {
+  testTimeout,
   projects: [
     {
       ...common,
