@@ -8,7 +8,9 @@
  * - e2e: the built service as real processes over HTTP (`npm run build` first).
  * Beside them: security (`*.security.ts`: the attack surface, in-process or against the built service;
  * docs/security.md), browser (the web console in headless Chromium), and faults, which restart the
- * shared RabbitMQ broker: `npm test` runs those last, alone.
+ * shared RabbitMQ broker. `npm test` runs small, e2e, security and browser on three workers (they mostly
+ * wait on the processes they start), then medium on one (the sandbox's tests hold time bounds that a
+ * shared CPU breaks), then faults alone.
  */
 const { pathsToModuleNameMapper } = require('./tools/jest-paths');
 /**
