@@ -223,5 +223,6 @@ describe('sandbox threads stopped while a connector makes keys', () => {
       await runtime.close();
       expect(await running).toMatchObject({ kind: 'failed', message: expect.stringMatching(/closed during the run/) });
     }
-  });
+    // Twelve sandbox threads started one after another: seconds each while the other tiers share the cores.
+  }, 180_000);
 });
