@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { MongoClient, ObjectId } from 'mongodb';
+import { ObjectId } from 'mongodb';
 import type { FileOwner } from '@gi/domain';
 import { createGridFsFileStore, FILES_BUCKET } from '@gi/files-gridfs';
 import type { GridFsFileStore } from '@gi/files-gridfs';
 import { createMongoStore } from '@gi/store-mongo';
 import type { MongoStore } from '@gi/store-mongo';
-import { describeWithMongo, ManualClock, newInvocation } from '@gi/testing';
+import { describeWithMongo, freshDatabaseName, ManualClock, mongoTestClient, newInvocation } from '@gi/testing';
 import { sweepFiles } from './sweep-files';
 
 /**
@@ -13,14 +12,7 @@ import { sweepFiles } from './sweep-files';
  * container when a Docker engine answers, else nothing (one SKIPPED line).
  */
 describeWithMongo('GridFS', 'GridFS file sweep', (mongo) => {
-  let admin: MongoClient;
-  beforeAll(async () => {
-    admin = new MongoClient(mongo().url, { serverSelectionTimeoutMS: 10_000 });
-    await admin.connect();
-  });
-  afterAll(async () => {
-    await admin?.close();
-  });
+  const admin = mongoTestClient(mongo);
 
   describe('sweep', () => {
     let dbName: string;
@@ -28,7 +20,7 @@ describeWithMongo('GridFS', 'GridFS file sweep', (mongo) => {
     let store: MongoStore;
     let files: GridFsFileStore;
     beforeEach(async () => {
-      dbName = `gi-test-${randomBytes(6).toString('hex')}`;
+      dbName = freshDatabaseName();
       // The server's TTL monitor deletes by its own clock: start at the real time.
       clock = new ManualClock(Date.now());
       store = await createMongoStore(mongo().url, { clock, dbName, appName: 'gi-gridfs-sweep' });
@@ -36,7 +28,7 @@ describeWithMongo('GridFS', 'GridFS file sweep', (mongo) => {
     });
     afterEach(async () => {
       await store.close();
-      await admin.db(dbName).dropDatabase();
+      await admin().db(dbName).dropDatabase();
     });
 
     async function* bytes(text: string): AsyncGenerator<Uint8Array> {

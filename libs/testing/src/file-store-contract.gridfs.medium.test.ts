@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { MongoClient } from 'mongodb';
 import { createGridFsFileStore, FILES_BUCKET } from '@gi/files-gridfs';
 import { describeFileStoreContract } from './file-store.contract';
-import { describeWithMongo } from './mongo-test-server';
+import { describeWithMongo, freshDatabaseName, mongoTestClient } from './mongo-test-server';
 
 /**
  * The file store contract against GridFS (the sweep's own test is apps/executor/src/sweep-files.gridfs.medium.test.ts):
@@ -10,19 +8,11 @@ import { describeWithMongo } from './mongo-test-server';
  * else nothing (one SKIPPED line).
  */
 describeWithMongo('GridFS', 'GridFS file store contract', (mongo) => {
-  let admin: MongoClient;
-  beforeAll(async () => {
-    admin = new MongoClient(mongo().url, { serverSelectionTimeoutMS: 10_000 });
-    await admin.connect();
-  });
-  afterAll(async () => {
-    await admin?.close();
-  });
-  const freshDatabase = () => admin.db(`gi-test-${randomBytes(6).toString('hex')}`);
+  const admin = mongoTestClient(mongo);
 
   // The store brings its own durability settings: it gets the plain database of the test's client.
   describeFileStoreContract('GridFS', async () => {
-    const db = freshDatabase();
+    const db = admin().db(freshDatabaseName());
     const files = await createGridFsFileStore(db);
     return {
       files,

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { StartedMongoDBContainer } from '@testcontainers/mongodb';
+import { MongoClient } from 'mongodb';
 import { dockerEngineAnswers } from './docker-engine';
 import { describeWhere } from './suite-skip';
 import type { SuiteNeed } from './suite-skip';
@@ -50,6 +52,29 @@ async function startMongoContainer(): Promise<TestMongo> {
   const container: StartedMongoDBContainer = await new MongoDBContainer(MONGO_IMAGE).start();
   // The member announces its in-container host name; talk to it directly, not through discovery.
   return { url: `${container.getConnectionString()}/?directConnection=true`, stop: async () => void (await container.stop()) };
+}
+
+/** A database no other test uses (`gi-test-<random>`): each test gets its own and drops it afterwards. */
+export const freshDatabaseName = () => `gi-test-${randomBytes(6).toString('hex')}`;
+
+/**
+ * The test's own client of the suite's MongoDB, for what a test reads or drops itself (not the store
+ * under test, which brings its own settings): connected in a beforeAll of the describe that calls this,
+ * closed in its afterAll. Call it inside a describeWithMongo suite, with the suite's `mongo`.
+ */
+export function mongoTestClient(mongo: () => TestMongo): () => MongoClient {
+  let client: MongoClient | undefined;
+  beforeAll(async () => {
+    client = new MongoClient(mongo().url, { serverSelectionTimeoutMS: 10_000 });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+  return () => {
+    if (!client) throw new Error('The MongoDB test client is not connected (see beforeAll)');
+    return client;
+  };
 }
 
 /** The URL with `database` as its path, its options kept: `mongodb://h1,h2/?replicaSet=rs0` -> `mongodb://h1,h2/db?replicaSet=rs0`. */
