@@ -4,6 +4,7 @@ export * from './versions';
 export * from './request-entity';
 export * from './render';
 export * from './invocation';
+export * from './invocation-records';
 export * from './journal';
 export * from './journal-rules';
 export * from './catalog';

@@ -1,4 +1,4 @@
-import { claimedInvocation, linesInOrder, pendingCallback } from './invocation';
+import { claimedInvocation, linesInOrder, pendingCallback } from './invocation-records';
 import type { NewInvocation } from './invocation';
 
 const created: NewInvocation = {

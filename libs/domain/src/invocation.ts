@@ -139,73 +139,24 @@ export interface Invocation extends Omit<NewInvocation, 'callbackUrl' | 'entityJ
 /** An invocation as a claim hands it to its run: the entity as the store holds it, JSON text, for the sandbox to parse. */
 export type ClaimedInvocation = Omit<Invocation, 'entity'> & Pick<NewInvocation, 'entityJson'>;
 
-/** The callback of an invocation as created: pending, nothing attempted yet; null without a callback URL. */
-export const pendingCallback = (url: string | null): CallbackDelivery | null =>
-  url === null ? null : { url, state: 'pending', attempts: 0, nextAttemptAt: null, lastError: null, deliveredAt: null };
-
-/** What a claim's conditional update changed besides the lease: the attempt it began, and where a durable run stands. */
-export type ClaimFacts = Pick<Invocation, 'attempt' | 'steps' | 'activeMs' | 'progressAttempt'>;
+/**
+ * What listings show: no request data, just the run (and the error of its outcome). The stores read
+ * these fields and no more (libs/domain invocation-records.ts `invocationSummary` builds it).
+ */
+export const SUMMARY_FIELDS = ['id', 'botId', 'entityName', 'integrationId', 'integrationVersion', 'mode', 'status', 'attempt', 'createdAt', 'startedAt', 'finishedAt'] as const satisfies ReadonlyArray<keyof Invocation>;
+export type InvocationSummary = Pick<Invocation, (typeof SUMMARY_FIELDS)[number]> & { error: InvocationError | null };
 
 /**
- * The invocation a claim took, from what its creation stored and the claim itself (every store). Only an
- * unfinished invocation can be claimed, so it has no outcome or finish time, the claim cleared its
- * progress, its callback is as created (attempts start once it finishes), and the lines of earlier
- * attempts are left out (see InvocationStore.claim). Running, it waits for nothing.
+ * Where an invocation stands, as a store reads it for its caller and for a waiter (InvocationStore.getState,
+ * `watch`): its status, attempt, progress and outcome and the call's mode, without the request entity or
+ * the connector's logs (`invocationState` builds it).
  */
-export function claimedInvocation(created: NewInvocation, claim: ClaimFacts, lease: { owner: string; leaseUntil: number; now: number }): ClaimedInvocation {
-  // Field by field: an object rest (`{ callbackUrl, ...stored }`) copies through a slow runtime path, once per run.
-  return {
-    id: created.id,
-    botId: created.botId,
-    tokenId: created.tokenId,
-    entityName: created.entityName,
-    integrationId: created.integrationId,
-    integrationVersion: created.integrationVersion,
-    pool: created.pool,
-    mode: created.mode,
-    endpoint: created.endpoint,
-    responseContentType: created.responseContentType,
-    entityJson: created.entityJson,
-    rawBody: created.rawBody,
-    inbound: created.inbound ?? null,
-    createdAt: created.createdAt,
-    expireAt: created.expireAt,
-    status: 'Running',
-    attempt: claim.attempt,
-    leaseOwner: lease.owner,
-    leaseUntil: lease.leaseUntil,
-    startedAt: lease.now,
-    finishedAt: null,
-    outcome: null,
-    logs: [],
-    progress: null,
-    callback: pendingCallback(created.callbackUrl),
-    waiting: null,
-    steps: claim.steps,
-    activeMs: claim.activeMs,
-    progressAttempt: claim.progressAttempt,
-  };
-}
+export const STATE_FIELDS = ['id', 'botId', 'integrationId', 'mode', 'status', 'attempt', 'startedAt', 'finishedAt', 'progress', 'outcome', 'responseContentType', 'waiting', 'steps'] as const satisfies ReadonlyArray<keyof Invocation>;
+export type StoredInvocationState = Pick<Invocation, (typeof STATE_FIELDS)[number]>;
 
-/**
- * Every line of an invocation in order, each marked with its attempt: the batches its attempts appended
- * while they ran (in attempt and sequence order), then the rest its last attempt recorded with its outcome.
- */
-export function linesInOrder(batches: Iterable<{ attempt: number; lines: readonly LogLine[] }>, last: { attempt: number; lines: readonly LogLine[] }): StoredLogLine[] {
-  const lines: StoredLogLine[] = [];
-  for (const batch of batches) for (const line of batch.lines) lines.push({ ...line, attempt: batch.attempt });
-  for (const line of last.lines) lines.push({ ...line, attempt: last.attempt });
-  return lines;
-}
-
-/** What listings show: no request data, just the run. */
-export type InvocationSummary = Pick<
-  Invocation,
-  'id' | 'botId' | 'entityName' | 'integrationId' | 'integrationVersion' | 'mode' | 'status' | 'attempt' | 'createdAt' | 'startedAt' | 'finishedAt'
-> & { error: InvocationError | null };
-
-/** When one invocation was created, started and finished: what the activity chart counts and measures. */
-export type InvocationTiming = Pick<Invocation, 'integrationId' | 'status' | 'createdAt' | 'startedAt' | 'finishedAt'>;
+/** When one invocation was created, started and finished: what the activity chart counts and measures (`invocationTiming` builds it). */
+export const TIMING_FIELDS = ['integrationId', 'status', 'createdAt', 'startedAt', 'finishedAt'] as const satisfies ReadonlyArray<keyof Invocation>;
+export type InvocationTiming = Pick<Invocation, (typeof TIMING_FIELDS)[number]>;
 
 export const durationMs = (inv: Pick<Invocation, 'startedAt' | 'finishedAt'>) =>
   inv.startedAt !== null && inv.finishedAt !== null ? inv.finishedAt - inv.startedAt : null;

@@ -1,4 +1,4 @@
-import type { CallbackState, ConnectorLimits, ConnectorSource, Endpoint, InboundAuth, InvocationMode, InvocationStatus, LogLine, Progress, StepError, StepKind, StepStatus, VerifiedInbound, WaitReason } from '@gi/domain';
+import type { CallbackState, ConnectorLimits, ConnectorSource, InboundAuth, Invocation, LogLine, StepError, StepKind, StepStatus, VerifiedInbound, WaitReason } from '@gi/domain';
 
 /** Collection names of one deployment's database. */
 export const COLLECTIONS = {
@@ -18,24 +18,35 @@ export const COLLECTIONS = {
   integrationDrafts: 'integrationDrafts',
 } as const;
 
+/** The fields of an invocation a document keeps under the domain's name, as the domain holds them. */
+type KeptAsTheDomainHasThem =
+  | 'botId'
+  | 'entityName'
+  | 'integrationId'
+  | 'integrationVersion'
+  | 'pool'
+  | 'mode'
+  | 'endpoint'
+  | 'responseContentType'
+  | 'status'
+  | 'attempt'
+  | 'leaseOwner'
+  | 'leaseUntil'
+  | 'createdAt'
+  | 'startedAt'
+  | 'finishedAt'
+  | 'progress';
+
 /**
  * One invocation, keyed by its id. Times are epoch milliseconds like the domain's, except `expireAt`:
  * the TTL monitor only deletes by a BSON date. The caller's entity and the connector's outcome are
  * kept as JSON text, so any field name a caller sends (`$where`, `a.b`) round-trips exactly and is
  * never read as an operator.
  */
-export interface InvocationDocument {
+export interface InvocationDocument extends Pick<Invocation, KeptAsTheDomainHasThem> {
   _id: string;
-  botId: string;
   /** The token the call came with; absent on invocations stored before quotas existed. */
   tokenId?: string | null;
-  entityName: string;
-  integrationId: string;
-  integrationVersion: number;
-  pool: string;
-  mode: InvocationMode;
-  endpoint: Endpoint;
-  responseContentType: string;
   /** JSON text of the WebhookEntity. */
   entity: string;
   /** The body as sent; null for file transfers and when `rawBodySpan` holds it, absent on invocations stored before raw bodies were kept. */
@@ -44,13 +55,6 @@ export interface InvocationDocument {
   rawBodySpan?: [start: number, end: number];
   /** What the gateway verified of a call its inbound auth accepted; absent for a call made with a bot token. */
   inbound?: VerifiedInbound;
-  status: InvocationStatus;
-  attempt: number;
-  leaseOwner: string | null;
-  leaseUntil: number | null;
-  createdAt: number;
-  startedAt: number | null;
-  finishedAt: number | null;
   /** When the job was last published; 0 = never (the sweeper publishes it). */
   publishedAt: number;
   expireAt: Date;
@@ -63,7 +67,6 @@ export interface InvocationDocument {
    * conflicts with (and is retried after) any change of the invocation it races with.
    */
   logBatches?: number;
-  progress: Progress | null;
   /** Marks the invocations one sweep call took, so it returns exactly those. */
   sweepToken?: string;
   /** Absent or null without a callback. */

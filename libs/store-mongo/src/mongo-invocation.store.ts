@@ -24,7 +24,23 @@ import type {
   StoredLogLine,
   Suspension,
 } from '@gi/domain';
-import { assertEntityFits, linesInOrder, outcomeError, outcomeJson, pendingCallback, rawBodyOf, rawBodySpan, recordedOutcomeJson, UNFINISHED_STATUSES, UnrecordableOutcome } from '@gi/domain';
+import {
+  assertEntityFits,
+  invocationState,
+  invocationSummary,
+  invocationTiming,
+  linesInOrder,
+  outcomeJson,
+  pendingCallback,
+  rawBodyOf,
+  rawBodySpan,
+  recordedOutcomeJson,
+  STATE_FIELDS,
+  SUMMARY_FIELDS,
+  TIMING_FIELDS,
+  UNFINISHED_STATUSES,
+  UnrecordableOutcome,
+} from '@gi/domain';
 import type { CallbackDocument, IdempotencyKeyDocument, InvocationDocument, LogBatchDocument } from './mongo-documents';
 import { isDuplicateKey, isTooLarge, isUnavailable, retriedOnFailover, storeUnavailable } from './mongo-errors';
 import { leasedAttempt } from './mongo-journal.store';
@@ -41,41 +57,24 @@ export const MAJORITY_WAIT_MS = 10_000;
 /** How long a request that failed waits for the undoing of what it may have written; the undo goes on after. */
 const UNDO_WAIT_MS = 2_000;
 
-const SUMMARY_PROJECTION = {
-  _id: 1,
-  botId: 1,
-  entityName: 1,
-  integrationId: 1,
-  integrationVersion: 1,
-  mode: 1,
-  status: 1,
-  attempt: 1,
-  createdAt: 1,
-  startedAt: 1,
-  finishedAt: 1,
-  outcome: 1,
-} as const;
+/** The fields of a document that hold the domain's `fields` (the id is its `_id`). */
+type DocumentOf<F extends keyof Invocation> = Pick<InvocationDocument, Exclude<F, 'id'> | (F extends 'id' ? '_id' : never)>;
 
-type SummaryDocument = Pick<InvocationDocument, keyof typeof SUMMARY_PROJECTION>;
+/** A projection of exactly the domain's `fields`: a document names its fields as the domain does, but for `_id`. */
+const projectionOf = (fields: ReadonlyArray<keyof Invocation>): Record<string, 0 | 1> => ({
+  _id: fields.includes('id') ? 1 : 0,
+  ...Object.fromEntries(fields.filter((field) => field !== 'id').map((field) => [field, 1])),
+});
+
+/** A listing's fields and the outcome its error comes from. */
+const SUMMARY_PROJECTION = projectionOf([...SUMMARY_FIELDS, 'outcome']);
+type SummaryDocument = DocumentOf<(typeof SUMMARY_FIELDS)[number] | 'outcome'>;
 
 /** The state alone: the server sends neither the entity nor the logs. */
-const STATE_PROJECTION = {
-  _id: 1,
-  botId: 1,
-  integrationId: 1,
-  mode: 1,
-  status: 1,
-  attempt: 1,
-  startedAt: 1,
-  finishedAt: 1,
-  progress: 1,
-  outcome: 1,
-  responseContentType: 1,
-  waiting: 1,
-  steps: 1,
-} as const;
+const STATE_PROJECTION = projectionOf(STATE_FIELDS);
+type StateDocument = DocumentOf<(typeof STATE_FIELDS)[number]>;
 
-type StateDocument = Pick<InvocationDocument, keyof typeof STATE_PROJECTION>;
+const TIMING_PROJECTION = projectionOf(TIMING_FIELDS);
 
 /**
  * Invocations in MongoDB. Every query by reference carries the bot id next to the invocation id, so
@@ -496,16 +495,10 @@ export class MongoInvocationStore implements InvocationStore {
     const docs = await this.invocations
       .find(
         { botId, createdAt: { $gte: since }, expireAt: { $gt: new Date(this.clock.now()) } },
-        { projection: { _id: 0, integrationId: 1, status: 1, createdAt: 1, startedAt: 1, finishedAt: 1 }, sort: { createdAt: -1, _id: 1 }, limit },
+        { projection: TIMING_PROJECTION, sort: { createdAt: -1, _id: 1 }, limit },
       )
       .toArray();
-    return docs.map((doc) => ({
-      integrationId: doc.integrationId,
-      status: doc.status,
-      createdAt: doc.createdAt,
-      startedAt: doc.startedAt,
-      finishedAt: doc.finishedAt,
-    }));
+    return docs.map(invocationTiming);
   }
 
   async recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]> {
@@ -651,41 +644,16 @@ function toDocument(invocation: NewInvocation): InvocationDocument {
   };
 }
 
-function toState(doc: StateDocument): StoredInvocationState {
-  return {
-    id: doc._id,
-    botId: doc.botId,
-    integrationId: doc.integrationId,
-    mode: doc.mode,
-    status: doc.status,
-    attempt: doc.attempt,
-    startedAt: doc.startedAt,
-    finishedAt: doc.finishedAt,
-    progress: doc.progress,
-    outcome: doc.outcome ? (JSON.parse(doc.outcome) as Outcome) : null,
-    responseContentType: doc.responseContentType,
-    waiting: doc.waiting ?? null,
-    steps: doc.steps ?? 0,
-  };
-}
+/** The outcome a document keeps as JSON text. */
+const outcomeOf = (doc: Pick<InvocationDocument, 'outcome'>): Outcome | null => (doc.outcome ? (JSON.parse(doc.outcome) as Outcome) : null);
 
-function toSummary(doc: SummaryDocument): InvocationSummary {
-  const outcome = doc.outcome ? (JSON.parse(doc.outcome) as Outcome) : null;
-  return {
-    id: doc._id,
-    botId: doc.botId,
-    entityName: doc.entityName,
-    integrationId: doc.integrationId,
-    integrationVersion: doc.integrationVersion,
-    mode: doc.mode,
-    status: doc.status,
-    attempt: doc.attempt,
-    createdAt: doc.createdAt,
-    startedAt: doc.startedAt,
-    finishedAt: doc.finishedAt,
-    error: outcomeError(outcome),
-  };
-}
+/** A durable run's fields, absent on a document that never journalled nor suspended. */
+const waitingOf = (doc: Pick<InvocationDocument, 'waiting'>) => doc.waiting ?? null;
+const stepsOf = (doc: Pick<InvocationDocument, 'steps'>) => doc.steps ?? 0;
+
+const toState = (doc: StateDocument): StoredInvocationState => invocationState({ ...doc, id: doc._id, outcome: outcomeOf(doc), waiting: waitingOf(doc), steps: stepsOf(doc) });
+
+const toSummary = (doc: SummaryDocument): InvocationSummary => invocationSummary({ ...doc, id: doc._id, outcome: outcomeOf(doc) });
 
 /** Every line in order (linesInOrder): the batches appended while the attempts ran, then the rest the last one recorded. */
 const logsOf = (batches: Array<Pick<LogBatchDocument, 'attempt' | 'lines'>>, doc: Pick<InvocationDocument, 'logs' | 'attempt'>): StoredLogLine[] =>
@@ -709,12 +677,12 @@ function invocationFields(doc: InvocationDocument, batches: Array<Pick<LogBatchD
     leaseOwner: doc.leaseOwner,
     leaseUntil: doc.leaseUntil,
     expireAt: doc.expireAt.getTime(),
-    outcome: doc.outcome ? (JSON.parse(doc.outcome) as Outcome) : null,
+    outcome: outcomeOf(doc),
     logs: logsOf(batches, doc),
     progress: doc.progress,
     callback: doc.callback ? callbackOf(doc.callback) : null,
-    waiting: doc.waiting ?? null,
-    steps: doc.steps ?? 0,
+    waiting: waitingOf(doc),
+    steps: stepsOf(doc),
     activeMs: doc.activeMs ?? 0,
     progressAttempt: doc.progressAttempt ?? 0,
   };

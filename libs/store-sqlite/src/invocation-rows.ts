@@ -1,5 +1,5 @@
-import type { CallbackDelivery, CallbackState, ClaimFacts, IdempotencyRecord, Invocation, InvocationSummary, StoredInvocationState, LogLine, NewInvocation, Outcome, StoredLogLine, VerifiedInbound, WaitReason } from '@gi/domain';
-import { linesInOrder, outcomeError, rawBodyOf, rawBodySpan } from '@gi/domain';
+import type { CallbackDelivery, CallbackState, ClaimFacts, IdempotencyRecord, Invocation, InvocationSummary, StoredInvocationState, LogLine, NewInvocation, StoredLogLine, VerifiedInbound } from '@gi/domain';
+import { invocationState, invocationSummary, linesInOrder, pendingCallback, rawBodyOf, rawBodySpan, STATE_FIELDS, SUMMARY_FIELDS, TIMING_FIELDS } from '@gi/domain';
 
 /** One row of `invocations`, as SQLite returns it. */
 export interface InvocationRow {
@@ -72,8 +72,53 @@ const inboundOfRow = (row: PayloadRow): VerifiedInbound | null => (row.inbound =
 const rawBodyOfRow = (row: PayloadRow) =>
   rawBodyOf(row.entity, row.raw_body, row.raw_body_start === null || row.raw_body_end === null ? null : [row.raw_body_start, row.raw_body_end]);
 
-export const SUMMARY_COLUMNS =
-  'id, bot_id, entity_name, integration_id, integration_version, mode, status, attempt, created_at, started_at, finished_at, outcome';
+/**
+ * The column of each field that listings, states and timings read (the domain's field lists), selected
+ * under the field's name: a row comes back named as the domain names it.
+ */
+const COLUMN_OF = {
+  id: 'id',
+  botId: 'bot_id',
+  entityName: 'entity_name',
+  integrationId: 'integration_id',
+  integrationVersion: 'integration_version',
+  mode: 'mode',
+  status: 'status',
+  attempt: 'attempt',
+  createdAt: 'created_at',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  progress: 'progress',
+  outcome: 'outcome',
+  responseContentType: 'response_content_type',
+  waiting: 'waiting',
+  steps: 'steps',
+} as const satisfies Partial<Record<keyof Invocation, keyof InvocationRow>>;
+
+const selected = (fields: ReadonlyArray<keyof typeof COLUMN_OF>) =>
+  fields.map((field) => (COLUMN_OF[field] === field ? field : `${COLUMN_OF[field]} AS ${field}`)).join(', ');
+
+/** JSON text of a column that holds an object (the outcome, progress, a wait reason), null when empty. */
+const parsed = <T>(text: string | null): T | null => (text ? (JSON.parse(text) as T) : null);
+
+/** A listing's columns, and the outcome its error comes from. */
+export const SUMMARY_COLUMNS = selected([...SUMMARY_FIELDS, 'outcome']);
+export type SummaryRow = Omit<InvocationSummary, 'error'> & Pick<InvocationRow, 'outcome'>;
+
+export const toSummary = (row: SummaryRow): InvocationSummary => invocationSummary({ ...row, outcome: parsed(row.outcome) });
+
+/** Columns of the state alone; `outcome` and `progress` are small, the entity and logs stay unread. */
+export const STATE_COLUMNS = selected(STATE_FIELDS);
+export type StateRow = Omit<StoredInvocationState, 'progress' | 'outcome' | 'waiting'> & Pick<InvocationRow, 'progress' | 'outcome' | 'waiting'>;
+
+export const toState = (row: StateRow): StoredInvocationState =>
+  invocationState({ ...row, progress: parsed(row.progress), outcome: parsed(row.outcome), waiting: parsed(row.waiting) });
+
+/** A timing's columns: its row is the timing itself. */
+export const TIMING_COLUMNS = selected(TIMING_FIELDS);
+
+/** The callback state a new invocation is stored with, as the domain creates its callback. */
+export const createdCallbackState = (invocation: NewInvocation): CallbackState | null => pendingCallback(invocation.callbackUrl)?.state ?? null;
 
 /**
  * The columns of `invocations` stored at creation that never change: with the payload, what a claim
@@ -112,52 +157,6 @@ export type ClaimedRow = Pick<InvocationRow, 'attempt' | 'steps' | 'active_ms' |
 /** The claim's facts, from the row its update returned. */
 export const claimFactsOf = (row: ClaimedRow): ClaimFacts => ({ attempt: row.attempt, steps: row.steps, activeMs: row.active_ms, progressAttempt: row.progress_attempt });
 
-/** Columns of the state alone; `outcome` and `progress` are small, the entity and logs stay unread. */
-export const STATE_COLUMNS = 'id, bot_id, integration_id, mode, status, attempt, started_at, finished_at, progress, outcome, response_content_type, waiting, steps';
-
-export type StateRow = Pick<
-  InvocationRow,
-  'id' | 'bot_id' | 'integration_id' | 'mode' | 'status' | 'attempt' | 'started_at' | 'finished_at' | 'progress' | 'outcome' | 'response_content_type' | 'waiting' | 'steps'
->;
-
-const waitingOf = (row: Pick<InvocationRow, 'waiting'>): WaitReason | null => (row.waiting === null ? null : (JSON.parse(row.waiting) as WaitReason));
-
-export function toState(row: StateRow): StoredInvocationState {
-  return {
-    id: row.id,
-    botId: row.bot_id,
-    integrationId: row.integration_id,
-    mode: row.mode as Invocation['mode'],
-    status: row.status as Invocation['status'],
-    attempt: row.attempt,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    progress: row.progress ? JSON.parse(row.progress) : null,
-    outcome: row.outcome ? JSON.parse(row.outcome) : null,
-    responseContentType: row.response_content_type,
-    waiting: waitingOf(row),
-    steps: row.steps,
-  };
-}
-
-export function toSummary(row: Pick<InvocationRow, 'id' | 'bot_id' | 'entity_name' | 'integration_id' | 'integration_version' | 'mode' | 'status' | 'attempt' | 'created_at' | 'started_at' | 'finished_at' | 'outcome'>): InvocationSummary {
-  const outcome = row.outcome ? (JSON.parse(row.outcome) as Outcome) : null;
-  return {
-    id: row.id,
-    botId: row.bot_id,
-    entityName: row.entity_name,
-    integrationId: row.integration_id,
-    integrationVersion: row.integration_version,
-    mode: row.mode as Invocation['mode'],
-    status: row.status as Invocation['status'],
-    attempt: row.attempt,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    error: outcomeError(outcome),
-  };
-}
-
 /** One batch of `invocation_logs`. */
 export interface LogBatchRow {
   attempt: number;
@@ -172,25 +171,23 @@ export function logsOf(batches: LogBatchRow[], row: Pick<InvocationRow, 'logs' |
   );
 }
 
+/** The whole invocation: what creation stored (toCreated), then where its runs stand. */
 export function toInvocation(row: InvocationRow & PayloadRow, batches: LogBatchRow[]): Invocation {
-  const { error: _error, ...summary } = toSummary(row);
+  const { callbackUrl, entityJson, ...created } = toCreated(row);
   return {
-    ...summary,
-    tokenId: row.token_id,
-    pool: row.pool,
-    endpoint: row.endpoint as Invocation['endpoint'],
-    responseContentType: row.response_content_type,
-    entity: JSON.parse(row.entity),
-    rawBody: rawBodyOfRow(row),
-    inbound: inboundOfRow(row),
+    ...created,
+    entity: JSON.parse(entityJson),
+    status: row.status as Invocation['status'],
+    attempt: row.attempt,
     leaseOwner: row.lease_owner,
     leaseUntil: row.lease_until,
-    expireAt: row.expire_at,
-    outcome: row.outcome ? JSON.parse(row.outcome) : null,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    outcome: parsed(row.outcome),
     logs: logsOf(batches, row),
-    progress: row.progress ? JSON.parse(row.progress) : null,
-    callback: row.callback_url === null ? null : callbackOf(row),
-    waiting: waitingOf(row),
+    progress: parsed(row.progress),
+    callback: callbackUrl === null ? null : callbackOf(row),
+    waiting: parsed(row.waiting),
     steps: row.steps,
     activeMs: row.active_ms,
     progressAttempt: row.progress_attempt,

@@ -23,8 +23,22 @@ import type {
 } from '@gi/domain';
 import { assertEntityFits, claimedInvocation, outcomeJson, recordedOutcomeJson } from '@gi/domain';
 import type { GroupCommit } from './group-commit';
-import { claimFactsOf, CLAIMED_COLUMNS, CREATED_COLUMNS, STATE_COLUMNS, SUMMARY_COLUMNS, toCreated, toInvocation, toPayloadRow, toRecord, toState, toSummary } from './invocation-rows';
-import type { ClaimedRow, CreatedRow, InvocationRow, KeyRow, LogBatchRow, PayloadRow, StateRow } from './invocation-rows';
+import {
+  claimFactsOf,
+  CLAIMED_COLUMNS,
+  createdCallbackState,
+  CREATED_COLUMNS,
+  STATE_COLUMNS,
+  SUMMARY_COLUMNS,
+  TIMING_COLUMNS,
+  toCreated,
+  toInvocation,
+  toPayloadRow,
+  toRecord,
+  toState,
+  toSummary,
+} from './invocation-rows';
+import type { ClaimedRow, CreatedRow, InvocationRow, KeyRow, LogBatchRow, PayloadRow, StateRow, SummaryRow } from './invocation-rows';
 import { RecentlyCreated } from './recently-created';
 import type { SqliteDatabase } from './sqlite-database';
 
@@ -76,8 +90,7 @@ export class SqliteInvocationStore implements InvocationStore {
         (id, bot_id, token_id, entity_name, integration_id, integration_version, pool, mode, endpoint, response_content_type,
          status, created_at, published_at, expire_at, callback_url, callback_state, callback_due_at)
         VALUES (@id, @botId, @tokenId, @entityName, @integrationId, @integrationVersion, @pool, @mode, @endpoint,
-         @responseContentType, 'Queued', @createdAt, @createdAt, @expireAt, @callbackUrl,
-         CASE WHEN @callbackUrl IS NULL THEN NULL ELSE 'pending' END, NULL)`),
+         @responseContentType, 'Queued', @createdAt, @createdAt, @expireAt, @callbackUrl, ?, NULL)`),
       insertPayload: db.prepare(`INSERT INTO invocation_payloads (id, entity, raw_body, raw_body_start, raw_body_end, inbound)
         VALUES (@id, @entity, @raw_body, @raw_body_start, @raw_body_end, @inbound)`),
       get: db.prepare(`SELECT i.*, p.entity, p.raw_body, p.raw_body_start, p.raw_body_end, p.inbound FROM invocations i JOIN invocation_payloads p ON p.id = i.id
@@ -162,7 +175,7 @@ export class SqliteInvocationStore implements InvocationStore {
         WHERE id = @id AND bot_id = @botId AND callback_state = 'pending'`),
       countActive: db.prepare(`SELECT token_id, COUNT(*) AS n FROM invocations
         WHERE bot_id = ? AND ${IN_FLIGHT} AND expire_at > ? GROUP BY token_id`),
-      timings: db.prepare(`SELECT integration_id, status, created_at, started_at, finished_at FROM invocations
+      timings: db.prepare(`SELECT ${TIMING_COLUMNS} FROM invocations
         WHERE bot_id = @botId AND created_at >= @since AND expire_at > @now ORDER BY created_at DESC LIMIT @limit`),
       // Never one whose run is under way: it goes on and records its outcome; it goes once that is done.
       deleteExpired: db.prepare('DELETE FROM invocations WHERE expire_at <= @now AND (lease_owner IS NULL OR lease_until < @now)'),
@@ -196,7 +209,7 @@ export class SqliteInvocationStore implements InvocationStore {
   }
 
   private insert(invocation: NewInvocation): void {
-    this.statements.insert.run(invocation);
+    this.statements.insert.run(invocation, createdCallbackState(invocation));
     this.statements.insertPayload.run(toPayloadRow(invocation));
   }
 
@@ -365,7 +378,7 @@ export class SqliteInvocationStore implements InvocationStore {
     const source = byStatus ? `invocations INDEXED BY ${byStatus.index}` : 'invocations';
     const rows = this.db
       .prepare(`SELECT ${SUMMARY_COLUMNS} FROM ${source} WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id LIMIT @limit`)
-      .all({ botId, now: this.clock.now(), status: filter.status, integrationId: filter.integrationId, limit: filter.limit, afterAt: filter.after?.createdAt, afterId: filter.after?.id }) as InvocationRow[];
+      .all({ botId, now: this.clock.now(), status: filter.status, integrationId: filter.integrationId, limit: filter.limit, afterAt: filter.after?.createdAt, afterId: filter.after?.id }) as SummaryRow[];
     return rows.map(toSummary);
   }
 
@@ -393,14 +406,7 @@ export class SqliteInvocationStore implements InvocationStore {
   }
 
   async timings(botId: string, since: number, limit: number): Promise<InvocationTiming[]> {
-    const rows = this.statements.timings.all({ botId, since, limit, now: this.clock.now() }) as InvocationRow[];
-    return rows.map((row) => ({
-      integrationId: row.integration_id,
-      status: row.status as Invocation['status'],
-      createdAt: row.created_at,
-      startedAt: row.started_at,
-      finishedAt: row.finished_at,
-    }));
+    return this.statements.timings.all({ botId, since, limit, now: this.clock.now() }) as InvocationTiming[];
   }
 
   async recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]> {

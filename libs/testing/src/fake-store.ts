@@ -2,11 +2,14 @@ import {
   ACTIVE_STATUSES,
   assertEntityFits,
   integrationSettingsOf,
+  invocationState,
+  invocationSummary,
+  invocationTiming,
   isSettledForRecord,
   isTerminal,
   journalBytesOf,
   journalLimitPassed,
-  outcomeError,
+  linesInOrder,
   pendingCallback,
   recordedOutcomeJson,
   resultBytesWithin,
@@ -60,7 +63,6 @@ import type {
   SigningSecret,
   Store,
   StoredSecret,
-  StoredLogLine,
   StepRecord,
   StepSummary,
   Suspension,
@@ -168,10 +170,8 @@ export class FakeInvocationStore implements InvocationStore {
   async get(ref: InvocationRef): Promise<Invocation | null> {
     const row = this.live(ref);
     if (!row) return null;
-    const logs: StoredLogLine[] = [];
     const batches = [...row.batches.values()].sort((a, b) => a.attempt - b.attempt || a.seq - b.seq);
-    for (const batch of batches) for (const line of batch.lines) logs.push({ ...line, attempt: batch.attempt });
-    for (const line of row.finalLogs) logs.push({ ...line, attempt: row.invocation.attempt });
+    const logs = linesInOrder(batches, { attempt: row.invocation.attempt, lines: row.finalLogs });
     const { entityJson, ...stored } = row.invocation;
     return copy({ ...stored, entity: JSON.parse(entityJson), logs });
   }
@@ -179,8 +179,7 @@ export class FakeInvocationStore implements InvocationStore {
   async getState(ref: InvocationRef): Promise<StoredInvocationState | null> {
     const row = this.live(ref);
     if (!row) return null;
-    const { id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType, waiting, steps } = row.invocation;
-    return copy({ id, botId, integrationId, mode, status, attempt, startedAt, finishedAt, progress, outcome, responseContentType, waiting, steps });
+    return copy(invocationState(row.invocation));
   }
 
   async watch(ref: InvocationRef): Promise<StoredInvocationState | null> {
@@ -359,22 +358,7 @@ export class FakeInvocationStore implements InvocationStore {
       .filter((inv) => !filter.after || inv.createdAt < filter.after.createdAt || (inv.createdAt === filter.after.createdAt && inv.id > filter.after.id))
       .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, filter.limit)
-      .map((inv) =>
-        copy({
-          id: inv.id,
-          botId: inv.botId,
-          entityName: inv.entityName,
-          integrationId: inv.integrationId,
-          integrationVersion: inv.integrationVersion,
-          mode: inv.mode,
-          status: inv.status,
-          attempt: inv.attempt,
-          createdAt: inv.createdAt,
-          startedAt: inv.startedAt,
-          finishedAt: inv.finishedAt,
-          error: outcomeError(inv.outcome),
-        }),
-      );
+      .map((inv) => copy(invocationSummary(inv)));
   }
 
   async takeDueCallbacks(now: number, leaseMs: number, limit: number, share?: CallbackShare): Promise<InvocationRef[]> {
@@ -433,7 +417,7 @@ export class FakeInvocationStore implements InvocationStore {
       .filter((inv) => inv.botId === botId && inv.createdAt >= since && inv.expireAt > now)
       .sort((a, b) => b.createdAt - a.createdAt)
       .slice(0, limit)
-      .map(({ integrationId, status, createdAt, startedAt, finishedAt }) => ({ integrationId, status, createdAt, startedAt, finishedAt }));
+      .map(invocationTiming);
   }
 
   async recentDurations(botId: string, integrationId: string, limit: number): Promise<number[]> {

@@ -1,7 +1,7 @@
 import type { InvocationError } from '../errors';
 import type { IdempotencyRecord } from '../idempotency';
 import type { WaitReason } from '../journal';
-import type { ClaimedInvocation, Invocation, InvocationRef, InvocationStatus, InvocationSummary, InvocationTiming, LogBatch, LogLine, NewInvocation, Outcome, Progress } from '../invocation';
+import type { ClaimedInvocation, Invocation, InvocationRef, InvocationStatus, InvocationSummary, InvocationTiming, LogBatch, LogLine, NewInvocation, Outcome, Progress, StoredInvocationState } from '../invocation';
 
 export interface InvocationListFilter {
   status?: InvocationStatus;
@@ -27,13 +27,7 @@ export interface ActiveCount {
  * Where an invocation stands, for its caller: what the sync reply and every poll answer need (its status,
  * attempt, progress and outcome), without the request entity or the connector's logs.
  */
-export type InvocationState = Pick<
-  Invocation,
-  'id' | 'botId' | 'integrationId' | 'status' | 'attempt' | 'startedAt' | 'finishedAt' | 'progress' | 'outcome' | 'responseContentType' | 'waiting' | 'steps'
->;
-
-/** The state as the store reads it, with the call's mode: a waiter `watch`es a sync call's invocation. */
-export type StoredInvocationState = InvocationState & Pick<Invocation, 'mode'>;
+export type InvocationState = Omit<StoredInvocationState, 'mode'>;
 
 /** An outcome `complete` recorded. */
 export interface Completion {
