@@ -1,13 +1,18 @@
-// Turns a run's rows into the printed table, the targets of the issue with met / not met, and
-// docs/benchmarks.md.
+// The report of `npm run bench` (run.mjs): the run's rows as the printed table, the targets of the issue
+// with met / not met, the closing notes, and docs/benchmarks.md with how each row was measured.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { IN_FLIGHT } from './broker-costs.mjs';
 import { CORES } from './machine.mjs';
+import { BODY, DEFAULT_SECONDS, DRAIN_SETTLE_MS, DURATION, EXECUTOR_CONCURRENCY, kindsText, OUTSIDE_LOAD_NOTICE, ROOT, SAMPLE_MS, WARM_UP_SECONDS } from './measure.mjs';
+import { BROKER_OPERATIONS, LARGE_BODY, POLL_SAMPLES, REPLAYED_STEPS, STEPS_PER_CALL } from './scenarios.mjs';
 
 const cell = (value, unit = '') => (value === null || value === undefined || Number.isNaN(value) ? '' : `${value}${unit}`);
 const percent = (ratio) => `${Math.round(ratio * 100)}%`;
 /** The forwarding row's req/s before the work on forwarding (docs/benchmarks.md, the run of that day): its target is 3x this. */
 const FORWARD_RPS_BEFORE = 989;
 /** The heading of the hand-written part of docs/benchmarks.md that a run keeps (see `markdown`). */
-export const KEPT_HEADING = '## Before and after';
+const KEPT_HEADING = '## Before and after';
 
 /** The row's req/s as a share of its ceiling's (the same work without store or sandbox), and its CPU per request as a multiple of the ceiling's. */
 function ratioCell(row, rowsById) {
@@ -185,3 +190,136 @@ ${notes.join('\n\n')}
 ${reproduce}
 ${kept ? `\n${kept.trimEnd()}\n` : ''}`;
 }
+
+/**
+ * The notes of the run as printed and written: its failures first, then whether work outside it disturbed
+ * its rows, the notes its scenarios left, and the CPU of rows that span process kinds, split by kind.
+ */
+export function closingNotes(rows, notes, failures) {
+  const disturbed = rows.filter((r) => r.outside > OUTSIDE_LOAD_NOTICE);
+  const split = rows.filter((r) => kindsText(r) !== '');
+  return [
+    ...failures.map(failureNote),
+    ...(disturbed.length ? [outsideLoadNote(disturbed, rows)] : []),
+    ...notes,
+    ...(split.length ? [`CPU per request by process kind (µs; every process of a kind together):\n\n${split.map((r) => `- ${r.name}: ${kindsText(r).slice(2, -1)}`).join('\n')}`] : []),
+  ];
+}
+
+/** The table, the targets and the notes, on the console. */
+export function printReport(rows, notes) {
+  console.log(`\n${table(rows)}\n\n${targets(rows, OUTSIDE_LOAD_NOTICE)}\n\n${notes.join('\n\n')}`);
+}
+
+/** Rewrites docs/benchmarks.md with this run, keeping its hand-written sections (from KEPT_HEADING on). */
+export function writeBenchmarksDoc(machine, rows, notes) {
+  const doc = join(ROOT, 'docs/benchmarks.md');
+  const previous = existsSync(doc) ? readFileSync(doc, 'utf8') : '';
+  const kept = previous.includes(`\n${KEPT_HEADING}`) ? previous.slice(previous.indexOf(`\n${KEPT_HEADING}`) + 1) : '';
+  writeFileSync(doc, markdown({ method: method(), machine, rows, notes, reproduce: REPRODUCE, outsideNotice: OUTSIDE_LOAD_NOTICE, kept }));
+  console.log('\nWrote docs/benchmarks.md');
+}
+
+function outsideLoadNote(disturbed, rows) {
+  const worst = Math.max(...disturbed.map((r) => r.outside));
+  return (
+    `Work outside the benchmark kept more than ${OUTSIDE_LOAD_NOTICE} cores busy during ${disturbed.length} of the ${rows.length} rows ` +
+    `(up to ${worst.toFixed(2)} of ${CORES}; see the outside load column). Those rows' figures are lower than this machine ` +
+    'does when otherwise idle; run again when it is.'
+  );
+}
+
+/** A failure as a note: its first line, and the rest of its message as a block. */
+function failureNote(failure) {
+  const [first, ...rest] = failure.split('\n');
+  return rest.length ? `Failed: ${first}\n\n\`\`\`\n${rest.join('\n')}\n\`\`\`` : `Failed: ${first}`;
+}
+
+function method() {
+  return `Every HTTP row: autocannon (one keep-alive connection per concurrent caller, in the benchmark's own
+process) for ${DURATION} s after a ${WARM_UP_SECONDS} s warm-up, POSTing \`${BODY}\` to the
+\`examples/connectors/ack.js\` connector. Columns:
+
+- **req/s**: the mean over the run; for completion rows, jobs completed per second.
+- **vs ceiling**: req/s as a share of the ceiling's doing the same work, and CPU per request as a multiple
+  of the ceiling's: c=1 rows against the c=1 ceiling, the large-body and fetch rows against the ceiling of
+  that work, every other row against c=50.
+- **p50, p99**: autocannon's latencies. **errors**: connection errors and timeouts plus non-2xx answers; for
+  completion rows, jobs that ended Failed.
+- **CPU per request**: CPU time (user + system, every thread, from /proc) of the service processes during
+  the row's window, divided by the requests answered or jobs completed in it. On cores shared with the load
+  generator it bounds req/s better than the clock. Rows with several process kinds are split by kind in the
+  notes (gateway, executor, control). **broker CPU per request**: the same for RabbitMQ's
+  Erlang VM (beam.smp).
+- **RSS**: the service processes' resident memory at the end of the row.
+- **outside load**: cores the machine was busy with beyond this run's processes (the services, the broker,
+  the load generator) during the row, from /proc/stat: other users' work and time the hypervisor took.
+  Above ${OUTSIDE_LOAD_NOTICE} the row's figures are low and a note says so.
+
+Rows:
+
+- **ceiling**: a bare Koa route in its own process doing the ack connector's transform
+  (tools/bench/ceiling.mjs): no store, no sandbox, no auth. The same route with the large body, and a
+  route forwarding the order with Node's \`fetch\` to the same downstream API as the forwarding connector
+  (tools/bench/mock-api.mjs, whose CPU is not counted), are the ceilings of those rows.
+- **large JSON body**: an order of 800 lines (${Math.round(LARGE_BODY.length / 1000)} KB), to the ack connector (which reads
+  \`RequestBody.orderId\`) and to one that never reads \`RequestBody\`.
+- **embedded sync**: \`gi up\` with one process (SQLite store in a temporary directory, in-process bus, the
+  QuickJS sandbox with its default worker threads), sync calls.
+- **GitHub signature instead of a token**: the same sync calls to the ack connector of an integration
+  whose inbound auth is \`github\` (docs/inbound.md): each call carries \`X-Hub-Signature-256\` of the
+  body and no token; the gateway opens the key secret and checks the HMAC over the body's bytes. Compared
+  with the bearer row above it, what verifying a signature costs per call.
+- **one caller timed to the µs**: the same sync calls, one at a time over one keep-alive connection from a
+  plain Node client (tools/bench/sequential.mjs) after 500 not counted: p50 and p99 to the hundredth of a
+  millisecond, which autocannon's whole milliseconds cannot give.
+- **embedded sync, --processes N**: \`gi up --processes N\` (N processes sharing the port and the store,
+  EXECUTOR_CONCURRENCY and the sandbox threads split between them), sync calls at c=50; CPU per request
+  counts the primary and every process. On a machine of 2 cores shared with the load generator, 2 processes
+  cannot double the rate: compare the CPU per request.
+- **durable**: \`gi up\` with one process; the ack connector after ${STEPS_PER_CALL} journalled \`Context.Step\`s
+  per call against the ack connector alone, in the same process, both sync at c=50; **CPU per journalled
+  step** is the difference per step. **A resumed run answering ${REPLAYED_STEPS.toLocaleString('en')} finished steps**: one
+  async invocation journals that many steps, suspends in a 1.5 s sleep, and is resumed: p50 is the resumed
+  attempt's time from its claim to its outcome.
+- **SQLite writer ceiling**: tools/bench/sqlite-writer-ceiling.ts, no HTTP: each process runs 50 loops of
+  create, claim and complete through the real store (group-committed) on one SQLite file for ${DURATION} s
+  after a 1 s warm-up; req/s is invocations per second, CPU per request the CPU of the writing processes per invocation.
+- **embedded async accept**: 202s per second at c=50; the same process runs the jobs meanwhile, so its CPU
+  per request includes running them. **embedded async completions/s**: the jobs accepted in that run,
+  completed per second from the first completion to the last, counted by the service's
+  \`gi_invocation_outcomes_total\` (read every ${SAMPLE_MS} ms). The warm-up's jobs finish before either is
+  measured.
+- **poll wake latency**: a job that runs about 20 ms, polled with \`waitSeconds=30\` right after its 202: the
+  time from the finish the executor recorded to the poll's answer, ${POLL_SAMPLES} in sequence (polls that
+  arrived after the finish are left out).
+- **distributed**: \`gi control\`, \`gi gateway\` and \`gi executor\` processes over RabbitMQ (one quorum queue,
+  publisher confirms) sharing one SQLite file; executors with EXECUTOR_CONCURRENCY=${EXECUTOR_CONCURRENCY} and
+  SANDBOX_WORKERS=1, pinned one per core (the first on core 1, the second on core 0). **async accept**: no
+  executor runs, so the gateway, the broker and the store have the cores; the jobs (warm-up included) wait
+  in the queue. **completions/s**: that backlog drained by one executor, then, topped up with no executor
+  running, by two started together; each over a window of up to ${DURATION} s that opens
+  ${DRAIN_SETTLE_MS / 1000} s after every executor has completed a job (start-up and first runs are not
+  counted) and closes early if the queue runs low (no executor waits for work). CPU per request counts the
+  executors, gateway and control. What is left of the backlog is then purged. The scaling target calls
+  the broker the limit when the cores were at least 90% busy during the two executors' window and RabbitMQ
+  used more CPU than the executors lacked for 1.7x. **sync c=50**: with 1 executor, then with 2.
+- **broker alone**: tools/bench/broker-costs.mjs, no service running: each kind of message a call sends,
+  ${BROKER_OPERATIONS.toLocaleString('en')} times with ${IN_FLIGHT} in flight from one connection, after a warm-up; req/s is operations per second,
+  broker the RabbitMQ CPU per operation. Its messages come in larger batches than a service's, so the parts
+  add up to less than a distributed row's broker CPU per call (docs/scaling.md).
+- **sandbox overhead**: the runtime's own micro-benchmark (libs/sandbox/bench/overhead.ts), in the notes.`;
+}
+
+const REPRODUCE = `\`\`\`sh
+npm ci
+npm run bench                      # builds, runs every scenario, rewrites this file (2 to 3 minutes)
+BENCH_SECONDS=2 npm run bench      # shorter measured runs (default ${DEFAULT_SECONDS} s each)
+BENCH_ONLY=embedded npm run bench  # only some scenarios (ceiling, embedded, durability, durable, processes, writer, distributed, broker, sandbox); the doc is not rewritten
+ACCESS_LOG=off BENCH_ONLY=embedded npm run bench  # the same without the access line, for its cost
+HEAP_GROWTH_PERCENT=0 BENCH_ONLY=embedded npm run bench  # with V8's own heap growth (docs/operations.md, Memory)
+AMQP_URL=amqp://user:pass@host:5672 npm run bench   # another broker (default amqp://guest:guest@127.0.0.1:5672)
+\`\`\`
+
+The distributed rows need RabbitMQ (skipped with a note otherwise); the executors are pinned with
+\`taskset\` (util-linux) where it exists.`;
