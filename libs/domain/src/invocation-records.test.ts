@@ -1,4 +1,4 @@
-import { claimedInvocation, linesInOrder, pendingCallback } from './invocation-records';
+import { claimedInvocation, invocationState, invocationSummary, invocationTiming, linesInOrder, pendingCallback } from './invocation-records';
 import type { NewInvocation } from './invocation';
 
 const created: NewInvocation = {
@@ -52,5 +52,41 @@ describe('the records every store builds alike', () => {
     const line = (message: string) => ({ at: 1, level: 'info' as const, message });
     expect(linesInOrder([{ attempt: 1, lines: [line('a'), line('b')] }, { attempt: 2, lines: [line('c')] }], { attempt: 2, lines: [line('d')] }).map((l) => `${l.attempt}:${l.message}`)).toEqual(['1:a', '1:b', '2:c', '2:d']);
     expect(linesInOrder([], { attempt: 1, lines: [] })).toEqual([]);
+  });
+
+  it('a listing, a state and a timing hold their fields and nothing else of the invocation', () => {
+    const claimed = claimedInvocation(created, { attempt: 2, steps: 5, activeMs: 700, progressAttempt: 1 }, { owner: 'exec-1', leaseUntil: 4000, now: 2000 });
+    const failed = { ...claimed, status: 'Failed' as const, finishedAt: 3000, outcome: { status: 'Failed' as const, error: { code: 'connector_error' as const, title: 'No', detail: 'no' } } };
+    expect(invocationSummary(failed)).toEqual({
+      id: 'inv-1',
+      botId: 'acme',
+      entityName: 'order',
+      integrationId: 'crm',
+      integrationVersion: 3,
+      mode: 'async',
+      status: 'Failed',
+      attempt: 2,
+      createdAt: 1000,
+      startedAt: 2000,
+      finishedAt: 3000,
+      error: { code: 'connector_error', title: 'No', detail: 'no' },
+    });
+    expect(invocationSummary(claimed).error).toBeNull();
+    expect(invocationState(failed)).toEqual({
+      id: 'inv-1',
+      botId: 'acme',
+      integrationId: 'crm',
+      mode: 'async',
+      status: 'Failed',
+      attempt: 2,
+      startedAt: 2000,
+      finishedAt: 3000,
+      progress: null,
+      outcome: failed.outcome,
+      responseContentType: 'application/json',
+      waiting: null,
+      steps: 5,
+    });
+    expect(invocationTiming(failed)).toEqual({ integrationId: 'crm', status: 'Failed', createdAt: 1000, startedAt: 2000, finishedAt: 3000 });
   });
 });
