@@ -286,7 +286,8 @@ Rows:
   create, claim and complete through the real store (group-committed) on one SQLite file for ${DURATION} s
   after a 1 s warm-up; req/s is invocations per second, CPU per request the CPU of the writing processes per invocation.
 - **embedded async accept**: 202s per second at c=50; the same process runs the jobs meanwhile, so its CPU
-  per request includes running them. **embedded async completions/s**: the jobs accepted in that run,
+  per request includes running them; its service has \`BOT_MAX_IN_FLIGHT=1000000\`, as the backlog of 10 s of
+  accepts passes the default quota of 10,000. **embedded async completions/s**: the jobs accepted in that run,
   completed per second from the first completion to the last, counted by the service's
   \`gi_invocation_outcomes_total\` (read every ${SAMPLE_MS} ms). The warm-up's jobs finish before either is
   measured.

@@ -137,8 +137,10 @@ export async function ceilingScenario() {
 
 export async function embeddedScenario() {
   const api = await startNode([join(ROOT, 'tools/bench/mock-api.mjs')], { PATH: process.env.PATH });
-  // The downstream API listens on loopback, which connectors may call only when trusted.
-  const service = await startService('up', [], { DATA_DIR: newDataDir(), EMBEDDED_PROCESSES: '1', CONNECTOR_TRUSTED_ADDRESSES: '127.0.0.1' });
+  // The downstream API listens on loopback, which connectors may call only when trusted. The async
+  // accept row queues faster than one process runs: its backlog passes the default in-flight quota
+  // (10,000) within seconds, and the row would count 429s instead of accepts.
+  const service = await startService('up', [], { DATA_DIR: newDataDir(), EMBEDDED_PROCESSES: '1', CONNECTOR_TRUSTED_ADDRESSES: '127.0.0.1', BOT_MAX_IN_FLIGHT: '1000000' });
   const token = await setUp(service.url);
   await admin(service.url, 'PUT', '/bots/bench/integrations/forward', { entityName: 'Order', code: forwarding(api.url), allowedHosts: ['127.0.0.1'] });
   await admin(service.url, 'PUT', '/bots/bench/integrations/ignore-body', { entityName: 'Order', code: IGNORE_BODY });
