@@ -13,9 +13,9 @@ if (await writeGenerated()) console.log('generated the connector globals (libs/s
 if (writeContextTypes()) console.log('copied the connector types (apps/cli/src/starter/context-types.generated.ts)');
 
 // The sandbox's worker-thread entry is emitted beside each app bundle, where the runtime looks for it;
-// so is the control API's diff thread (libs/sandbox/src/diff-thread.ts).
-const SANDBOX_WORKER = join('libs', 'sandbox', 'src', 'sandbox-worker.main.ts');
-const DIFF_WORKER = join('libs', 'sandbox', 'src', 'diff-worker.main.ts');
+// so is the control API's diff thread (libs/sandbox/src/threads/diff-thread.ts).
+const SANDBOX_WORKER = join('libs', 'sandbox', 'src', 'threads', 'sandbox-worker.main.ts');
+const DIFF_WORKER = join('libs', 'sandbox', 'src', 'threads', 'diff-worker.main.ts');
 
 // The release, for the services' start line and gi_build_info (libs/config/src/release.ts).
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));

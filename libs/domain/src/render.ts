@@ -20,7 +20,7 @@ const isXml = (type: string) => type === 'application/xml' || type === 'text/xml
 
 /**
  * fast-xml-parser refuses more than 100 levels by default; a ResponseBody may nest up to the sandbox's
- * limit of 1,000 (libs/sandbox run-budget.ts), and the wrapping adds two.
+ * limit of 1,000 (libs/sandbox run/run-budget.ts), and the wrapping adds two.
  */
 const xmlBuilder = new XMLBuilder({ format: false, suppressEmptyNode: true, ignoreAttributes: true, maxNestedTags: 1_002 });
 

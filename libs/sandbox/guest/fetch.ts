@@ -1,7 +1,7 @@
 /**
  * `fetch`, `Request`, `Response`, `Headers`, `Blob`, `File` and `FormData` (WHATWG Fetch, File API,
  * XHR's FormData) as Workers-style runtimes have them, without streams: a body is bytes held whole.
- * The host sends the request (libs/sandbox/src/http-exchange.ts, the rules of Context.Http.Request:
+ * The host sends the request (libs/sandbox/src/http/http-exchange.ts, the rules of Context.Http.Request:
  * allowed hosts, the egress guard on every redirect, limits, the run's budget of host calls) and
  * hands the response back whole; everything else lives here: Request, Response and fetch in this
  * file, Headers, Blob and File, FormData in fetch/.

@@ -1,5 +1,5 @@
 export { createQuickJsRuntime, type QuickJsConnectorRuntime } from './quickjs-connector.runtime';
-export { DiffThread } from './diff-thread';
+export { DiffThread } from './threads/diff-thread';
 export { DEFAULT_RUN_LIMITS } from './sandbox-environment';
 export type { HttpOptions, QuickJsRuntimeOptions } from './sandbox-options';
-export type { ConnectorHttpRequest, ConnectorHttpResponse } from './connector-http';
+export type { ConnectorHttpRequest, ConnectorHttpResponse } from './http/connector-http';

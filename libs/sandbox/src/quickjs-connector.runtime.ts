@@ -1,15 +1,15 @@
 import { shareOfCapacity } from '@gi/domain';
 import type { CompileResult, ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime } from '@gi/domain';
 import { availableParallelism } from 'node:os';
-import { ConnectorCompiler } from './compile-connector';
-import { SandboxEngine } from './sandbox-engine';
-import { decodeResult } from './run-verdict';
-import type { RunInput } from './run-input';
+import { ConnectorCompiler } from './compile/compile-connector';
+import { SandboxEngine } from './engine/sandbox-engine';
+import { decodeResult } from './run/run-verdict';
+import type { RunInput } from './run/run-input';
 import { resolveEnvironment, resolveRunLimits } from './sandbox-environment';
-import { SecretRedaction } from './secret-redaction';
+import { SecretRedaction } from './run/secret-redaction';
 import { RUNS_PER_THREAD, type QuickJsRuntimeOptions, type SandboxEnvironment } from './sandbox-options';
-import { WorkerPool } from './worker-pool';
-import { locateWorkerScript } from './worker-script';
+import { WorkerPool } from './threads/worker-pool';
+import { locateWorkerScript } from './threads/worker-script';
 
 /** The entity as JSON text; undefined when it has none (nested deeper than the host can serialise, a cycle, a BigInt). */
 function entityText(entity: unknown): string | undefined {

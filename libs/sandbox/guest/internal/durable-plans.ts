@@ -1,6 +1,6 @@
 /**
  * What passes between the durable calls' two sides (`Context.Step`, `Sleep`, `SleepUntil`,
- * `WaitForEvent`): the sandbox side (globals/durable.ts) runs the connector's functions and waits;
+ * `WaitForEvent`): the sandbox side (guest/durable.ts) runs the connector's functions and waits;
  * the host side (src/durable/run-journal.ts) counts occurrences, reads and writes the journal and
  * decides what each call does next. Plans cross as text, never as an object a connector's
  * `Object.prototype.then` could intercept: an answer (the plan of every step a replay meets) as its

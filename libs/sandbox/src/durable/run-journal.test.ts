@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { JournalEntry } from '@gi/domain';
 import type { DurablePlan } from '../../guest/internal/durable-plans';
-import type { Verdict } from '../run-verdict';
+import type { Verdict } from '../run/run-verdict';
 import { FakeDurableRun } from './fake-durable-run.fixture';
 import { JOURNAL_WAITING_BYTES, JOURNAL_WRITES_IN_FLIGHT, RunJournal } from './run-journal';
 

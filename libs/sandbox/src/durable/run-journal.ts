@@ -2,8 +2,8 @@ import { isValidStepName, MAX_STEP_NAME_CHARS } from '@gi/domain';
 import type { DurableRun, JournalEntry, StepError, StepKind, StepRecord, WaitReason } from '@gi/domain';
 import type { DurablePlan, StepOutcome } from '../../guest/internal/durable-plans';
 import { SandboxError } from '../host/host-module';
-import { nestsDeeperThan, RUN_BUDGET } from '../run-budget';
-import { limitVerdict, type Verdict } from '../run-verdict';
+import { nestsDeeperThan, RUN_BUDGET } from '../run/run-budget';
+import { limitVerdict, type Verdict } from '../run/run-verdict';
 import { formatBytes } from '../sandbox-options';
 import { durationMs, shown, wakeTime } from './durations';
 import { eventTimeoutMs, retryDelayMs, stepOptions, type StepOptions } from './durable-options';
@@ -65,7 +65,7 @@ const KIND_CALLS: Record<StepKind, string> = {
  * The durable calls of one run, on the host: each call is known by its name and occurrence (counted
  * per name in call order, from 1); a call the journal holds is answered from it without running
  * anything, and a new one is written to it before it counts as done. Decides what each call does
- * next (a DurablePlan for the sandbox side, globals/durable.ts): answer, throw, run an attempt, wait
+ * next (a DurablePlan for the sandbox side, guest/durable.ts): answer, throw, run an attempt, wait
  * in the sandbox, or halt.
  *
  * Suspension: a wait longer than `suspendAfterMs` (any event wait of a durable run) asks the run to

@@ -13,7 +13,7 @@ import {
   overLimit,
 } from './crypto-algorithm';
 import { KeyRing, type KeyInfo } from './crypto-keys';
-import type { KeyGenerator } from '../run-input';
+import type { KeyGenerator } from '../run/run-input';
 import { RunLimitExceeded, SandboxError, type GlobalsModule, type HostRun } from './host-module';
 
 /** The most bytes `crypto.getRandomValues` fills in one call (the standard's limit). */

@@ -1,5 +1,5 @@
 import { MAX_UNITS_PER_CALL, tooLarge } from '../../guest/internal/limits';
-import { HttpExchangeError, httpCallerOf, sendHttp } from '../http-exchange';
+import { HttpExchangeError, httpCallerOf, sendHttp } from '../http/http-exchange';
 import { SandboxError, type GlobalsModule, type HostRun } from './host-module';
 
 /** A request of the run in flight, or its response waiting for the sandbox to take its body. */
@@ -15,7 +15,7 @@ const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 
 /**
- * `fetch` and its classes: the host sends each request with `sendHttp` (http-exchange.ts), the rules
+ * `fetch` and its classes: the host sends each request with `sendHttp` (http/http-exchange.ts), the rules
  * `Context.Http.Request` obeys too, and keeps the response's body until the sandbox takes it. Both
  * are the run's own (`run.local`), aborted and dropped when it ends.
  */

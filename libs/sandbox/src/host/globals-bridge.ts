@@ -36,7 +36,7 @@ export class GlobalsBridge {
   private readonly makeError: QuickJSHandle;
   /** `ArrayBuffer.prototype.byteLength`'s getter, taken before any connector code exists. */
   private readonly arrayBufferLength: QuickJSHandle;
-  /** What the modules share, out of the connector's reach (globals/internal/internals.ts): every module's install gets it. */
+  /** What the modules share, out of the connector's reach (guest/internal/internals.ts): every module's install gets it. */
   private readonly internals: QuickJSHandle;
   /** The key "length", made once: reading a string's length makes no key string each time. */
   private readonly lengthKey: QuickJSHandle;

@@ -1,5 +1,5 @@
-import type { RunInput } from '../run-input';
-import type { Verdict } from '../run-verdict';
+import type { RunInput } from '../run/run-input';
+import type { Verdict } from '../run/run-verdict';
 import type { SandboxEnvironment } from '../sandbox-options';
 import type { TimerQueue } from './timer-queue';
 
