@@ -1,133 +1,31 @@
 import { rawBodySpan, SecretFilter, type Progress } from '@gi/domain';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, VmCallResult } from 'quickjs-emscripten';
-import { performHttpRequest, type HostHttpResponse } from '../http/connector-http';
 import { GlobalsBridge } from '../host/globals-bridge';
+import type { TimerQueue } from '../host/timer-queue';
+import { performHttpRequest, type HostHttpResponse } from '../http/connector-http';
 import { HttpExchangeError, httpCallerOf } from '../http/http-exchange';
-import { RunLimitExceeded, type HostRun } from '../host/host-module';
-import { TimerQueue } from '../host/timer-queue';
-import type { LogBuffer } from '../run/log-buffer';
-import { bodyObjectMembers, LAZY_BODY_CHARS, LAZY_BODY_SOURCE } from './lazy-request-body';
 import { ProgressGate } from '../run/progress-gate';
-import { encodeRawBody, rawBodyEncoding, RawBodyRefused } from './raw-request-body';
-import { parseReadFileOptions, ReadFileRefused, type ReadFileEncoding, type ReadFileOptions } from './read-file-options';
-import { CallRate, RUN_BUDGET } from '../run/run-budget';
-import type { RunInput } from '../run/run-input';
+import { RUN_BUDGET } from '../run/run-budget';
 import { failureVerdict, limitVerdict, logLimitVerdict, logLinesVerdict, pendingCallsVerdict, type Verdict } from '../run/run-verdict';
 import { formatBytes, type SandboxEnvironment } from '../sandbox-options';
+import { CUT_MARK, GuestValues } from './guest-values';
+import { bodyObjectMembers, LAZY_BODY_CHARS, LAZY_BODY_SOURCE } from './lazy-request-body';
+import { encodeRawBody, rawBodyEncoding, RawBodyRefused } from './raw-request-body';
+import { parseReadFileOptions, ReadFileRefused, type ReadFileEncoding, type ReadFileOptions } from './read-file-options';
+import { RunState, type ApiRun } from './run-state';
 
 type HostResult = QuickJSHandle | VmCallResult<QuickJSHandle> | void;
-
-/** Why a run's host work is cancelled when it ends: one reason for every run (a new DOMException would build a stack each time). */
-const RUN_ENDED = new DOMException('The run ended.', 'AbortError');
 
 /** The ResponseBody JSON is larger than the limit. */
 export class ResponseTooLarge extends Error {}
 /** Reading the ResponseBody failed inside the sandbox (a throwing getter, a cycle, a BigInt...). */
 export class CollectError extends Error {}
 
-/** The run the API serves once it is bound. */
-export interface ApiRun {
-  input: RunInput;
-  logs: LogBuffer;
-  /** The run's secrets, redacted from every text that leaves it before the text is cut. */
-  secrets: SecretFilter;
-  /** Called when a host call settles, so a run waiting on host work wakes up. */
-  onHostSettled: () => void;
-}
-
-/** What the API holds for the run it serves; dropped whole when the sandbox is reset. */
-class RunState implements HostRun {
-  /** Why the run must end now (RaiseError, or a limit passed); the interrupt handler then stops the code. */
-  stopped: Verdict | null = null;
-  entity: QuickJSHandle | null = null;
-  entityLoaded = false;
-  /** The JSON body the entity's RequestBody is read from lazily (lazy-request-body.ts), once it is. */
-  lazyBody: string | null = null;
-  /** `Context.Secrets`, made at its first read. */
-  secrets: QuickJSHandle | null = null;
-  /** `Context.InboundAuth`, made at its first read. */
-  inboundAuth: QuickJSHandle | null = null;
-  response: QuickJSHandle | null = null;
-  ended = false;
-  readonly pending = new Set<QuickJSDeferredPromise>();
-  /** Those of `pending` that do not count against `pendingCalls` (journal writes). */
-  readonly unmetered = new Set<QuickJSDeferredPromise>();
-  /** Called when the run has nothing to compute (HostRun.onIdle). */
-  idle: (() => void) | null = null;
-  /** Made for the first host request only: creating and aborting a controller is not free. */
-  cancel: AbortController | null = null;
-  readonly timers = new TimerQueue();
-  readonly startedAt = performance.now();
-  readonly timeOrigin = Date.now();
-  /** CPU time the host spent for the run off the engine's thread; part of its CPU time. */
-  hostCpuMs = 0;
-  private locals: Map<string, unknown> | null = null;
-  /** Made on the first use, like `cancel`. */
-  progress: ProgressGate | null = null;
-  /** The message of the update the gate holds back, kept unread until it leaves (see `setProgress`). */
-  heldMessage: QuickJSHandle | null = null;
-  rate: CallRate | null = null;
-  /** Host calls waiting for their turn (see RUN_BUDGET.hostCallsPerSecond); made for the first one. */
-  delayed: Set<NodeJS.Timeout> | null = null;
-
-  constructor(
-    readonly run: ApiRun,
-    readonly env: SandboxEnvironment,
-  ) {}
-
-  get input(): RunInput {
-    return this.run.input;
-  }
-
-  get signal(): AbortSignal {
-    return (this.cancel ??= new AbortController()).signal;
-  }
-
-  local<T>(key: string, make: () => T): T {
-    this.locals ??= new Map();
-    if (!this.locals.has(key)) this.locals.set(key, make());
-    return this.locals.get(key) as T;
-  }
-
-  exceeded(message: string): never {
-    throw new RunLimitExceeded(message);
-  }
-
-  spendCpu(ms: number): void {
-    if (ms > 0) this.hostCpuMs += ms;
-  }
-
-  halt(verdict: Verdict): void {
-    this.stopped ??= verdict;
-    this.run.onHostSettled();
-  }
-
-  onIdle(hook: () => void): void {
-    this.idle = hook;
-  }
-
-  nextTurn(): Promise<void> {
-    return new Promise((resolve) => this.inTurn(resolve));
-  }
-
-  /** Starts host work now, or once the run's rate of host calls allows it; never once the run ended. */
-  inTurn(start: () => unknown): void {
-    const wait = (this.rate ??= new CallRate(RUN_BUDGET.hostCallsPerSecond)).take();
-    if (wait === 0) return void start();
-    const delayed = (this.delayed ??= new Set());
-    const timer = setTimeout(() => {
-      delayed.delete(timer);
-      if (!this.ended) start();
-    }, wait);
-    delayed.add(timer);
-  }
-}
-
 /**
  * The `Context` API (and `console`) of one sandbox, built from host functions (compiled: only the
  * helper that reads a large RequestBody lazily, lazy-request-body.ts), and no host object ever
- * becomes reachable from connector code. Values cross the boundary as JSON
- * text, converted by the sandbox's own `JSON`, captured before any connector code exists.
+ * becomes reachable from connector code. Values cross the boundary as JSON text (`GuestValues`); what
+ * the API holds for the run it serves is its `RunState`.
  *
  * It is installed while the sandbox is prepared, before its memory image is taken, and serves one
  * run at a time: bound when a run starts, dropped with everything it made for the run when the
@@ -136,15 +34,10 @@ class RunState implements HostRun {
  */
 export class ContextApi {
   private state: RunState | null = null;
-  private readonly stringify: QuickJSHandle;
-  private readonly parse: QuickJSHandle;
-  private readonly toStringTag: QuickJSHandle;
-  private readonly toText: QuickJSHandle;
-  private readonly functionSource: QuickJSHandle;
+  /** Values in and out of this sandbox, the bound run's secrets redacted from texts. */
+  readonly values: GuestValues;
   /** The connector globals beyond Context and console (timers, URL, fetch, crypto, Intl...). */
   readonly globals: GlobalsBridge;
-  private readonly sliceText: QuickJSHandle;
-  private readonly freeze: QuickJSHandle;
   /** Makes an entity's RequestBody lazy (LAZY_BODY_SOURCE); held, with the host functions it calls, for the sandbox's life. */
   private readonly lazyRequestBody: QuickJSHandle;
 
@@ -152,24 +45,9 @@ export class ContextApi {
     private readonly ctx: QuickJSContext,
     private readonly env: SandboxEnvironment,
   ) {
-    const json = ctx.getProp(ctx.global, 'JSON');
-    this.stringify = ctx.getProp(json, 'stringify');
-    this.parse = ctx.getProp(json, 'parse');
-    const object = ctx.getProp(ctx.global, 'Object');
-    const prototype = ctx.getProp(object, 'prototype');
-    this.toStringTag = ctx.getProp(prototype, 'toString');
-    this.toText = ctx.getProp(ctx.global, 'String');
-    const stringPrototype = ctx.getProp(this.toText, 'prototype');
-    this.sliceText = ctx.getProp(stringPrototype, 'slice');
-    stringPrototype.dispose();
-    const fn = ctx.getProp(ctx.global, 'Function');
-    const fnPrototype = ctx.getProp(fn, 'prototype');
-    this.functionSource = ctx.getProp(fnPrototype, 'toString');
-    const freeze = ctx.getProp(object, 'freeze');
-    this.freeze = freeze;
+    const values = (this.values = new GuestValues(ctx, () => this.state?.run.secrets ?? NO_SECRETS));
     this.lazyRequestBody = this.installLazyBody();
     const installed = this.install();
-    for (const handle of [json, object, prototype, fn, fnPrototype]) handle.dispose();
     // The core module of globals gives Context the members other modules make (Context.Step...): frozen after it.
     this.globals = new GlobalsBridge(ctx, {
       bound: () => {
@@ -180,17 +58,17 @@ export class ContextApi {
       },
       promise: (run, work, metered) => this.promise(run as RunState, work, metered),
       uncaught: (run, error, where) => {
-        const { message, stack } = this.describe(error);
+        const { message, stack } = values.describe(error);
         const verdict = failureVerdict(`Uncaught error in ${where}: ${message}`, stack, run.input.limits);
         return this.stop(run as RunState, verdict, verdict.kind === 'failed' ? verdict.message : message);
       },
       exceeded: (run, message) => this.stop(run as RunState, limitVerdict(message), message),
-      parseJson: (text) => this.parseJson(text),
-      json: (value) => this.json(value, RUN_BUDGET.hostArgumentChars),
-      tag: (value) => this.tag(value),
+      parseJson: (text) => values.parseJson(text),
+      json: (value) => values.json(value, RUN_BUDGET.hostArgumentChars),
+      tag: (value) => values.tag(value),
     });
     for (const target of installed) {
-      ctx.unwrapResult(ctx.callFunction(freeze, ctx.undefined, target)).dispose();
+      ctx.unwrapResult(values.freeze(target)).dispose();
       target.dispose();
     }
   }
@@ -225,12 +103,7 @@ export class ContextApi {
    * their turn never start, and the last progress update still held back is delivered.
    */
   end(): void {
-    const state = this.state;
-    if (!state || state.ended) return;
-    state.ended = true;
-    state.cancel?.abort(RUN_ENDED);
-    for (const timer of state.delayed ?? []) clearTimeout(timer);
-    state.progress?.flush();
+    this.state?.end();
   }
 
   /**
@@ -240,19 +113,6 @@ export class ContextApi {
   reset(): void {
     this.end();
     this.state = null;
-  }
-
-  /** The source text of a function, read with the original `Function.prototype.toString`; null for anything else. */
-  sourceOf(value: QuickJSHandle): string | null {
-    if (this.ctx.typeof(value) !== 'function') return null;
-    const result = this.ctx.callFunction(this.functionSource, value);
-    if (result.error) {
-      result.error.dispose();
-      return null;
-    }
-    const text = this.ctx.typeof(result.value) === 'string' ? this.ctx.getString(result.value) : null;
-    result.value.dispose();
-    return text;
   }
 
   /** Defines the globals `Context` and `console`: the objects to freeze once the globals modules are installed. */
@@ -294,9 +154,9 @@ export class ContextApi {
       ctx.setProp(wrapper, 'body', body);
       body.dispose();
     }
-    const result = ctx.callFunction(this.stringify, ctx.undefined, wrapper);
+    const result = this.values.stringify(wrapper);
     if (result.error) {
-      const { message } = this.describe(result.error);
+      const { message } = this.values.describe(result.error);
       throw new CollectError(message);
     }
     const text = result.value;
@@ -304,23 +164,6 @@ export class ContextApi {
     // Checked before the text is copied out: a UTF-8 byte is at least one UTF-16 unit.
     if (ctx.getNumber(ctx.getProp(text, 'length')) > maxBytes) throw new ResponseTooLarge();
     return ctx.getString(text);
-  }
-
-  /**
-   * `{message, stack}` of a thrown value, cut to the run's budget (no more than that is ever copied
-   * out of the sandbox); every read may run connector code, so each is guarded.
-   */
-  describe(error: QuickJSHandle): { message: string; stack: string } {
-    const { errorMessageChars, errorStackChars } = RUN_BUDGET;
-    const secrets = this.state?.run.secrets ?? NO_SECRETS;
-    // The window of each text is read: past the kept characters (so the cut is marked) and past a secret that straddles the cut.
-    const cut = (text: string, max: number) => secrets.cut(text, max, CUT_MARK);
-    if (this.isError(error)) {
-      const name = this.propText(error, 'name', 100) ?? 'Error';
-      const message = this.propText(error, 'message', secrets.window(errorMessageChars)) ?? '';
-      return { message: cut(`${name}: ${message}`, errorMessageChars), stack: cut(this.propText(error, 'stack', secrets.window(errorStackChars)) ?? '', errorStackChars) };
-    }
-    return { message: cut(`Uncaught ${this.show(error, secrets.window(errorMessageChars))}`, errorMessageChars), stack: '' };
   }
 
   /** A host function that serves the bound run; before it is bound, and once the run must end, it throws. */
@@ -350,7 +193,7 @@ export class ContextApi {
   /** `Context.Secrets`: the run's secrets as a frozen plain object (the same one at every read). */
   private getSecrets(state: RunState): HostResult {
     if (!state.secrets) {
-      const made = this.frozenJson(JSON.stringify(state.run.input.secrets ?? {}));
+      const made = this.values.frozenJson(JSON.stringify(state.run.input.secrets ?? {}));
       if (made.error) return made;
       state.secrets = made.value;
     }
@@ -363,24 +206,11 @@ export class ContextApi {
    */
   private getInboundAuth(state: RunState): HostResult {
     if (!state.inboundAuth) {
-      const made = this.frozenJson(JSON.stringify(state.run.input.inbound ?? { scheme: 'bearer', deliveryId: null }));
+      const made = this.values.frozenJson(JSON.stringify(state.run.input.inbound ?? { scheme: 'bearer', deliveryId: null }));
       if (made.error) return made;
       state.inboundAuth = made.value;
     }
     return state.inboundAuth.dup();
-  }
-
-  /** A JSON value made in the sandbox and frozen (one level deep: the values read here are flat). */
-  private frozenJson(json: string): VmCallResult<QuickJSHandle> {
-    const parsed = this.parseJson(json);
-    if (parsed.error) return parsed;
-    const frozen = this.ctx.callFunction(this.freeze, this.ctx.undefined, parsed.value);
-    if (frozen.error) {
-      parsed.value.dispose();
-      return frozen;
-    }
-    frozen.value.dispose();
-    return parsed;
   }
 
   /** Ends the run with `verdict`: the code is stopped at its next check, whatever it catches. */
@@ -396,7 +226,7 @@ export class ContextApi {
       if (entityJson !== 'null') {
         // A large JSON body that lies in the entity as sent is left out of the parse, and read when read.
         const span = rawBody !== null && rawBody.length >= LAZY_BODY_CHARS ? rawBodySpan(entityJson, rawBody) : null;
-        const parsed = this.parseJson(span ? `${entityJson.slice(0, span[0])}null${entityJson.slice(span[1])}` : entityJson);
+        const parsed = this.values.parseJson(span ? `${entityJson.slice(0, span[0])}null${entityJson.slice(span[1])}` : entityJson);
         if (parsed.error) return parsed;
         if (span) {
           const made = ctx.callFunction(this.lazyRequestBody, ctx.undefined, parsed.value);
@@ -459,8 +289,8 @@ export class ContextApi {
     const ctx = this.ctx;
     let encoding: ReadFileEncoding;
     try {
-      const given = options !== undefined && !['undefined', 'null'].includes(this.typeOf(options));
-      const json = given ? this.json(options, 10_000) : undefined;
+      const given = options !== undefined && !['undefined', 'null'].includes(this.values.typeOf(options));
+      const json = given ? this.values.json(options, 10_000) : undefined;
       if (given && json === undefined) throw new RawBodyRefused('Context.GetRawRequestBody options must be an object like { encoding }.');
       encoding = rawBodyEncoding(json === undefined ? undefined : JSON.parse(json));
     } catch (error) {
@@ -486,7 +316,7 @@ export class ContextApi {
   private setResponseEntity(state: RunState, value: QuickJSHandle | undefined): HostResult {
     const ctx = this.ctx;
     const kind = value === undefined ? 'undefined' : ctx.typeof(value);
-    const tag = value && kind === 'object' ? this.tag(value) : null;
+    const tag = value && kind === 'object' ? this.values.tag(value) : null;
     if (!value || kind !== 'object' || tag === '[object Null]' || tag === '[object Array]') {
       const got = tag === '[object Null]' ? 'null' : tag === '[object Array]' ? 'an array' : kind;
       return { error: ctx.newError({ name: 'TypeError', message: `Context.SetResponseEntity expects the entity object, not ${got}.` }) };
@@ -498,8 +328,8 @@ export class ContextApi {
   private raiseError(state: RunState, title: QuickJSHandle | undefined, message: QuickJSHandle | undefined): HostResult {
     const { raisedTitleChars, raisedMessageChars } = RUN_BUDGET;
     const raised = {
-      title: title ? this.shown(title, raisedTitleChars, CUT_MARK) : '',
-      message: message ? this.shown(message, raisedMessageChars, CUT_MARK) : '',
+      title: title ? this.values.shown(title, raisedTitleChars, CUT_MARK) : '',
+      message: message ? this.values.shown(message, raisedMessageChars, CUT_MARK) : '',
     };
     // Thrown to stop the statements that follow; the interrupt handler then ends the run even if
     // the connector catches this.
@@ -513,7 +343,7 @@ export class ContextApi {
     const window = state.run.secrets.window(max);
     let text = '';
     for (const arg of args) {
-      text += (text ? ' ' : '') + this.show(arg, window - text.length);
+      text += (text ? ' ' : '') + this.values.show(arg, window - text.length);
       if (text.length >= window) break;
     }
     const added = state.run.logs.add(level, text.slice(0, window));
@@ -534,7 +364,7 @@ export class ContextApi {
     const gate = (state.progress ??= new ProgressGate(deliver, RUN_BUDGET.progressIntervalMs));
     const percentage = Math.min(100, Math.max(0, value));
     const max = RUN_BUDGET.progressMessageChars;
-    const hasMessage = message !== undefined && !['undefined', 'null'].includes(this.typeOf(message));
+    const hasMessage = message !== undefined && !['undefined', 'null'].includes(this.values.typeOf(message));
     state.heldMessage?.dispose();
     state.heldMessage = null;
     // A text message held back is read only if it is still the latest when its update leaves: a loop
@@ -543,14 +373,14 @@ export class ContextApi {
     if (hasMessage && ctx.typeof(message) === 'string' && !gate.isDue()) {
       const held = (state.heldMessage = message.dup());
       return gate.offer(() => {
-        const text = this.shown(held, max);
+        const text = this.values.shown(held, max);
         held.dispose();
         if (state.heldMessage === held) state.heldMessage = null;
         return { percent: percentage, message: text };
       });
     }
     const progress: Progress = { percent: percentage };
-    if (hasMessage) progress.message = this.shown(message, max);
+    if (hasMessage) progress.message = this.values.shown(message, max);
     gate.offer(progress);
   }
 
@@ -560,7 +390,7 @@ export class ContextApi {
     if ('error' in call) return call;
     const { deferred, promise, refuse } = call;
     const max = RUN_BUDGET.httpRequestBytes;
-    const json = request === undefined ? undefined : this.json(request, max + 1);
+    const json = request === undefined ? undefined : this.values.json(request, max + 1);
     if (json === undefined) return refuse('Context.Http.Request expects an object like { method, url, headers, body }.');
     if (json.length > max || Buffer.byteLength(json) > max) return refuse(`The request is larger than ${formatBytes(max)}, the most one Context.Http.Request may send.`);
     state.pending.add(deferred);
@@ -573,9 +403,9 @@ export class ContextApi {
 
   /** The response as the connector sees it; a JSON body is parsed here, inside the sandbox (and left out when it is not JSON after all). */
   private httpResponse({ isJson, ...response }: HostHttpResponse): VmCallResult<QuickJSHandle> {
-    const made = this.parseJson(JSON.stringify(response));
+    const made = this.values.parseJson(JSON.stringify(response));
     if (made.error || !isJson) return made;
-    const json = this.parseJson(response.body);
+    const json = this.values.parseJson(response.body);
     if (json.error) json.error.dispose();
     else {
       this.ctx.setProp(made.value, 'json', json.value);
@@ -599,7 +429,7 @@ export class ContextApi {
     const cap = this.env.maxReadFileBytes;
     let parsed: ReadFileOptions;
     try {
-      const json = options === undefined || ['undefined', 'null'].includes(this.typeOf(options)) ? '{}' : this.json(options, 10_000);
+      const json = options === undefined || ['undefined', 'null'].includes(this.values.typeOf(options)) ? '{}' : this.values.json(options, 10_000);
       parsed = parseReadFileOptions(json === undefined ? undefined : JSON.parse(json), cap);
     } catch (error) {
       return refuse(error instanceof ReadFileRefused ? error.message : 'Context.ReadFile options could not be read.');
@@ -662,13 +492,6 @@ export class ContextApi {
     return { deferred, promise, refuse };
   }
 
-  private parseJson(text: string): VmCallResult<QuickJSHandle> {
-    const textHandle = this.ctx.newString(text);
-    const parsed = this.ctx.callFunction(this.parse, this.ctx.undefined, textHandle);
-    textHandle.dispose();
-    return parsed;
-  }
-
   /** Settles a host call with the value `make` builds in the sandbox, or rejects it with a message; nothing once its run ended. */
   private settle(state: RunState, deferred: QuickJSDeferredPromise, outcome: (() => VmCallResult<QuickJSHandle>) | string): void {
     if (state.ended || !state.pending.delete(deferred)) return;
@@ -693,109 +516,7 @@ export class ContextApi {
     deferred.dispose();
     state.run.onHostSettled();
   }
-
-  private typeOf(value: QuickJSHandle): string {
-    const kind = this.ctx.typeof(value);
-    return kind === 'object' && this.tag(value) === '[object Null]' ? 'null' : kind;
-  }
-
-  /** Whether a value reads as an error: an Error (of any kind) or a DOMException. */
-  private isError(value: QuickJSHandle): boolean {
-    const tag = this.tag(value);
-    return tag === '[object Error]' || tag === '[object DOMException]';
-  }
-
-  /** `Object.prototype.toString.call(value)`, or null when it cannot be read. */
-  private tag(value: QuickJSHandle): string | null {
-    const result = this.ctx.callFunction(this.toStringTag, value);
-    if (result.error) {
-      result.error.dispose();
-      return null;
-    }
-    const text = this.ctx.getString(result.value);
-    result.value.dispose();
-    return text;
-  }
-
-  /**
-   * The JSON text of a value, at most `max` characters of it; undefined when it has none (a function,
-   * a cycle, a throwing getter).
-   */
-  private json(value: QuickJSHandle, max: number): string | undefined {
-    const result = this.ctx.callFunction(this.stringify, this.ctx.undefined, value);
-    if (result.error) {
-      result.error.dispose();
-      return undefined;
-    }
-    const text = this.ctx.typeof(result.value) === 'string' ? this.readString(result.value, max) : undefined;
-    result.value.dispose();
-    return text;
-  }
-
-  /** `String(value)`, at most `max` characters of it; undefined when that throws. */
-  private text(value: QuickJSHandle, max: number): string | undefined {
-    const result = this.ctx.callFunction(this.toText, this.ctx.undefined, value);
-    if (result.error) {
-      result.error.dispose();
-      return undefined;
-    }
-    const text = this.readString(result.value, max);
-    result.value.dispose();
-    return text;
-  }
-
-  private propText(value: QuickJSHandle, name: string, max: number): string | undefined {
-    const result = this.ctx.getProp(value, name);
-    const text = this.ctx.typeof(result) === 'undefined' ? undefined : this.text(result, max);
-    result.dispose();
-    return text;
-  }
-
-  /**
-   * A string of the sandbox, at most its first `max` characters: a connector's 20 MiB string is cut
-   * inside the sandbox, and only what the host keeps is ever copied out.
-   */
-  private readString(value: QuickJSHandle, max: number): string {
-    const ctx = this.ctx;
-    const length = ctx.getProp(value, 'length');
-    const long = ctx.getNumber(length) > max;
-    length.dispose();
-    if (!long) return ctx.getString(value);
-    const start = ctx.newNumber(0);
-    const end = ctx.newNumber(Math.max(0, max));
-    const cut = ctx.callFunction(this.sliceText, value, start, end);
-    start.dispose();
-    end.dispose();
-    if (cut.error) {
-      cut.error.dispose();
-      return '';
-    }
-    const text = ctx.getString(cut.value);
-    cut.value.dispose();
-    return text;
-  }
-
-  /** How a value reads as text that leaves the run: the run's secrets redacted, then cut to `max` characters (`mark` ending a cut). */
-  private shown(value: QuickJSHandle, max: number, mark = ''): string {
-    const secrets = this.state?.run.secrets ?? NO_SECRETS;
-    return secrets.cut(this.show(value, secrets.window(max)), max, mark);
-  }
-
-  /** How a logged value reads, at most `max` characters of it: strings as they are, errors as "Name: message", the rest as JSON. */
-  private show(value: QuickJSHandle, max: number): string {
-    const kind = this.ctx.typeof(value);
-    if (kind === 'string') return this.readString(value, max);
-    if (kind === 'object' && this.isError(value)) {
-      return `${this.propText(value, 'name', 100) ?? 'Error'}: ${this.propText(value, 'message', max) ?? ''}`.slice(0, max);
-    }
-    if (kind === 'object') {
-      const json = this.json(value, max);
-      if (json !== undefined) return json;
-    }
-    return this.text(value, max) ?? '[value that cannot be shown]';
-  }
 }
 
-/** What ends a text cut to the run budget. */
-const CUT_MARK = '…';
+/** Redacts nothing: texts read while no run is bound. */
 const NO_SECRETS = new SecretFilter(undefined);

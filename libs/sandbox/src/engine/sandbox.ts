@@ -77,7 +77,7 @@ export class Sandbox {
   compileAhead(connector: ConnectorCode): boolean {
     if (this.ran || this.compiled) throw new Error('Only a sandbox that never ran can compile a connector ahead.');
     const result = this.evalConnector(connector.code);
-    if (!result.error && this.api.sourceOf(result.value) === connectorFunctionSource(connector.code)) {
+    if (!result.error && this.api.values.sourceOf(result.value) === connectorFunctionSource(connector.code)) {
       this.compiled = { ...connector, fn: result.value };
       this.image = this.capture();
       return true;

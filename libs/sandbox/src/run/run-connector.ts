@@ -233,7 +233,7 @@ export class ConnectorRun {
 
   private describe(error: QuickJSHandle): { message: string; stack: string } {
     if (this.stoppedVerdict()) return { message: '', stack: '' };
-    return this.api.describe(error);
+    return this.api.values.describe(error);
   }
 
   private verdictOf(ending: Ending): Verdict {

@@ -8,7 +8,7 @@ const STEP_ERROR_NAME_CHARS = 100;
 /**
  * What a run hands back with its secrets' values replaced by `[secret]` (domain `SecretFilter`):
  * log lines (streamed and in the result), the RaiseError title and message, a failure's message and
- * progress messages. The run redacts them itself before it cuts them to its budget (context-api,
+ * progress messages. The run redacts them itself before it cuts them to its budget (GuestValues,
  * LogBuffer); this is the host side's net as the run's words leave the runtime, whether it ran on a
  * worker thread or in process, for any text the run did not. The ResponseBody is the connector's
  * answer and is left as written. A run without secrets to redact (most runs) has what it hands back
