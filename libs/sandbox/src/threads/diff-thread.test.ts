@@ -21,7 +21,10 @@ describe('DiffThread', () => {
   });
 
   it('fails the diffs waiting when its thread ends, and starts a new thread for the next', async () => {
-    const waiting = thread.diffJson(one, two);
+    // Two versions with no line in common: the diff takes the thread far longer than ending it does,
+    // so it is still under way when the thread ends (a small one could be answered first).
+    const lines = (tag: string) => Array.from({ length: 5_000 }, (_, i) => `${tag} ${i}`).join('\n');
+    const waiting = thread.diffJson({ ...one, code: lines('a') }, { ...two, code: lines('b') });
     await thread.close();
     await expect(waiting).rejects.toThrow('The diff thread ended.');
     expect(JSON.parse(await thread.diffJson(one, two))).toMatchObject({ from: 1, to: 2 });
