@@ -40,8 +40,9 @@
  * | a reply address                  | was stopped by a cancellation                      | `Cancelled`                    | no (the canceller published it) | a cancelled sync run replies Cancelled directly |
  * | a reply address                  | suspended (a durable wait)                         | `Waiting`: promotes the wait   | no                  | a suspended sync run replies Waiting      |
  *
- * The store orders a mark and a completion of one invocation (the store contract's `watch` case): either
- * the completion sees the mark (the event is published) or the mark returns the outcome.
+ * The store orders a mark and a completion of one invocation (the store contract's case "orders marks with
+ * the completion"): either the completion sees the mark (the event is published) or the mark returns the
+ * outcome.
  *
  * **Relay** (`RelayLedger`, between the processes of an embedded cluster): a process that waits asks the
  * others with a watch (a poll at once, a sync call's wait where its job runs after LATE_WATCH_MS); a
