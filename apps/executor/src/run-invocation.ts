@@ -4,8 +4,8 @@ import type { JobDecision, JobDelivery, JobMessage } from '@gi/contracts';
 import { SecretUnreadable } from '@gi/auth';
 import type { Cancellation, ClaimedInvocation, Completion, FileEntity, InvocationError, InvocationRef, LogLine, Outcome, RunSecrets, WaitReason, WebhookEntity } from '@gi/domain';
 import { traceContextOf } from '@gi/observability';
-import { connectorFileReader } from '@gi/use-cases';
-import { announceRecorded, finishedFacts, giveUp, replyDirectly } from './announce-outcome';
+import { announceRecorded, connectorFileReader, replyCancelled } from '@gi/use-cases';
+import { finishedFacts, giveUp } from './announce-outcome';
 import { durableRunOf } from './durable-run';
 import type { JournalFailure } from './durable-run';
 import { handling } from './invocation-in-hand';
@@ -188,8 +188,7 @@ async function runClaimed(
     else if (running.isHandedBack(run)) return handBack(deps, ref, log);
     else {
       log.info('run stopped: the invocation was cancelled');
-      // The canceller's event reaches the processes watching the invocation, not a sync caller's gateway.
-      await replyDirectly(deps, completionEvent(ref, 'Cancelled'), delivery);
+      await replyCancelled(deps, ref, delivery);
     }
     return 'ack';
   }

@@ -1,7 +1,7 @@
-import { completionEvent, jobMessage } from '@gi/contracts';
+import { jobMessage } from '@gi/contracts';
 import type { JobDecision, JobDelivery } from '@gi/contracts';
 import type { ClaimedInvocation, WaitReason } from '@gi/domain';
-import { replyDirectly } from './announce-outcome';
+import { replySuspended } from '@gi/use-cases';
 import { keepWaitingUntil } from './durable-run';
 import type { RunLog } from './run-log';
 import type { ExecutorDeps } from './executor-deps';
@@ -33,7 +33,7 @@ export async function suspendRun(
     return 'ack';
   }
   log.debug({ wait: wait.kind, step: wait.name, until: new Date(wait.until).toISOString() }, 'run suspended');
-  await replyDirectly(deps, completionEvent(ref, 'Waiting'), delivery);
+  await replySuspended(deps, ref, delivery);
   if (suspended === 'requeued') {
     // An event completed the wait while the run was stopping: it goes on at once.
     try {

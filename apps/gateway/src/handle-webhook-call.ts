@@ -1,6 +1,6 @@
 import { isTerminal, pollLocation } from '@gi/domain';
 import type { InvocationState } from '@gi/domain';
-import { awaitFinished } from '@gi/use-cases';
+import { awaitFinished, syncCallWait } from '@gi/use-cases';
 import { acceptCall } from './accept-call';
 import type { AcceptedCall } from './accept-call';
 import type { GatewayDeps } from './gateway.deps';
@@ -83,16 +83,15 @@ async function answerStored(deps: GatewayDeps, call: WebhookCall, hooks: CallHoo
 
   const waitMs = Math.min(deps.settings.syncTimeoutMs, (call.prefer.waitSeconds ?? Number.POSITIVE_INFINITY) * 1000);
   const waitApplied = call.prefer.waitSeconds === undefined ? undefined : `wait=${waitMs / 1000}`;
-  // The wait is registered before the job is published, so its completion cannot be missed. A caller
-  // hanging up only ends its own wait: the job goes on and its outcome stays pollable.
+  // How the wait hears the outcome (a new job's direct reply, a repeat's partition) is completion
+  // routing's. A caller hanging up only ends its own wait: the job goes on and its outcome stays pollable.
   const state =
     stored.kind === 'repeat' && isTerminal(stored.invocation.status)
       ? stored.invocation
       : await awaitFinished({ waiter: deps.waiter, invocations: deps.store.invocations }, invocation, {
           waitMs,
           hangUp: hooks.hangUp,
-          // A new job is published asking for a direct reply: no completion partition is bound for it.
-          ...(stored.kind === 'new' ? { fresh: true, directReply: true, registered: () => publishJob(deps, invocation, admission?.backlog) } : {}),
+          ...syncCallWait(stored.kind, () => publishJob(deps, invocation, admission?.backlog)),
         });
   if (state && isTerminal(state.status)) return { kind: 'finished', invocationId, location, invocation: state, preferenceApplied: waitApplied };
   if (call.prefer.respondAsync) return { kind: 'accepted', invocationId, location, preferenceApplied: `respond-async, ${waitApplied}` };

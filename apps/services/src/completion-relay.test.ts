@@ -3,7 +3,8 @@ import { EventEmitter } from 'node:events';
 import { completionEvent } from '@gi/contracts';
 import { LocalJobBus } from '@gi/bus-local';
 import { CompletionWaiter } from '@gi/domain';
-import { CompletionRelay, LATE_WATCH_MS, RECENT_MS, relayNotices } from './completion-relay';
+import { LATE_WATCH_MS, RECENT_MS } from '@gi/use-cases';
+import { CompletionRelay, relayNotices } from './completion-relay';
 import type { RelayChannel, RelayNotice } from './completion-relay';
 
 /**

@@ -26,7 +26,8 @@ type Phase = 'open' | 'draining' | 'closed';
  * pool (delivery limit, dead-letter exchange and queue): the first lane, or the backlog lane for a bot
  * with many jobs in flight (amqp-topology.ts). Completion events go through a direct exchange by
  * partition of the invocation id, to the listeners of the processes that wait in that partition
- * (watchCompletion); a sync caller's gateway gets its reply directly instead. Cancellations go through
+ * (watchCompletion); a sync caller's gateway gets its reply directly instead (who sends what, and when:
+ * libs/use-cases completion-routing). Cancellations go through
  * a fanout, to an exclusive queue per listener. Every publish waits for its own broker confirm, with any
  * number in flight. A lost connection is re-established with backoff, the topology declared again,
  * and consumers and listeners resume; meanwhile publishing fails at once (the store plus the sweeper

@@ -45,8 +45,9 @@ export interface Standby {
  * Which completion partitions this process needs bound, counted per partition. A partition is bound
  * when its first active watch comes and unbound only after it has had none for `lingerMs`, so a steady
  * trickle of waits in one partition does not bind and unbind on every call (bindings are broker
- * metadata writes). A standby watch (a sync call expecting a direct reply) binds nothing until the
- * connection its reply was expected on is lost: `promoteStandby` then makes it active.
+ * metadata writes). A standby watch (a sync call expecting a direct reply) binds nothing until its
+ * reply can no longer come: `promoteStandby` (the connection was lost) or `promoteStandbyOf` then make
+ * it active, bound first and told after (the protocol's table: libs/use-cases completion-routing).
  */
 export class PartitionInterest {
   private readonly active = new Map<string, number>();

@@ -69,7 +69,7 @@ describe('completion routing with several gateways and a results replica', () =>
     const results = await replica('results');
     const executor = await AmqpJobBus.connect({ url: AMQP_URL, prefix, connectionName: `${prefix} executor`, pools: ['default'] });
     buses.push(executor);
-    // What the executor does on an outcome (apps/executor announce-outcome.ts): a direct reply alone to
+    // What the executor does on an outcome (libs/use-cases completion-routing, announceCompletion): a direct reply alone to
     // a sync caller nobody else waits for, the event by partition for whoever watches the others.
     await executor.consume('default', 16, async (job, delivery) => {
       const event: CompletionEvent = { kind: 'completed', version: 1, botId: job.botId, invocationId: job.invocationId, status: 'Completed' };

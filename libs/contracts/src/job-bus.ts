@@ -67,6 +67,7 @@ export interface JobBus {
    * instead; the bus routes the events here as well only if that reply can no longer come (its job was
    * not published, or the connection it was expected on was lost), and then calls `onPromoted`: the
    * waiter must tell the store it waits (InvocationStore.watch), or no event may be published for it.
+   * The protocol that drives these calls: libs/use-cases completion-routing.
    */
   watchCompletion(invocationId: string, options?: { directReply?: boolean; onPromoted?: () => void }): Promise<CompletionWatch>;
   /** Hears the completion events of the invocations watched through this bus, and its direct replies. */
