@@ -35,9 +35,20 @@ describe('renderResponseBody', () => {
     expect(rendered.payload).toContain('leaf');
   });
 
+  it('renders a structured +xml type as XML, and names a charset for text and XML types only', () => {
+    const atom = renderResponseBody({ Feed: { Title: 'orders' } }, 'application/atom+xml');
+    expect(atom.contentType).toBe('application/atom+xml; charset=utf-8');
+    expect(new XMLParser().parse(atom.payload)).toMatchObject({ Feed: { Title: 'orders' } });
+    expect(renderResponseBody('raw', 'application/octet-stream')).toEqual({ contentType: 'application/octet-stream', payload: 'raw' });
+  });
+
   it('validates responseContentType', () => {
     expect(parseResponseContentType('Text/Plain; charset=utf-8')).toBe('text/plain');
     expect(() => parseResponseContentType('not a type')).toThrow('media type');
+  });
+
+  it('quotes an invalid responseContentType cut to 60 characters', () => {
+    expect(() => parseResponseContentType('x'.repeat(100))).toThrow(`not '${'x'.repeat(60)}'.`);
   });
 });
 

@@ -24,4 +24,19 @@ describe('Cancellation', () => {
     cancellation.onRequest(() => calls.push('late'))();
     expect(calls).toEqual(['kept']);
   });
+
+  it('removes any listener, not only the first, and may be requested with none or removed from after the request', () => {
+    const cancellation = new Cancellation();
+    const calls: string[] = [];
+    cancellation.onRequest(() => calls.push('first'));
+    const removeSecond = cancellation.onRequest(() => calls.push('second'));
+    cancellation.onRequest(() => calls.push('third'));
+    removeSecond();
+    cancellation.request();
+    expect(calls).toEqual(['first', 'third']);
+    expect(() => removeSecond()).not.toThrow();
+    const alone = new Cancellation();
+    expect(() => alone.request()).not.toThrow();
+    expect(alone.requested).toBe(true);
+  });
 });
