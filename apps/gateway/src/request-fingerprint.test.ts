@@ -1,4 +1,5 @@
-import { requestFingerprint } from './request-fingerprint';
+import { createHash } from 'node:crypto';
+import { deliveryKey, requestFingerprint } from './request-fingerprint';
 import type { FingerprintedRequest } from './request-fingerprint';
 
 const request: FingerprintedRequest = {
@@ -19,6 +20,12 @@ const upload: FingerprintedRequest = {
 };
 
 describe('requestFingerprint', () => {
+  it('is the SHA-256 its comment gives, so a key stored by an earlier release still matches its repeats', () => {
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+    const parts = ['POST', 'acme/Order/ack/GenericIntegration', 'a=1&b=2', 'application/json', sha256('{"orderId":42}')];
+    expect(requestFingerprint(request)).toBe(sha256(JSON.stringify(parts)));
+  });
+
   it('is a SHA-256 that repeats for the same request', () => {
     expect(requestFingerprint(request)).toMatch(/^[0-9a-f]{64}$/);
     expect(requestFingerprint({ ...request })).toBe(requestFingerprint(request));
@@ -48,5 +55,25 @@ describe('requestFingerprint', () => {
       expect(requestFingerprint({ ...upload, body: { fields: { orderId: '42' }, files: [{ ...file, ...change }] } })).not.toBe(requestFingerprint(upload));
     }
     expect(requestFingerprint({ ...upload, body: { fields: { orderId: '43' }, files: [file] } })).not.toBe(requestFingerprint(upload));
+  });
+});
+
+describe('deliveryKey', () => {
+  const verified = (deliveryId: string, scheme: 'github' | 'stripe' = 'github') => ({ scheme, deliveryId });
+
+  it('names the integration and the delivery while that fits a key, and is its SHA-256 beyond', () => {
+    expect(deliveryKey('ack', verified('d-1')).key).toBe('delivery:ack:d-1');
+    const longest = 'x'.repeat(255 - 'delivery:ack:'.length);
+    expect(deliveryKey('ack', verified(longest)).key).toBe(`delivery:ack:${longest}`);
+    const plain = `delivery:ack:${longest}y`;
+    expect(deliveryKey('ack', verified(`${longest}y`)).key).toBe(`delivery:sha256:${createHash('sha256').update(plain).digest('hex')}`);
+  });
+
+  it('fingerprints the integration and the scheme, not the delivery', () => {
+    const { fingerprint } = deliveryKey('ack', verified('d-1'));
+    expect(deliveryKey('ack', verified('d-2')).fingerprint).toBe(fingerprint);
+    expect(deliveryKey('nack', verified('d-1')).fingerprint).not.toBe(fingerprint);
+    expect(deliveryKey('ack', verified('d-1', 'stripe')).fingerprint).not.toBe(fingerprint);
+    expect(fingerprint).toBe(createHash('sha256').update(JSON.stringify(['delivery', 'ack', 'github'])).digest('hex'));
   });
 });
