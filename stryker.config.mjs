@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Mutation check of the domain, use-cases, gateway and executor packages against the small jest tier
  * (docs/testing.md). `npm run test:mutation` runs all four; `MUTATE=libs/domain` one package, and
@@ -21,7 +23,9 @@ const unknown = chosen.filter((target) => !packageOf(target));
 if (unknown.length > 0) throw new Error(`MUTATE names nothing mutated: ${unknown.join(', ')} (packages ${PACKAGES.join(', ')}, or files in them)`);
 const packages = [...new Set(chosen.map(packageOf))];
 const testMatch = process.env.MUTATION_TESTS === 'all' ? undefined : packages.flatMap((p) => TESTS[p]).map((glob) => `<rootDir>/${glob}`);
-const slug = process.env.MUTATE ? chosen.map((target) => target.replace(/\.ts$/, '').replace(/\//g, '-')).join('+') : 'all';
+const named = process.env.MUTATE ? chosen.map((target) => target.replace(/\.ts$/, '').replace(/\//g, '-')).join('+') : 'all';
+// A report's name, short enough for the file system (255 bytes) however many files MUTATE names; the same MUTATE, the same name.
+const slug = named.length <= 120 ? named : `${named.slice(0, 80)}+${createHash('sha256').update(named).digest('hex').slice(0, 12)}`;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
