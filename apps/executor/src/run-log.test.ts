@@ -30,4 +30,10 @@ describe('RunLog', () => {
     expect(lines).toEqual([]);
     expect(child).not.toHaveBeenCalled();
   });
+
+  it('writes debug lines when debug is on', () => {
+    const { log, lines } = logAt('debug');
+    log.debug({ status: 'Completed' }, 'invocation finished');
+    expect(lines).toEqual([expect.objectContaining({ level: 20, invocationId: 'inv-1', status: 'Completed', msg: 'invocation finished' })]);
+  });
 });
