@@ -13,13 +13,16 @@ describe('parsePrefer (RFC 7240)', () => {
     ['respond-async; foo=bar, wait=2; x', { respondAsync: true, waitSeconds: 2 }],
     ['return=minimal, handling=lenient, respond-async', { respondAsync: true }],
     ['foo="a,b", respond-async', { respondAsync: true }],
+    ['foo="a,respond-async,b"', { respondAsync: false }],
+    ['foo="a\\",respond-async,b"', { respondAsync: false }],
+    ['wait="12"', { respondAsync: false, waitSeconds: 12 }],
     ['wait=4, wait=9', { respondAsync: false, waitSeconds: 4 }],
     ['wait=99999999', { respondAsync: false, waitSeconds: 86400 }],
   ])('reads %p', (header, preferences) => {
     expect(parsePrefer(header)).toEqual(preferences);
   });
 
-  it.each(['wait=-1', 'wait=1.5', 'wait=soon', 'wait=', 'wait=12345678901'])('ignores a malformed %s', (header) => {
+  it.each(['wait=-1', 'wait=1.5', 'wait=soon', 'wait=', 'wait=12345678901', 'wait=1"2"', 'wait="2"3'])('ignores a malformed %s', (header) => {
     expect(parsePrefer(`respond-async, ${header}`)).toEqual({ respondAsync: true });
   });
 

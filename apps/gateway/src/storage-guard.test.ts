@@ -11,7 +11,9 @@ function measured(used: Record<string, number>, free: number) {
       files.measures++;
       return files.used[botId] ?? 0;
     },
+    freeMeasures: 0,
     async freeBytes() {
+      files.freeMeasures++;
       return files.free;
     },
   };
@@ -72,5 +74,45 @@ describe('StorageGuard', () => {
     files.free = 3999;
     now += 1000;
     expect(await refusal(guard.open('c'))).toEqual(['insufficient_storage', 'The service is low on disk space for uploaded files; nothing was stored. Try again later.', '60']);
+  });
+
+  it('counts the uploads under way of a bot against its quota, at the start of another and when measured again', async () => {
+    const files = measured({ a: 0 }, 1e9);
+    const guard = new StorageGuard(files, { botQuotaBytes: 1000, freeReserveBytes: 0 }, clock);
+    const first = await guard.open('a');
+    expect(first.take(1000)).toBeNull();
+    expect((await refusal(guard.open('a')))?.[0]).toBe('insufficient_storage');
+    // Measured again with half of the upload on disk already: counted once, as being received.
+    files.used.a = 500;
+    now += 5000;
+    expect((await refusal(guard.open('a')))?.[0]).toBe('insufficient_storage');
+    first.end(false);
+    first.end(false);
+    // Not stored: its bytes count no more, ended twice or not.
+    const second = await guard.open('a');
+    expect(second.take(1000)).toBeNull();
+    expect(second.take(1)?.detail).toContain('BOT_STORAGE_QUOTA');
+  });
+
+  it('lets an upload take the disk down to its reserve exactly, and measures the free space at most every second', async () => {
+    const files = measured({}, 10_000);
+    const guard = new StorageGuard(files, { botQuotaBytes: 1e9, freeReserveBytes: 4000 }, clock);
+    const upload = await guard.open('a');
+    expect(upload.take(6000)).toBeNull();
+    expect(upload.take(1)?.detail).toContain('low on disk space');
+    now += 999;
+    await guard.open('b');
+    expect(files.freeMeasures).toBe(1);
+    files.free = 4000;
+    now += 1;
+    await guard.open('b');
+    expect(files.freeMeasures).toBe(2);
+  });
+
+  it('checks only the quota with a file store that cannot tell its free space', async () => {
+    const guard = new StorageGuard({ usedBytes: async () => 0 }, { botQuotaBytes: 100, freeReserveBytes: 1e12 }, clock);
+    const upload = await guard.open('a');
+    expect(upload.take(100)).toBeNull();
+    expect(upload.take(1)?.detail).toContain('BOT_STORAGE_QUOTA');
   });
 });
