@@ -59,3 +59,50 @@ describe('outcomeOf', () => {
     poll.cancel();
   });
 });
+
+describe('CompletionWaiter, one waiter among several, timers and routes', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('keeps waking the other waiters of an invocation when one cancels, and ignores an event nobody waits for', async () => {
+    const waiter = new CompletionWaiter();
+    const cancelled = waiter.wait('x', 10_000);
+    const kept = waiter.wait('x', 10_000);
+    cancelled.cancel();
+    expect(() => waiter.notify(event('nobody'))).not.toThrow();
+    waiter.notify(event('x'));
+    expect([await cancelled.promise, await kept.promise]).toEqual([null, event('x')]);
+  });
+
+  it('waits until its deadline, not less', async () => {
+    jest.useFakeTimers();
+    const waiter = new CompletionWaiter();
+    const w = waiter.wait('x', 10_000);
+    jest.advanceTimersByTime(9_999);
+    expect(waiter.isWaiting('x')).toBe(true);
+    jest.advanceTimersByTime(1);
+    expect([waiter.isWaiting('x'), await w.promise]).toEqual([false, null]);
+  });
+
+  it('releases the route\'s watch once, when the wait ends or, if it ended first, as soon as it is routed', async () => {
+    const released: string[] = [];
+    const waiter = new CompletionWaiter(async (invocationId) => ({ release: () => released.push(invocationId) }));
+    const routedFirst = waiter.wait('x', 10_000);
+    await routedFirst.routed;
+    expect(released).toEqual([]);
+    routedFirst.cancel();
+    routedFirst.cancel();
+    const endedFirst = waiter.wait('y', 10_000);
+    endedFirst.cancel();
+    await endedFirst.routed;
+    expect(released).toEqual(['x', 'y']);
+  });
+
+  it('still ends at its deadline when the route fails', async () => {
+    const waiter = new CompletionWaiter(async () => {
+      throw new Error('broker gone');
+    });
+    const w = waiter.wait('x', 5);
+    await expect(w.routed).resolves.toBeUndefined();
+    expect(await w.promise).toBeNull();
+  });
+});

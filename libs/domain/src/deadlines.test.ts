@@ -72,4 +72,26 @@ describe('Deadlines', () => {
       set.mockRestore();
     }
   });
+
+  it('comes back for the earliest item left, whatever the order they were added in', () => {
+    const due: string[] = [];
+    const deadlines = new Deadlines<string>((item) => due.push(item));
+    const now = performance.now();
+    for (const [item, after] of [['first', 10], ['second', 20], ['third', 30]] as const) deadlines.add(item, now + after);
+    jest.advanceTimersByTime(20);
+    expect(due).toEqual(['first', 'second']);
+  });
+
+  it('forgets every item on clear, and serves items added after', () => {
+    const due: string[] = [];
+    const deadlines = new Deadlines<string>((item) => due.push(item));
+    deadlines.add('cleared', performance.now() + 10);
+    deadlines.clear();
+    expect(deadlines.size).toBe(0);
+    jest.advanceTimersByTime(10);
+    expect(due).toEqual([]);
+    deadlines.add('after', performance.now() + 30);
+    jest.advanceTimersByTime(30);
+    expect(due).toEqual(['after']);
+  });
 });
