@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { assertSecretName, assertSecretValue, mergeRunSecrets, SecretFilter } from './secrets';
+import { assertSecretName, assertSecretValue, describeScope, mergeRunSecrets, parseSecretKey, SecretFilter, secretsNotConfigured, tooManySecrets } from './secrets';
 
 const secretRedactor = (secrets: ConstructorParameters<typeof SecretFilter>[0]) => {
   const filter = new SecretFilter(secrets);
@@ -76,5 +76,35 @@ describe('SecretFilter.cut: no 4 characters of a secret leave, wherever a cut fa
     expect(filter.dropSecretStart('order 42 sk_li')).toBe('order 42 ');
     expect(filter.dropSecretStart('order 42 sk')).toBe('order 42 ');
     expect(filter.dropSecretStart('order 42')).toBe('order 42');
+  });
+});
+
+describe('parseSecretKey', () => {
+  const bytes = Buffer.alloc(32, 7);
+
+  it('reads 32 bytes in base64 (padded, trimmed) or base64url (unpadded)', () => {
+    expect(parseSecretKey(` ${bytes.toString('base64')}\n`)).toEqual(bytes);
+    expect(parseSecretKey(bytes.toString('base64url'))).toEqual(bytes);
+  });
+
+  it.each([
+    ['31 bytes', Buffer.alloc(31, 7).toString('base64')],
+    ['33 bytes', Buffer.alloc(33, 7).toString('base64')],
+    ['a character before that is not base64', `!${bytes.toString('base64')}`],
+    ['a character after that is not base64', `${bytes.toString('base64')}!`],
+  ])('refuses %s, saying what a key is', (_case, text) => {
+    expect(() => parseSecretKey(text)).toThrow('a secrets key is 32 random bytes in base64 (e.g. `openssl rand -base64 32`)');
+  });
+});
+
+describe('secret scopes and refusals', () => {
+  it('names a bot\'s scope and an integration\'s', () => {
+    expect(describeScope({ botId: 'acme', integrationId: null })).toBe("Bot 'acme'");
+    expect(describeScope({ botId: 'acme', integrationId: 'ack' })).toBe("Integration 'ack' of bot 'acme'");
+    expect(tooManySecrets({ botId: 'acme', integrationId: null }).detail).toBe("Bot 'acme' holds 100 secrets, the most one may hold; delete one first.");
+  });
+
+  it('refuses secret writes without a key, saying how to set one', () => {
+    expect(secretsNotConfigured()).toMatchObject({ code: 'secrets_not_configured', title: 'Secrets not configured', detail: expect.stringContaining('set SECRETS_KEY') });
   });
 });
