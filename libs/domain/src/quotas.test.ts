@@ -59,6 +59,29 @@ describe('TokenBuckets', () => {
     expect(buckets.wait('a', tight, t)).toBe(2);
   });
 
+  it('waits only for the part of a call not refilled yet, and leaves keys it never saw alone', () => {
+    const buckets = new TokenBuckets();
+    const limit = { perSecond: 2, burst: 1 };
+    buckets.wait('a', limit, t);
+    buckets.take('a');
+    expect(buckets.wait('a', limit, t + 250)).toBe(0.25);
+    expect(() => {
+      buckets.take('unknown');
+      buckets.refund('unknown');
+    }).not.toThrow();
+    expect(buckets.size).toBe(1);
+  });
+
+  it('forgets a bucket as soon as it refilled at its rate', () => {
+    const buckets = new TokenBuckets();
+    buckets.wait('a', { perSecond: 2, burst: 2 }, t);
+    buckets.take('a');
+    buckets.prune(t + 499);
+    expect(buckets.size).toBe(1);
+    buckets.prune(t + 500);
+    expect(buckets.size).toBe(0);
+  });
+
   it('forgets buckets that have refilled', () => {
     const buckets = new TokenBuckets();
     const limit = { perSecond: 1, burst: 2 };
