@@ -138,6 +138,27 @@ describe('version diff', () => {
     ]);
   });
 
+  it('names each setting in order, and diffs a source one version lacks against nothing', async () => {
+    const from = { ...base, version: 1 };
+    const to = {
+      ...base,
+      version: 2,
+      entityName: 'Invoice',
+      pool: 'slow',
+      callbackUrl: 'https://hooks.example.com/done',
+      inboundAuth: { scheme: 'github' as const, secret: 'GH_SECRET' },
+      sources: [{ path: 'src/new.ts', content: 'n\n' }],
+    };
+    const diff = await diffVersions(from, to);
+    expect(diff.settings).toEqual([
+      { name: 'entityName', from: 'Order', to: 'Invoice' },
+      { name: 'pool', from: 'default', to: 'slow' },
+      { name: 'callbackUrl', from: null, to: 'https://hooks.example.com/done' },
+      { name: 'inboundAuth', from: { scheme: 'bearer' }, to: { scheme: 'github', secret: 'GH_SECRET' } },
+    ]);
+    expect(diff.sources).toEqual([{ path: 'src/new.ts', diff: '--- v1/src/new.ts\n+++ v2/src/new.ts\n@@ -0,0 +1,1 @@\n+n\n' }]);
+  });
+
   it('is empty between a version and itself', async () => {
     expect(await diffVersions({ ...base, version: 2 }, { ...base, version: 2 })).toEqual({ from: 2, to: 2, code: '', sources: [], settings: [] });
   });
