@@ -110,7 +110,7 @@ describe('persistInvocation', () => {
     const tooLarge = keyedStore({ refusal: payloadTooLarge('too large') });
     await expect(persistInvocation(tooLarge.deps, tooLarge.accepted())).rejects.toMatchObject({ code: 'payload_too_large', detail: 'too large' });
     expect(tooLarge.deleted).toEqual(['inv-1']);
-    const refused = keyedStore({ refusal: new GiError('conflict', 'Conflict', 'not this one') });
+    const refused = keyedStore({ refusal: new GiError('bad_request', 'Bad request', 'not this one') });
     await expect(persistInvocation(refused.deps, refused.accepted({ hasFiles: false }))).rejects.toMatchObject({
       code: 'unavailable',
       detail: expect.stringContaining('nothing was accepted'),

@@ -1,3 +1,4 @@
+import type { InvocationError } from './errors';
 import { idempotencyKeyInUse, idempotencyKeyReused } from './idempotency';
 import { durationMs, outcomeError } from './invocation';
 import { outcomeJson, outcomeOf, UnrecordableOutcome } from './outcome';
@@ -45,7 +46,7 @@ describe('outcomes as stored', () => {
   });
 
   it('carry their error when failed or cancelled, none when completed or absent', () => {
-    const error = { code: 'timeout', title: 'T', detail: 'D' };
+    const error: InvocationError = { code: 'timeout', title: 'T', detail: 'D' };
     expect(outcomeError({ status: 'Failed', error })).toBe(error);
     expect(outcomeError({ status: 'Cancelled', error })).toBe(error);
     expect(outcomeError({ status: 'Completed', responseBody: null })).toBeNull();
