@@ -97,6 +97,7 @@ describe('StorageGuard', () => {
   it('lets an upload take the disk down to its reserve exactly, and measures the free space at most every second', async () => {
     const files = measured({}, 10_000);
     const guard = new StorageGuard(files, { botQuotaBytes: 1e9, freeReserveBytes: 4000 }, clock);
+    now = 10_000;
     const upload = await guard.open('a');
     expect(upload.take(6000)).toBeNull();
     expect(upload.take(1)?.detail).toContain('low on disk space');

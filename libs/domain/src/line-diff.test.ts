@@ -138,8 +138,8 @@ describe('version diff', () => {
     ]);
   });
 
-  it('names each setting in order, and diffs a source one version lacks against nothing', async () => {
-    const from = { ...base, version: 1 };
+  it('names each setting in order, diffs a source one version lacks against nothing, and leaves out the same ones', async () => {
+    const from = { ...base, version: 1, sources: [{ path: 'src/same.ts', content: 's\n' }, { path: 'src/gone.ts', content: 'g\n' }] };
     const to = {
       ...base,
       version: 2,
@@ -147,7 +147,7 @@ describe('version diff', () => {
       pool: 'slow',
       callbackUrl: 'https://hooks.example.com/done',
       inboundAuth: { scheme: 'github' as const, secret: 'GH_SECRET' },
-      sources: [{ path: 'src/new.ts', content: 'n\n' }],
+      sources: [{ path: 'src/same.ts', content: 's\n' }, { path: 'src/new.ts', content: 'n\n' }],
     };
     const diff = await diffVersions(from, to);
     expect(diff.settings).toEqual([
@@ -156,7 +156,10 @@ describe('version diff', () => {
       { name: 'callbackUrl', from: null, to: 'https://hooks.example.com/done' },
       { name: 'inboundAuth', from: { scheme: 'bearer' }, to: { scheme: 'github', secret: 'GH_SECRET' } },
     ]);
-    expect(diff.sources).toEqual([{ path: 'src/new.ts', diff: '--- v1/src/new.ts\n+++ v2/src/new.ts\n@@ -0,0 +1,1 @@\n+n\n' }]);
+    expect(diff.sources).toEqual([
+      { path: 'src/gone.ts', diff: '--- v1/src/gone.ts\n+++ v2/src/gone.ts\n@@ -1,1 +0,0 @@\n-g\n' },
+      { path: 'src/new.ts', diff: '--- v1/src/new.ts\n+++ v2/src/new.ts\n@@ -0,0 +1,1 @@\n+n\n' },
+    ]);
   });
 
   it('is empty between a version and itself', async () => {
