@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
  */
 const TESTS = {
   'libs/domain': ['libs/domain/src/**/*.test.ts'],
-  'libs/use-cases': ['libs/use-cases/src/**/*.test.ts', 'libs/testing/src/{delete-from-catalog,replay-draft}.test.ts', 'apps/executor/src/connector-files.test.ts'],
+  'libs/use-cases': ['libs/use-cases/src/**/*.test.ts', 'apps/executor/src/connector-files.test.ts'],
   'apps/gateway': ['apps/gateway/src/**/*.test.ts'],
   'apps/executor': ['apps/executor/src/**/*.test.ts'],
 };
