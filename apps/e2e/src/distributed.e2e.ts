@@ -146,7 +146,9 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
 
   it('answers a hybrid wait with 202, and polls through results with status, ETag and 304', async () => {
     const api = new Api(gateway.baseUrl);
-    const started = await api.postJson(api.webhookUrl('acme', 'Order', 'busy', 'ms=2000&n=hybrid'), token, {}, { Prefer: 'respond-async, wait=1' });
+    // The run lasts 5 s, four beyond the wait: the two polls below must both find it running, and on a loaded
+    // machine the 202 and the first poll can come a second or more late (with 2 s, a run once ended in between).
+    const started = await api.postJson(api.webhookUrl('acme', 'Order', 'busy', 'ms=5000&n=hybrid'), token, {}, { Prefer: 'respond-async, wait=1' });
     expect([started.status, started.headers.get('preference-applied')]).toEqual([202, 'respond-async, wait=1']);
     const id = started.json.invocationId as string;
     const poller = new Api(results.baseUrl);
@@ -159,7 +161,7 @@ describe('distributed deployment (RabbitMQ, separate processes)', () => {
     expect(unchanged.status).toBe(304);
     const polledAt = Date.now();
     const done = await poller.poll('acme', token, id, 'waitSeconds=20');
-    expect([done.status, done.json]).toEqual([200, { done: true, ms: 2000 }]);
+    expect([done.status, done.json]).toEqual([200, { done: true, ms: 5000 }]);
     // Woken by the completion event (the poll marked the sync call watched), not by the end of its wait.
     expect(Date.now() - polledAt).toBeLessThan(10_000);
   });
