@@ -43,9 +43,10 @@ export function pageProblems(page: Page): string[] {
 /**
  * Holds the page's requests that `match` until `release()`, so a test can make their answers come late.
  * `release` waits for at least one request to be held (a hold that caught nothing would prove nothing),
- * lets them through, and resolves once each one's answer, body and all, has reached the page.
+ * lets them through, and resolves once each one's answer, body and all, has reached the page. `caught`
+ * resolves once the first request is held: what the page did before asking is done by then.
  */
-export async function holdRequests(page: Page, match: (url: URL) => boolean): Promise<{ release(): Promise<void> }> {
+export async function holdRequests(page: Page, match: (url: URL) => boolean): Promise<{ caught: Promise<void>; release(): Promise<void> }> {
   let open!: () => void;
   const opened = new Promise<void>((resolve) => (open = resolve));
   let caught!: () => void;
@@ -61,6 +62,7 @@ export async function holdRequests(page: Page, match: (url: URL) => boolean): Pr
     return answer.then(() => undefined);
   });
   return {
+    caught: caughtOne,
     async release() {
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<never>((_, reject) => {

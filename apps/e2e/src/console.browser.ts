@@ -870,10 +870,18 @@ describe('web console (headless Chromium)', () => {
     const remove = detail.getByRole('button', { name: 'Delete connector' });
     await remove.click();
     await remove.getByText('Click again to delete').waitFor();
-    await remove.click();
+    // The list is read again after the deletion, and the notice waits for it: never beside a stale list.
+    const listRead = await holdRequests(page, (url) => url.pathname.endsWith(`/bots/${bot}/integrations`));
+    try {
+      await remove.click();
+      await listRead.caught;
+      expect(await page.getByText('Deleted versioned').count()).toBe(0);
+    } finally {
+      await listRead.release();
+    }
     await page.getByText('Deleted versioned').waitFor();
-    await page.getByRole('link', { name: /^orders/ }).waitFor();
     expect(await page.getByRole('link', { name: /^versioned/ }).count()).toBe(0);
+    await page.getByRole('link', { name: /^orders/ }).waitFor();
     expect((await api.admin('GET', `/bots/${bot}/integrations/versioned`)).status).toBe(404);
   });
 

@@ -189,9 +189,12 @@ export function connectorsView(root, { api, bot, item, go, toast }) {
       message,
       remove: (force) => api.deleteIntegration(bot, integrationId, force),
       done: async (summary) => {
-        toast(summary);
+        // The list is read and drawn again before the notice, so the notice never shows beside a stale list.
         integrations = await api.integrations(bot);
+        selected = undefined;
+        renderList();
         go('connectors');
+        toast(summary);
       },
     });
   }
