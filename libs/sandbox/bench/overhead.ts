@@ -7,7 +7,7 @@
  *
  * (The bundle must sit inside the checkout so that node_modules and the worker entry are found.)
  *
- * Prints, on the calling thread: runs one after another (each starts from the sandbox's memory
+ * Prints, on the calling thread: the CPU a new sandbox costs; runs one after another (each starts from the sandbox's memory
  * image, put back after the previous run: all the work of a run), and the first run of connectors
  * never seen before (a spare sandbox compiles it and takes its image). Through one worker thread,
  * with the message round trip: runs 2 ms apart, and back to back. Through two worker threads with
@@ -15,6 +15,8 @@
  */
 import type { ConnectorRuntime } from '@gi/domain';
 import { createQuickJsRuntime } from '../src/index';
+import { Sandbox } from '../src/engine/sandbox';
+import { resolveEnvironment } from '../src/sandbox-environment';
 
 const CODE = `
 const entity = Context.GetRequestEntity();
@@ -66,8 +68,25 @@ function report(label: string, times: number[]): void {
   console.log(`${label.padEnd(48)} median ${at(0.5)} ms   p90 ${at(0.9)} ms   (${sorted.length} runs)`);
 }
 
+/**
+ * The CPU one new sandbox costs (an engine instance, the Context API installed, its image taken), as
+ * the pool pays it for every connector's first runs at once on a thread: each waiting on HTTP needs one.
+ */
+async function newSandboxCpu(count: number): Promise<number[]> {
+  const environment = resolveEnvironment({}, false);
+  const cpu: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const before = process.cpuUsage();
+    await Sandbox.create(environment);
+    const used = process.cpuUsage(before);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  return cpu.slice(Math.floor(count / 10));
+}
+
 async function main(): Promise<void> {
   const runs = Number(process.argv[2] ?? 5000);
+  report('in-process, a new sandbox (CPU, not wall time)', await newSandboxCpu(40));
   const inline = await createQuickJsRuntime({ workers: 0 });
   report('in-process, run after run', await measure(inline, runs, 'back-to-back'));
   let version = 0;

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { readEngineLayout, type EngineLayout } from './engine-layout';
+import { findHeapBreak, type EngineAllocator } from './heap-break';
 import { MiB } from '../sandbox-options';
 
 /** Pages of the WebAssembly memory the engine declares it needs at least: 16 MiB. */
@@ -25,10 +26,18 @@ interface CompiledEngine {
 
 let compiled: Promise<CompiledEngine> | undefined;
 
-/** The engine's WebAssembly code, compiled once per thread and instantiated for every instance, and its memory layout. */
+/**
+ * The engine's WebAssembly code, compiled once per thread and instantiated for every instance, and its
+ * memory layout, with where its allocator keeps the break (found in an instance made for that alone).
+ */
 function compiledEngine(): Promise<CompiledEngine> {
   compiled ??= readFile(fromQuickJs.resolve('@jitl/quickjs-wasmfile-release-sync/wasm'))
-    .then(async (bytes) => ({ code: await WebAssembly.compile(bytes), layout: readEngineLayout(bytes) }))
+    .then(async (bytes) => {
+      const code = await WebAssembly.compile(bytes);
+      const layout = readEngineLayout(bytes);
+      const probe = await instantiate(code);
+      return { code, layout: { ...layout, breakAt: findHeapBreak(probe.capped.memory, layout, probe.allocator) } };
+    })
     .catch((error: unknown) => {
       compiled = undefined; // let a later call try again
       throw error;
@@ -95,6 +104,36 @@ function withNodeStrings<T>(module: T): T {
   return module;
 }
 
+/** A new instance of the engine's code, with a capped memory of its own, and its allocator's functions. */
+async function instantiate(engine: WebAssembly.Module): Promise<{ module: QuickJSWASMModule; capped: CappedMemory; allocator: EngineAllocator }> {
+  const capped = new CappedMemory();
+  let allocator: EngineAllocator | undefined;
+  const load = fromQuickJs('@jitl/quickjs-wasmfile-release-sync/emscripten-module') as EmscriptenLoader;
+  const variant: QuickJSSyncVariant = {
+    ...RELEASE_SYNC,
+    importModuleLoader: async () =>
+      ((options?: object) =>
+        load({
+          ...options,
+          wasmMemory: capped.memory,
+          instantiateWasm: (imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => {
+            done(new WebAssembly.Instance(engine, imports), engine);
+            return {};
+          },
+          // The engine's own console output (an abort notice) is handled by the caller, not printed.
+          print: () => {},
+          printErr: () => {},
+        }).then((emscripten) => {
+          const { _malloc: malloc, _free: free } = emscripten as { _malloc: EngineAllocator['malloc']; _free: EngineAllocator['free'] };
+          allocator = { malloc, free };
+          return withNodeStrings(emscripten);
+        })) as unknown as Awaited<ReturnType<QuickJSSyncVariant['importModuleLoader']>>,
+  };
+  const module = await newQuickJSWASMModule(variant);
+  if (!allocator) throw new Error('The engine module exports no allocator.');
+  return { module, capped, allocator };
+}
+
 /**
  * One instance of the QuickJS engine with a WebAssembly memory of its own. Its memory is capped:
  * QuickJS's own memory limit counts the objects it allocates but not the bytes of large strings
@@ -111,26 +150,9 @@ export class EngineInstance {
   ) {}
 
   static async create(): Promise<EngineInstance> {
-    const { code: engine, layout } = await compiledEngine();
-    const capped = new CappedMemory();
-    const load = fromQuickJs('@jitl/quickjs-wasmfile-release-sync/emscripten-module') as EmscriptenLoader;
-    const variant: QuickJSSyncVariant = {
-      ...RELEASE_SYNC,
-      importModuleLoader: async () =>
-        ((options?: object) =>
-          load({
-            ...options,
-            wasmMemory: capped.memory,
-            instantiateWasm: (imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => {
-              done(new WebAssembly.Instance(engine, imports), engine);
-              return {};
-            },
-            // The engine's own console output (an abort notice) is handled by the caller, not printed.
-            print: () => {},
-            printErr: () => {},
-          }).then(withNodeStrings)) as unknown as Awaited<ReturnType<QuickJSSyncVariant['importModuleLoader']>>,
-    };
-    return new EngineInstance(await newQuickJSWASMModule(variant), capped, layout);
+    const { code, layout } = await compiledEngine();
+    const { module, capped } = await instantiate(code);
+    return new EngineInstance(module, capped, layout);
   }
 
   /** The instance's memory: its whole state, kept and put back by memory images. */

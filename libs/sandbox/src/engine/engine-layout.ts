@@ -9,6 +9,11 @@ export interface EngineLayout {
   staticEnd: number;
   /** Where the stack starts (it grows down) and the heap begins. */
   stackTop: number;
+  /**
+   * Where in the static data the allocator keeps its break (the end of the memory it has taken for
+   * the heap), once found in a running instance (heap-break.ts); null when not found.
+   */
+  breakAt?: number | null;
 }
 
 /**

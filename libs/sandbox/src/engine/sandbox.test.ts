@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { ENGINE_STACK_BYTES, readEngineLayout } from './engine-layout';
+import { EngineInstance } from './engine-instance';
+import { findHeapBreak } from './heap-break';
+import { heapEnd } from './memory-image';
 import { ConnectorRun, type RunInput } from '../run/run-connector';
 import { decodeResult } from '../run/run-verdict';
 import { Sandbox } from './sandbox';
@@ -42,6 +45,72 @@ describe('engine layout', () => {
       0x0b, 0x08, 0x01, 0x00, 0x41, 0x80, 0x10, 0x0b, 0x01, 0x2a, // data section: 1 byte at 2048
     ]);
     expect(() => readEngineLayout(wasm)).toThrow(/not laid out as expected/);
+  });
+});
+
+describe("the heap's end, found below the allocator's break", () => {
+  const scanned = (instance: EngineInstance) => heapEnd(instance.memory, { ...instance.layout, breakAt: null });
+
+  it('is where a scan of the whole memory finds it, in a new instance and as its heap grows past its first break', async () => {
+    const instance = await EngineInstance.create();
+    expect(instance.layout.breakAt).toEqual(expect.any(Number));
+    expect(heapEnd(instance.memory, instance.layout)).toBe(scanned(instance));
+    const runtime = instance.module.newRuntime();
+    const context = runtime.newContext();
+    const start = heapEnd(instance.memory, instance.layout);
+    expect(start).toBe(scanned(instance));
+    // Several MiB of strings kept, then some dropped: the heap grows far past where it began, and the memory with it.
+    const grown = context.evalCode('globalThis.kept = Array.from({ length: 3000 }, (_, i) => "x".repeat(4000) + i); kept.length = 1000; kept.length');
+    expect(context.dump(context.unwrapResult(grown))).toBe(1000);
+    const end = heapEnd(instance.memory, instance.layout);
+    expect(end - start).toBeGreaterThan(4 * 1024 * 1024);
+    expect(end).toBe(scanned(instance));
+    context.dispose();
+    runtime.dispose();
+  });
+
+  /** Static words at 64, 128 and 256 that look like a break; `malloc` moves those in `moves` past the block, and the one at `creeps` a little. */
+  const fakeEngine = (moves: number[], creeps?: number) => {
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const layout = { staticEnd: 1024, stackTop: 2048 };
+    const words = new Uint32Array(memory.buffer);
+    for (const at of [64, 128, 256]) words[at / 4] = 4096; // three words that look like a break
+    new Uint8Array(memory.buffer)[3000] = 1; // the heap ends at 3001
+    const allocator = {
+      malloc: (bytes: number) => {
+        for (const at of moves) words[at / 4] = 4096 + bytes + 16;
+        if (creeps !== undefined) words[creeps / 4] += 8;
+        return 4096;
+      },
+      free: () => {},
+    };
+    return { memory, layout, allocator };
+  };
+
+  it('is the one word of the static data that moves past a block allocated', () => {
+    const { memory, layout, allocator } = fakeEngine([128]);
+    expect(findHeapBreak(memory, layout, allocator)).toBe(128);
+    // A word that grows, but not past the block (a counter, say), is not the break.
+    const creeping = fakeEngine([256], 64);
+    expect(findHeapBreak(creeping.memory, creeping.layout, creeping.allocator)).toBe(256);
+  });
+
+  it('is not guessed when no word moves, or several do, or nothing can be allocated: the whole memory is scanned then', () => {
+    for (const moves of [[], [64, 256]]) {
+      const { memory, layout, allocator } = fakeEngine(moves);
+      expect(findHeapBreak(memory, layout, allocator)).toBeNull();
+    }
+    const { memory, layout } = fakeEngine([128]);
+    expect(findHeapBreak(memory, layout, { malloc: () => 0, free: () => {} })).toBeNull();
+    expect(heapEnd(memory, { ...layout, breakAt: null })).toBe(3001);
+  });
+
+  it('falls back to the whole memory when the word read is not a break inside it', () => {
+    const { memory, layout } = fakeEngine([]);
+    new Uint32Array(memory.buffer)[128 / 4] = 0xffffffff;
+    expect(heapEnd(memory, { ...layout, breakAt: 128 })).toBe(3001);
+    new Uint32Array(memory.buffer)[128 / 4] = 100; // below the heap's start
+    expect(heapEnd(memory, { ...layout, breakAt: 128 })).toBe(3001);
   });
 });
 
