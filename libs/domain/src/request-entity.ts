@@ -1,4 +1,5 @@
 import sjson from 'secure-json-parse';
+import { isPlainJson } from './plain-json';
 import { badRequest, unsupportedMediaType } from './errors';
 import { DEFAULT_MAX_JSON_DEPTH, jsonNestedDeeperThan } from './json-depth';
 
@@ -140,7 +141,8 @@ export function assertTextMediaType(contentType: string | undefined): string {
  */
 export function requestBodyJson(contentType: string | undefined, text: string, maxJsonDepth = DEFAULT_MAX_JSON_DEPTH): string {
   if (text.length > 0 && isJsonMediaType(assertTextMediaType(contentType))) {
-    parseJson(text, maxJsonDepth);
+    // Only a text that is not plainly acceptable is parsed: to be refused with the parser's message.
+    if (!isPlainJson(text, maxJsonDepth)) parseJson(text, maxJsonDepth);
     return text;
   }
   return JSON.stringify(parseRequestBody(contentType, text, maxJsonDepth));
