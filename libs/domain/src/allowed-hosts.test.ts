@@ -18,15 +18,18 @@ describe('allowedHostProblem, each rule with its message', () => {
     ['a#x', notAHost],
     ['u@a', notAHost],
     ['a\\b', notAHost],
+    ['a/http://b', notAHost],
     ['exa*mple.com', 'has a misplaced wildcard: it can only be the whole first label, as in *.example.com'],
     ['a:80:80', brackets],
     ['[2001:db8::7', brackets],
     ['[::1]x', 'is not a host: give a host name with at most one port, as in api.example.com:8443'],
+    ['zz:1:2', 'is not a host: give a host name with at most one port, as in api.example.com:8443'],
     ['a:', badPort],
     ['a:0', badPort],
     ['a:08443', badPort],
     ['a:65536', badPort],
     ['a:123456', badPort],
+    ['a:8443x', badPort],
     ['[::1]:x', badPort],
     ['*.[::1]', 'has a wildcard before an IP address: a wildcard only applies to names'],
     ['[fe80::1%25eth0]', 'has a zone id: zone ids cannot be used in URLs'],
@@ -45,6 +48,7 @@ describe('allowedHostProblem, each rule with its message', () => {
     ['a%2e.example.com', badLabel('a%2e')],
     ['example.123', 'is neither a host name nor an IPv4 address (a name cannot end in a number)'],
     ['*.127.0.0.1', 'has a wildcard before an IP address: a wildcard only applies to names'],
+    ['*.10.20.30.40', 'has a wildcard before an IP address: a wildcard only applies to names'],
     ['127.1', 'is not written as URLs write it: use 127.0.0.1'],
     ['*.com', 'allows a whole top-level domain: a wildcard needs at least two labels after it, as in *.example.com'],
   ])('%j', (entry, message) => {
@@ -69,6 +73,7 @@ describe('allowedHostProblem, each rule with its message', () => {
     `${'a'.repeat(63)}.com`,
     `${'abcdefghi.'.repeat(25)}abc.`,
     '*.a_b.com',
+    '*.1.2.3.4a',
     '[2001:DB8::7]',
     '[::1]:8080',
     '10.0.0.1:8080',
@@ -96,6 +101,11 @@ describe('isAllowedHost', () => {
     expect(allows('https://b.a.example/', '*.a.example')).toBe(true);
     expect(allows('https://ba.example/', '*.a.example')).toBe(false);
     expect(allows('https://a.example/', '*.a.example')).toBe(false);
+  });
+
+  it('matches an IPv6 address on its port', () => {
+    expect(allows('http://[::1]:8080/', '[::1]:8080')).toBe(true);
+    expect(allows('http://[::1]:8081/', '[::1]:8080')).toBe(false);
   });
 
   it('passes over entries that allow nothing, and allows when any entry does', () => {

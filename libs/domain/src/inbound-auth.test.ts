@@ -9,8 +9,9 @@ describe('inbound auth', () => {
   });
 
   it('reads its secret, then the previous one during a rotation, and none for a bot token', () => {
-    expect(inboundSecretNames({ scheme: 'bearer' })).toEqual([]);
-    expect(inboundSecretNames({ scheme: 'github', secret: 'GH' })).toEqual(['GH']);
+    // Strictly: toEqual would take a stray undefined name for no name.
+    expect(inboundSecretNames({ scheme: 'bearer' })).toStrictEqual([]);
+    expect(inboundSecretNames({ scheme: 'github', secret: 'GH' })).toStrictEqual(['GH']);
     expect(inboundSecretNames({ scheme: 'basic', secret: 'NEW', previousSecret: 'OLD' })).toEqual(['NEW', 'OLD']);
     // An empty name is still a name: only an absent previous secret is none.
     expect(inboundSecretNames({ scheme: 'basic', secret: 'NEW', previousSecret: '' })).toEqual(['NEW', '']);

@@ -28,11 +28,11 @@ describe('what an invocation keeps of the request', () => {
 
 describe('what an invocation keeps of the result', () => {
   const completed = (text: string): Outcome => ({ status: 'Completed', responseBody: text });
-  const frame = recordedOutcomeJson(completed(''), []).length;
   const line = (message: string): LogLine => ({ at: 1, level: 'info', message });
 
   it('is the outcome as JSON, with each log line counted by its text in bytes and what goes with it', () => {
     expect(recordedOutcomeJson(completed('ok'), [line('hello')])).toBe('{"status":"Completed","responseBody":"ok"}');
+    const frame = JSON.stringify(completed('')).length;
     const logs = [line('a'.repeat(100)), line('é'.repeat(50))];
     const room = MAX_RECORDED_RESULT_BYTES - frame - 200 - 2 * LOG_LINE_OVERHEAD_BYTES;
     expect(() => recordedOutcomeJson(completed('x'.repeat(room)), logs)).not.toThrow();

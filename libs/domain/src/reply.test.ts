@@ -50,6 +50,7 @@ describe('the reply while an invocation is not finished', () => {
     });
     // A requeued invocation keeps the start of its last attempt, which is not the one it waits for.
     expect(pendingReply({ ...running, status: 'Queued' }).startedAt).toBeNull();
+    expect(pendingReply({ ...running, startedAt: null }).startedAt).toBeNull();
   });
 
   it('shows a suspended durable run as running, with what it waits for and its latest steps, newest first', () => {
@@ -62,6 +63,10 @@ describe('the reply while an invocation is not finished', () => {
     expect(reply.latestSteps?.[0]).toEqual({
       name: 'send', occurrence: 30, kind: 'step', status: 'done', attempts: 1, startedAt: '2026-01-01T00:00:00.000Z', durationMs: 250, resultBytes: 12,
     });
+  });
+
+  it('counts a durable run\'s steps even when none are given to show', () => {
+    expect(pendingReply({ ...queued, steps: 3 })).toMatchObject({ steps: 3, latestSteps: [] });
   });
 
   it('says nothing of a wait once the invocation runs again, nor of steps it has none of', () => {

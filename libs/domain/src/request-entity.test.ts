@@ -120,7 +120,10 @@ describe('parseRequestBody', () => {
   });
 
   it.each(['{"__proto__":{"polluted":true}}', '{"a":{"constructor":{"prototype":{"polluted":true}}}}'])('refuses prototype pollution %s', (body) => {
-    expect(codeOf(() => parseRequestBody('application/json', body))).toBe('bad_request');
+    expect(refusal(() => parseRequestBody('application/json', body))).toMatchObject({
+      code: 'bad_request',
+      detail: 'The request body could not be read: it contains a forbidden key (__proto__ or constructor.prototype).',
+    });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 

@@ -15,6 +15,8 @@ describe('W3C trace context', () => {
     expect(isTraceparent(`00-${'0'.repeat(31)}1-${'0'.repeat(15)}1-00`)).toBe(true);
     expect(isTraceparent(valid.slice(0, -1))).toBe(false);
     expect(isTraceparent(42)).toBe(false);
+    // Not even a value whose text would be one.
+    expect(isTraceparent([valid])).toBe(false);
     expect(isTraceparent(undefined)).toBe(false);
   });
 
