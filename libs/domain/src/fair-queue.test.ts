@@ -55,9 +55,42 @@ describe('FairQueue', () => {
     expect(queue.remove(b1)).toBe(false);
     expect([...queue].map((item) => `${item.key}${item.n}`)).toEqual(['a1', 'a2', 'c1']);
     expect(queue.sizeOf('a')).toBe(2);
-    expect(queue.removeWhere((item) => item.n === 1).map((item) => item.key)).toEqual(['a', 'c']);
+    // Named in full: toEqual would pass over a stray non-item in the list.
+    expect(queue.removeWhere((item) => item.n === 1).map((item) => `${item.key}${item.n}`)).toEqual(['a1', 'c1']);
     expect([queue.size, queue.sizeOf('c')]).toEqual([1, 0]);
     expect(drain(queue)).toEqual(['a2']);
+    expect(queue.size).toBe(0);
+  });
+
+  it('removes an item anywhere in its key, and nothing for an item not waiting under a key that has others', () => {
+    const a2 = { key: 'a', n: 2 };
+    const queue = queueOf({ key: 'a', n: 1 }, a2, { key: 'a', n: 3 }, { key: 'b', n: 1 });
+    expect(queue.remove({ key: 'a', n: 2 })).toBe(false);
+    expect(queue.remove(a2)).toBe(true);
+    expect(queue.peek('a')?.n).toBe(1);
+    expect(queue.peek('c')).toBeUndefined();
+    expect(drain(queue)).toEqual(['a1', 'b1', 'a3']);
+  });
+
+  it('forgets a key whose last item was removed, and keeps the next ones in turn', () => {
+    const a1 = { key: 'a', n: 1 };
+    const queue = queueOf(a1, { key: 'b', n: 1 });
+    expect(queue.remove(a1)).toBe(true);
+    expect([queue.size, queue.sizeOf('a')]).toEqual([1, 0]);
+    expect(drain(queue)).toEqual(['b1']);
+  });
+
+  it('keeps newcomers first and in order when a key with a backlog leaves', () => {
+    const queue = queueOf({ key: 'a', n: 1 }, { key: 'a', n: 2 });
+    expect(queue.take()?.n).toBe(1);
+    queue.push({ key: 'b', n: 1 });
+    expect(queue.removeWhere((item) => item.key === 'a')).toHaveLength(1);
+    queue.push({ key: 'c', n: 1 });
+    const a3 = { key: 'a', n: 3 };
+    queue.push(a3);
+    expect(queue.remove(a3)).toBe(true);
+    queue.push({ key: 'd', n: 1 });
+    expect(drain(queue)).toEqual(['b1', 'c1', 'd1']);
   });
 
   it('hands out every item once, in order within its key; newcomers first, in order; keys with a backlog in turns (property)', () => {

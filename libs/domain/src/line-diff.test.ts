@@ -93,6 +93,46 @@ describe('line diff', () => {
     expect(unifiedDiff('', 'a\nb\n', { before: 'x', after: 'y' })).toBe('--- x\n+++ y\n@@ -0,0 +1,2 @@\n+a\n+b\n');
   });
 
+  it('sets aside a common head and tail that overlap, keeping each line once', () => {
+    expect(diffLines(['a'], ['a', 'a'], ample())).toEqual([{ op: '=', text: 'a' }, { op: '+', text: 'a' }]);
+    expect(diffLines(['a', 'a'], ['a'], ample())).toEqual([{ op: '=', text: 'a' }, { op: '-', text: 'a' }]);
+    expect(diffLines(['x', 'a'], ['x', 'a', 'b', 'a'], ample()).filter((e) => e.op !== '+').map((e) => e.text)).toEqual(['x', 'a']);
+  });
+
+  it('writes separate hunks for changes more than 6 kept lines apart, and one for changes closer, as diff -u does', () => {
+    const twenty = Array.from({ length: 20 }, (_, i) => `l${i + 1}`);
+    const text = (lines: string[]) => `${lines.join('\n')}\n`;
+    const changed = (...at: number[]) => text(twenty.map((line, i) => (at.includes(i + 1) ? line.toUpperCase() : line)));
+    const hunk = (header: string, from: number, to: number, change: Record<number, true>) => [
+      header,
+      ...twenty.slice(from - 1, to).flatMap((line, i) => (change[from + i] ? [`-${line}`, `+${line.toUpperCase()}`] : [` ${line}`])),
+    ];
+    const labels = { before: 'a', after: 'b' };
+    // From `diff -u` of the same texts (GNU diffutils).
+    expect(unifiedDiff(text(twenty), changed(5, 13), labels, ample())).toBe(
+      ['--- a', '+++ b', ...hunk('@@ -2,7 +2,7 @@', 2, 8, { 5: true }), ...hunk('@@ -10,7 +10,7 @@', 10, 16, { 13: true }), ''].join('\n'),
+    );
+    expect(unifiedDiff(text(twenty), changed(5, 12), labels, ample())).toBe(['--- a', '+++ b', ...hunk('@@ -2,14 +2,14 @@', 2, 15, { 5: true, 12: true }), ''].join('\n'));
+    // A hunk after a removed line counts the lines of each side before it.
+    const removed = twenty.filter((line) => line !== 'l3');
+    expect(unifiedDiff(text(twenty), `${text(removed)}`.replace('l16', 'L16'), labels, ample())).toBe(
+      [
+        '--- a', '+++ b',
+        '@@ -1,6 +1,5 @@', ' l1', ' l2', '-l3', ' l4', ' l5', ' l6',
+        '@@ -13,7 +12,7 @@', ' l13', ' l14', ' l15', '-l16', '+L16', ' l17', ' l18', ' l19', '',
+      ].join('\n'),
+    );
+  });
+
+  it('gives up on a shortest diff that takes longer than the time left, not only once none is left', () => {
+    // The diff package checks its own clock: a diff of this size takes it tens of milliseconds, far over the 1 ms left.
+    const a = Array.from({ length: 1000 }, (_, i) => `a${i % 7}`);
+    const b = Array.from({ length: 1000 }, (_, i) => `a${(i + 3) % 11}`);
+    const edits = diffLines(['head', ...a], ['head', ...b], new DiffBudget(1, () => 0));
+    expect(edits.filter((e) => e.op === '=').map((e) => e.text)).toEqual(['head']);
+    expect(edits.filter((e) => e.op === '-')).toHaveLength(1000);
+  });
+
   it('shows a change as removed then added once the request\'s diff time is spent, still a correct diff', () => {
     const a = Array.from({ length: 50 }, (_, i) => `a${i}`);
     const b = a.map((line, i) => (i % 2 ? line : `b${i}`));

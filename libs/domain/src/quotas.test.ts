@@ -9,6 +9,7 @@ describe('quotas', () => {
     expect(botLimits(DEFAULT_QUOTAS, { ratePerSecond: 0, burst: null, maxInFlight: 0 })).toEqual({ rate: null, maxInFlight: null });
     expect(botLimits({ ratePerSecond: 2.5, burst: null, maxInFlight: 4 }, defaults)).toEqual({ rate: { perSecond: 2.5, burst: 3 }, maxInFlight: 4 });
     expect(botLimits({ ratePerSecond: 0.2, burst: null, maxInFlight: null }, defaults).rate).toEqual({ perSecond: 0.2, burst: 1 });
+    expect(botLimits(DEFAULT_QUOTAS, { ...defaults, maxInFlight: 50 }).maxInFlight).toBe(50);
     expect(tokenLimits(undefined)).toEqual({ rate: null, maxInFlight: null });
     expect(tokenLimits({ ratePerSecond: 5, burst: 7, maxInFlight: 1 })).toEqual({ rate: { perSecond: 5, burst: 7 }, maxInFlight: 1 });
   });

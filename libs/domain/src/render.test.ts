@@ -64,5 +64,12 @@ describe('platform versions', () => {
     expect(defaultResponseContentType(v('9.16'), 'async')).toBe('application/json');
     expect(defaultResponseContentType(v('9.17'), 'sync')).toBe('application/json');
     expect(parsePlatformVersion('9')).toBeNull();
+    // The major version decides first: 8.20 is before 9.10.
+    expect(supportsAsync(v('8.20'))).toBe(false);
+  });
+
+  it('reads a version of two numbers, trimmed, and nothing around it', () => {
+    expect(parsePlatformVersion(' 9.10 ')).toEqual([9, 10]);
+    for (const text of ['v9.10', '9.10.1', '9.10x', '9.', '.10']) expect(parsePlatformVersion(text)).toBeNull();
   });
 });

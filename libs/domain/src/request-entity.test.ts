@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { GiError } from './errors';
-import { formatRequestHeaders, parseAsyncResponse, parseQuery, parseRequestBody, rawBodyOf, rawBodySpan, requestBodyJson, requestEntityJson, singleControlValue } from './request-entity';
+import { assertTextMediaType, formatRequestHeaders, mediaTypeOf, parseAsyncResponse, parseJson, parseQuery, parseRequestBody, rawBodyOf, rawBodySpan, rawBodyWithin, requestBodyJson, requestEntityJson, singleControlValue } from './request-entity';
+
+/** The error `fn` throws, as a GiError. */
+const refusal = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    return error as GiError;
+  }
+  throw new Error('not refused');
+};
 
 const codeOf = (fn: () => unknown) => {
   try {
@@ -44,8 +54,19 @@ describe('parseQuery', () => {
 
   it('refuses a control parameter repeated with different values', () => {
     const { control } = parseQuery('asyncResponse=true&asyncResponse=false');
-    expect(codeOf(() => singleControlValue(control, 'asyncResponse'))).toBe('bad_request');
+    expect(refusal(() => singleControlValue(control, 'asyncResponse'))).toMatchObject({
+      code: 'bad_request',
+      detail: "Query parameter 'asyncResponse' was given more than once with different values.",
+    });
     expect(singleControlValue(parseQuery('asyncResponse=true&asyncResponse=true').control, 'asyncResponse')).toBe('true');
+    expect(singleControlValue(control, 'responseContentType')).toBeUndefined();
+  });
+
+  it('decodes control values (a + is a space; a malformed escape is kept as sent), and reads one without = as empty', () => {
+    const { requestParams, control } = parseQuery('responseContentType=text/plain;+charset%3Dutf-8&asyncResponse&x=%&responseContentType=%E0%A4%A');
+    expect(requestParams).toBe('x=%');
+    expect(control.get('responseContentType')).toEqual(['text/plain; charset=utf-8', '%E0%A4%A']);
+    expect(control.get('asyncResponse')).toEqual(['']);
   });
 });
 
@@ -54,7 +75,10 @@ describe('parseAsyncResponse', () => {
     expect(parseAsyncResponse(value)).toBe(expected);
   });
   it.each(['yes', '1', '', 'truee'])('refuses %p', (value) => {
-    expect(codeOf(() => parseAsyncResponse(value))).toBe('bad_request');
+    expect(refusal(() => parseAsyncResponse(value))).toMatchObject({ code: 'bad_request', detail: `Query parameter 'asyncResponse' must be 'true' or 'false', not '${value}'.` });
+  });
+  it('quotes at most 40 characters of what it refuses', () => {
+    expect(refusal(() => parseAsyncResponse('y'.repeat(50))).detail).toBe(`Query parameter 'asyncResponse' must be 'true' or 'false', not '${'y'.repeat(40)}'.`);
   });
 });
 
@@ -62,6 +86,11 @@ describe('formatRequestHeaders', () => {
   it('keeps name case and order, encodes values and drops credentials', () => {
     const raw = ['Host', 'example.com', 'X-Trace', 'a b&c=d', 'Authorization', 'Bearer secret', 'cookie', 's=1', 'Proxy-Authorization', 'Basic x', 'X-Trace', 'second'];
     expect(formatRequestHeaders(raw)).toBe('Host=example.com&X-Trace=a%20b%26c%3Dd&X-Trace=second');
+  });
+
+  it('drops the credential headers of the integration\'s inbound auth, in any case, and a name without a value', () => {
+    const raw = ['X-Hub-Signature-256', 'sha256=abc', 'X-Api-Key', 'k', 'X-Other', '1', 'Dangling'];
+    expect(formatRequestHeaders(raw, new Set(['x-hub-signature-256', 'x-api-key']))).toBe('X-Other=1');
   });
 });
 
@@ -76,18 +105,34 @@ describe('parseRequestBody', () => {
     expect(parseRequestBody(undefined, '')).toBeNull();
   });
 
-  it('refuses malformed JSON with 400', () => {
-    expect(codeOf(() => parseRequestBody('application/json', '{"a":'))).toBe('bad_request');
+  it('refuses malformed JSON with 400, saying why', () => {
+    expect(refusal(() => parseRequestBody('application/json', '{"a":'))).toMatchObject({ code: 'bad_request', detail: expect.stringMatching(/^The request body could not be read: it is not valid JSON \(.+\)\.$/) });
+  });
+
+  it('refuses JSON nested deeper than the limit, naming the limit', () => {
+    const error = refusal(() => parseJson('[[[1]]]', 2));
+    expect([error.code, error.detail, error.extensions]).toEqual([
+      'bad_request',
+      'The request body could not be read: it nests arrays and objects deeper than the limit of 2 levels.',
+      { maxJsonDepth: 2 },
+    ]);
+    expect(parseJson('[[1]]', 2)).toEqual([[1]]);
   });
 
   it.each(['{"__proto__":{"polluted":true}}', '{"a":{"constructor":{"prototype":{"polluted":true}}}}'])('refuses prototype pollution %s', (body) => {
-    expect(codeOf(() => parseRequestBody('application/json', body))).toBe('bad_request');
+    expect(refusal(() => parseRequestBody('application/json', body))).toMatchObject({
+      code: 'bad_request',
+      detail: 'The request body could not be read: it contains a forbidden key (__proto__ or constructor.prototype).',
+    });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('parses forms into objects, repeated keys into arrays', () => {
-    expect(parseRequestBody('application/x-www-form-urlencoded', 'a=1&b=x+y&a=2')).toEqual({ a: ['1', '2'], b: 'x y' });
-    expect(codeOf(() => parseRequestBody('application/x-www-form-urlencoded', '__proto__=1'))).toBe('bad_request');
+    expect(parseRequestBody('application/x-www-form-urlencoded', 'a=1&b=x+y&a=2&a=3')).toEqual({ a: ['1', '2', '3'], b: 'x y' });
+    expect(refusal(() => parseRequestBody('application/x-www-form-urlencoded', 'a=1&constructor=1'))).toMatchObject({
+      code: 'bad_request',
+      detail: "The form field name 'constructor' is not allowed.",
+    });
   });
 
   it('keeps any other text as a string', () => {
@@ -97,9 +142,20 @@ describe('parseRequestBody', () => {
   });
 
   it('sends binary and multipart bodies to the file endpoint with 415', () => {
-    for (const type of ['multipart/form-data; boundary=x', 'application/octet-stream', 'image/png']) {
+    for (const type of ['multipart/form-data; boundary=x', 'application/octet-stream', 'image/png', 'audio/mpeg', 'video/mp4', 'font/woff2', 'application/zip', 'Application/PDF']) {
       expect(codeOf(() => parseRequestBody(type, 'x'))).toBe('unsupported_media_type');
     }
+    expect(refusal(() => assertTextMediaType('image/png')).detail).toBe(
+      "Content-Type 'image/png' is not accepted here: send JSON or text, or use GenericIntegrationFileTransfer for files.",
+    );
+    // Only the top-level types of images, sound, video and fonts: a text type that names one is text.
+    expect(assertTextMediaType('text/x-image/notes')).toBe('text/x-image/notes');
+  });
+
+  it('reads the bare media type, trimmed and in lower case, of a Content-Type with parameters', () => {
+    expect(mediaTypeOf(' Application/JSON ; charset=utf-8')).toBe('application/json');
+    expect(mediaTypeOf(undefined)).toBe('');
+    expect(parseRequestBody('application/json ; charset=utf-8', '{"a":1}')).toEqual({ a: 1 });
   });
 });
 
@@ -113,6 +169,11 @@ describe('requestBodyJson and requestEntityJson', () => {
     const json = requestEntityJson(fields, requestBodyJson('application/json', text));
     expect(json).toBe(`{"RequestParams":"a=1","RequestHeaders":"Host=x","RequestBody":${text},"ResponseBody":null}`);
     expect(JSON.parse(json)).toEqual(parsedEntity('application/json', text));
+  });
+
+  it('keeps a ResponseBody already set, and null for none', () => {
+    expect(JSON.parse(requestEntityJson({ ...fields, ResponseBody: { done: true } }, '1')).ResponseBody).toEqual({ done: true });
+    expect(JSON.parse(requestEntityJson({ ...fields, ResponseBody: undefined }, '1')).ResponseBody).toBeNull();
   });
 
   it('lists the fields in the order of the spec, RequestFiles last', () => {
@@ -172,6 +233,25 @@ describe('rawBodySpan and rawBodyOf', () => {
     expect(rawBodySpan(entityOf('application/json', '{"a":1}'), 'x{"a":1}')).toBeNull();
     const withFiles = requestEntityJson({ ...fields, RequestFiles: [] }, '{"a":1}');
     expect(rawBodySpan(withFiles, '{"a":1}')).toBeNull();
+  });
+
+  it('finds a span only where the entity ends as a new one and the body lies before that end, after its start', () => {
+    const tail = ',"ResponseBody":null}';
+    // The text at the span's place equals the body, but the entity does not end as a new one.
+    const answered = requestEntityJson({ ...fields, ResponseBody: { note: 'x'.repeat(30) } }, '1');
+    const end = answered.length - tail.length;
+    expect(rawBodySpan(answered, answered.slice(5, end))).toBeNull();
+    // A body that would have to start the entity is not one it holds.
+    expect(rawBodySpan(`{"a":1}${tail}`, '{"a":1}')).toBeNull();
+    expect(rawBodySpan(` {"a":1}${tail}`, '{"a":1}')).toEqual([1, 8]);
+  });
+
+  it('gives the raw body from within the entity when it lies there, else the body itself', () => {
+    const text = '{"orderId":42}';
+    const entity = entityOf('application/json', text);
+    expect(rawBodyWithin(entity, text)).toBe(text);
+    expect(rawBodyWithin(entityOf('text/plain', 'hello'), 'hello')).toBe('hello');
+    expect(rawBodyWithin(entity, null)).toBeNull();
   });
 
   it('keeps a body given as text over a span, and gives none without either', () => {

@@ -10,6 +10,7 @@ describe('secret names and values', () => {
   it('accept constant-like names only', () => {
     for (const good of ['API_KEY', '_X', 'A', 'K2', 'A'.repeat(64)]) expect(assertSecretName(good)).toBe(good);
     for (const bad of ['api_key', '2FA', '', 'A-B', 'A'.repeat(65), 'ÄPI']) expect(() => assertSecretName(bad)).toThrow(/upper-case letters, digits and '_'/);
+    expect(() => assertSecretName('a'.repeat(100))).toThrow(new RegExp(`; got '${'a'.repeat(80)}'\\.$`));
   });
 
   it('accept values of 1 byte to 8 KiB', () => {
@@ -27,9 +28,10 @@ describe('SecretFilter.redact', () => {
     expect(redact('tok_1234tok_1234')).toBe('[secret][secret]');
   });
 
-  it('leaves text alone when the run has no secrets', () => {
+  it('leaves text alone when the run has no secrets, and says so', () => {
     expect(secretRedactor(undefined)('anything')).toBe('anything');
     expect(secretRedactor({})('anything')).toBe('anything');
+    expect([new SecretFilter(undefined).redacts, new SecretFilter({ SHORT: 'abc' }).redacts, new SecretFilter({ KEY: 'abcd' }).redacts]).toEqual([false, false, true]);
   });
 });
 
@@ -76,6 +78,33 @@ describe('SecretFilter.cut: no 4 characters of a secret leave, wherever a cut fa
     expect(filter.dropSecretStart('order 42 sk_li')).toBe('order 42 ');
     expect(filter.dropSecretStart('order 42 sk')).toBe('order 42 ');
     expect(filter.dropSecretStart('order 42')).toBe('order 42');
+    // Only a part of a value: a whole one was redacted before any cut.
+    expect(filter.dropSecretStart('order sk_live_0123456789')).toBe('order sk_live_0123456789');
+  });
+
+  it('reads one character past the cut and the longest value less one, so that a value across the cut is read whole', () => {
+    expect(new SecretFilter({ KEY: 'sk_live_0123456789', OTHER: 'abcd' }).window(10)).toBe(10 + 1 + 17);
+    expect(new SecretFilter({}).window(10)).toBe(11);
+  });
+
+  it('keeps a text of exactly the size as it is, and cuts a longer one with or without a mark', () => {
+    const filter = new SecretFilter({ KEY: 'sk_live_0123456789' });
+    expect(filter.cut('x'.repeat(10), 10, '…')).toBe('x'.repeat(10));
+    expect(filter.cut('x'.repeat(11), 10)).toBe('x'.repeat(10));
+  });
+
+  it('marks a text as long as its window as cut, though it fits once redacted: the rest of it was never read', () => {
+    const filter = new SecretFilter({ KEY: 'sk_live_0123456789' });
+    const text = 'sk_live_0123456789'.repeat(2);
+    expect(text).toHaveLength(filter.window(18));
+    expect(filter.cut(text, 18, '…')).toBe('[secret][secret]…');
+    // One character shorter it is read whole, and cut: the start of the second value before the cut is dropped.
+    expect(filter.cut(text.slice(0, -1), 18, '…')).toBe('[secret]…');
+  });
+
+  it('drops the longest cut end that begins any value, not a shorter one found after it', () => {
+    const filter = new SecretFilter({ LONG: 'abcdef', SHORT: 'efgh' });
+    expect(filter.dropSecretStart('zz abcde')).toBe('zz ');
   });
 });
 
