@@ -299,6 +299,25 @@ describe('receiveFiles', () => {
     expect(logger.error.mock.calls).toEqual([[{ err: expect.objectContaining({ message: 'ENOSPC: no space left on device' }), invocationId: 'inv-1' }, 'file store write failed']]);
   });
 
+  it('answers 503 to a store failure without an errno mid-file (a database connection lost), logs it and never shows it', async () => {
+    const files = new MemoryFiles();
+    files.failWith = Object.assign(new Error('connection 3 to 10.0.0.7:27017 closed'), { name: 'MongoNetworkError' });
+    const logger = { error: jest.fn() };
+    const outcome = await receive(files, body(filePart('doc', 'x'.repeat(900))), { logger });
+    expect(refusalOf(outcome)).toEqual(['unavailable', 'The uploaded files could not be stored; nothing was accepted. Try again.']);
+    expect(JSON.stringify(outcome)).not.toContain('27017');
+    expect(logger.error).toHaveBeenCalledWith({ err: files.failWith, invocationId: 'inv-1' }, 'file store write failed');
+    expect(files.deletedAll).toEqual([{ botId: 'bot-a', id: 'inv-1' }]);
+  });
+
+  it('passes on a GiError of the file store mid-file as it is', async () => {
+    const files = new MemoryFiles();
+    files.failWith = diskLow() as unknown as NodeJS.ErrnoException;
+    const outcome = await receive(files, body(filePart('doc', 'x')));
+    expect(refusalOf(outcome)).toEqual(['insufficient_storage', 'The service is low on disk space for uploaded files; nothing was stored. Try again later.']);
+    expect((outcome as GiError).headers).toEqual({ 'Retry-After': '60' });
+  });
+
   it('counts each chunk against the storage guard, refuses with its answer, and gives back the space of a failed upload only', async () => {
     const ends: boolean[] = [];
     const taken: number[] = [];
