@@ -204,6 +204,61 @@ describe('QuotaGate', () => {
     });
   });
 
+  describe('rates and in flight together', () => {
+    it('gives back the rate of a call refused for being over the in-flight limit', async () => {
+      const { quotaGate, store } = gate();
+      store.state.quotas.bot = { ratePerSecond: 1, burst: 2, maxInFlight: 1 };
+      const first = await quotaGate.admit('acme', 't1');
+      await refusal(quotaGate.admit('acme', 't1'));
+      first.release();
+      // The clock stands still: only the refunded token of the refused call lets this one in.
+      await quotaGate.admit('acme', 't1');
+    });
+
+    it('counts calls without a token (inbound schemes) against their bot only', async () => {
+      const { quotaGate, store } = gate();
+      store.state.quotas = { bot: { ...none, maxInFlight: 2 }, tokens: { t1: { ratePerSecond: 1, burst: 1, maxInFlight: 1 } } };
+      await quotaGate.admit('acme', null);
+      await quotaGate.admit('acme', null);
+      expect((await refusal(quotaGate.admit('acme', null))).extensions).toEqual({ scope: 'bot', quota: 'maxInFlight', limit: 2 });
+    });
+
+    it('counts itself alone when the registry knows no gateway', async () => {
+      const { quotaGate, store } = gate({ peers: 0 });
+      store.state.quotas.bot = { ...none, maxInFlight: 1 };
+      await quotaGate.admit('acme', 't1');
+      await refusal(quotaGate.admit('acme', 't1'));
+    });
+  });
+
+  it('names a limit of one invocation in the singular, with Retry-After', async () => {
+    const { quotaGate, store, refusals } = gate();
+    store.state.quotas.tokens = { t1: { ...none, maxInFlight: 1 } };
+    await quotaGate.admit('acme', 't1');
+    const refused = await refusal(quotaGate.admit('acme', 't1'));
+    expect([refused.code, refused.title, refused.detail, refused.headers]).toEqual([
+      'rate_limited',
+      'Too many requests',
+      'This token already has 1 invocation in flight (queued or running), its limit; try again once one finishes.',
+      { 'Retry-After': '1' },
+    ]);
+    expect(refusals).toEqual(['token:maxInFlight']);
+  });
+
+  it('still counts the calls it admitted when a read of the count fails', async () => {
+    const { quotaGate, store, clock } = gate();
+    store.state.quotas.bot = { ...none, maxInFlight: 2 };
+    (await quotaGate.admit('acme', 't1')).stored();
+    clock.t += COUNT_CACHE_MS;
+    store.state.failing = true;
+    // This call starts a read in the background, which fails: the first call is not forgotten.
+    await quotaGate.admit('acme', 't1');
+    await flush();
+    clock.t += 300;
+    // Two in flight as far as this gateway knows: the third is not let in while the store cannot tell.
+    expect((await refusal(quotaGate.admit('acme', 't1'))).code).toBe('unavailable');
+  });
+
   it('applies a change of the quotas within five seconds, reading them in the background while the bot is busy', async () => {
     const { quotaGate, store, clock } = gate();
     await quotaGate.admit('acme', 't1');
