@@ -6,7 +6,7 @@ import { InboundCheck } from './inbound-access';
 import type { WebhookCall } from './webhook-call';
 
 const NOW = 1_700_000_000_000;
-const integration: IntegrationTarget = { integrationId: 'ack', version: 3, entityName: 'Order', pool: 'reports', callbackUrl: 'https://example.com/done', inboundAuth: null } as IntegrationTarget;
+const integration: IntegrationTarget = { integrationId: 'ack', version: 3, entityName: 'Order', pool: 'reports', callbackUrl: 'https://example.com/done' };
 
 /** acceptCall's deps with a catalog of `integration` (looked up only when the call did not resolve it), and the waits taken and given back. */
 function deps(options: { platformVersion?: PlatformVersion; blocked?: boolean } = {}) {

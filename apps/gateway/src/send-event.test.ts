@@ -272,7 +272,7 @@ describe('sendEvent', () => {
   it('answers 413 for a journal limit, a GiError of the store as it is, and 503 for any other failure', async () => {
     const limit = await failure(sendEvent(direct(new JournalLimitExceeded('more than 1 kept event (JOURNAL_MAX_KEPT_EVENTS)')).deps, ref, 'approved', 'null'));
     expect([limit?.code, limit?.detail]).toEqual(['payload_too_large', 'The event was not kept: more than 1 kept event (JOURNAL_MAX_KEPT_EVENTS)']);
-    const own = new GiError('conflict', 'Conflict', 'from the store');
+    const own = new GiError('forbidden', 'Forbidden', 'from the store');
     expect(await failure(sendEvent(direct(own).deps, ref, 'approved', 'null'))).toBe(own);
     const down = await failure(sendEvent(direct(new Error('SQLITE_BUSY')).deps, ref, 'approved', 'null'));
     expect([down?.code, down?.detail, down?.headers]).toEqual(['unavailable', 'The event could not be stored; nothing was kept. Try again.', { 'Retry-After': '5' }]);
