@@ -262,7 +262,8 @@ describe('QuotaGate', () => {
   describe('its own bookkeeping', () => {
     it("counts each token's calls apart: another token's calls in flight do not use up a token's limit", async () => {
       const { quotaGate, store } = gate();
-      store.state.quotas.tokens = { t1: { ratePerSecond: 1, burst: 1, maxInFlight: 1 } };
+      // The bot's own limit makes this gateway count every call, t2's too.
+      store.state.quotas = { bot: { ...none, maxInFlight: 100 }, tokens: { t1: { ratePerSecond: 1, burst: 1, maxInFlight: 1 } } };
       await quotaGate.admit('acme', 't2');
       await quotaGate.admit('acme', 't1');
       await refusal(quotaGate.admit('acme', 't1'));
