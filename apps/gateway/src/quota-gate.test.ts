@@ -204,6 +204,133 @@ describe('QuotaGate', () => {
     });
   });
 
+  describe('rates and in flight together', () => {
+    it('gives back the rate of a call refused for being over the in-flight limit', async () => {
+      const { quotaGate, store } = gate();
+      store.state.quotas.bot = { ratePerSecond: 1, burst: 2, maxInFlight: 1 };
+      const first = await quotaGate.admit('acme', 't1');
+      await refusal(quotaGate.admit('acme', 't1'));
+      first.release();
+      // The clock stands still: only the refunded token of the refused call lets this one in.
+      await quotaGate.admit('acme', 't1');
+    });
+
+    it('counts calls without a token (inbound schemes) against their bot only', async () => {
+      const { quotaGate, store } = gate();
+      store.state.quotas = { bot: { ...none, maxInFlight: 2 }, tokens: { t1: { ratePerSecond: 1, burst: 1, maxInFlight: 1 } } };
+      await quotaGate.admit('acme', null);
+      await quotaGate.admit('acme', null);
+      expect((await refusal(quotaGate.admit('acme', null))).extensions).toEqual({ scope: 'bot', quota: 'maxInFlight', limit: 2 });
+    });
+
+    it('counts itself alone when the registry knows no gateway', async () => {
+      const { quotaGate, store } = gate({ peers: 0 });
+      store.state.quotas.bot = { ...none, maxInFlight: 1 };
+      await quotaGate.admit('acme', 't1');
+      await refusal(quotaGate.admit('acme', 't1'));
+    });
+  });
+
+  it('names a limit of one invocation in the singular, with Retry-After', async () => {
+    const { quotaGate, store, refusals } = gate();
+    store.state.quotas.tokens = { t1: { ...none, maxInFlight: 1 } };
+    await quotaGate.admit('acme', 't1');
+    const refused = await refusal(quotaGate.admit('acme', 't1'));
+    expect([refused.code, refused.title, refused.detail, refused.headers]).toEqual([
+      'rate_limited',
+      'Too many requests',
+      'This token already has 1 invocation in flight (queued or running), its limit; try again once one finishes.',
+      { 'Retry-After': '1' },
+    ]);
+    expect(refusals).toEqual(['token:maxInFlight']);
+  });
+
+  it('still counts the calls it admitted when a read of the count fails', async () => {
+    const { quotaGate, store, clock } = gate();
+    store.state.quotas.bot = { ...none, maxInFlight: 2 };
+    (await quotaGate.admit('acme', 't1')).stored();
+    clock.t += COUNT_CACHE_MS;
+    store.state.failing = true;
+    // This call starts a read in the background, which fails: the first call is not forgotten.
+    await quotaGate.admit('acme', 't1');
+    await flush();
+    clock.t += 300;
+    // Two in flight as far as this gateway knows: the third is not let in while the store cannot tell.
+    expect((await refusal(quotaGate.admit('acme', 't1'))).code).toBe('unavailable');
+  });
+
+  describe('its own bookkeeping', () => {
+    it("counts each token's calls apart: another token's calls in flight do not use up a token's limit", async () => {
+      const { quotaGate, store } = gate();
+      // The bot's own limit makes this gateway count every call, t2's too.
+      store.state.quotas = { bot: { ...none, maxInFlight: 100 }, tokens: { t1: { ratePerSecond: 1, burst: 1, maxInFlight: 1 } } };
+      await quotaGate.admit('acme', 't2');
+      await quotaGate.admit('acme', 't1');
+      await refusal(quotaGate.admit('acme', 't1'));
+    });
+
+    it('settles an admission once, however often it is told', async () => {
+      const { quotaGate, store } = gate();
+      store.state.quotas.bot = { ...none, maxInFlight: 1 };
+      const first = await quotaGate.admit('acme', 't1');
+      first.release();
+      first.release();
+      first.stored();
+      await quotaGate.admit('acme', 't1');
+      await refusal(quotaGate.admit('acme', 't1'));
+    });
+
+    it("waits for the count at a bot's first call: the store may hold its limit already", async () => {
+      const { quotaGate, store } = gate();
+      store.state.quotas.bot = { ...none, maxInFlight: 2 };
+      store.state.active = { total: 2, byToken: {} };
+      await refusal(quotaGate.admit('acme', 't1'));
+    });
+
+    it('reads the quotas and the count once for calls that arrive together', async () => {
+      const { quotaGate, store } = gate();
+      store.state.quotas.bot = { ...none, maxInFlight: 10 };
+      await Promise.all([quotaGate.admit('acme', 't1'), quotaGate.admit('acme', 't1'), quotaGate.admit('acme', 't1')]);
+      expect([store.state.quotaReads, store.state.countReads]).toEqual([1, 1]);
+    });
+
+    it('reads the count again before refusing once it is 250 ms old, not sooner', async () => {
+      const { quotaGate, store, clock } = gate();
+      store.state.quotas.bot = { ...none, maxInFlight: 1 };
+      (await quotaGate.admit('acme', 't1')).stored();
+      store.state.active = { total: 1, byToken: { t1: 1 } };
+      clock.t += 249;
+      await refusal(quotaGate.admit('acme', 't1'));
+      expect(store.state.countReads).toBe(1);
+      clock.t += 1;
+      await refusal(quotaGate.admit('acme', 't1'));
+      expect(store.state.countReads).toBe(2);
+    });
+
+    it('refuses without anyone told of refusals', async () => {
+      const quotaGate = new QuotaGate({ ...fakeStore(), clock: new FakeClock(), defaults: { ratePerSecond: 1, burst: 1, maxInFlight: 0 }, peers: () => 1 });
+      await quotaGate.admit('acme', 't1');
+      const refused = await refusal(quotaGate.admit('acme', 't1'));
+      expect([refused.code, refused.title]).toEqual(['rate_limited', 'Too many requests']);
+    });
+
+    it("forgets a bot idle for a minute: its next call goes by a fresh count, not the last one's", async () => {
+      const { quotaGate, store, clock } = gate({ defaults: { ratePerSecond: 0, burst: null, maxInFlight: 10_000 } });
+      store.state.active = { total: 5, byToken: {} };
+      const first = await quotaGate.admit('acme', 't1');
+      first.stored();
+      expect(first.backlog).toBe(5);
+      // All of them finished meanwhile; the next read of the count answers when the test says.
+      let answer: (count: ActiveCount) => void = () => undefined;
+      store.invocations.countActive = () => new Promise((resolve) => (answer = resolve));
+      clock.t += 60_001;
+      const next = quotaGate.admit('acme', 't1');
+      await flush();
+      answer({ total: 0, byToken: {} });
+      expect((await next).backlog).toBe(0);
+    });
+  });
+
   it('applies a change of the quotas within five seconds, reading them in the background while the bot is busy', async () => {
     const { quotaGate, store, clock } = gate();
     await quotaGate.admit('acme', 't1');
@@ -220,10 +347,10 @@ describe('QuotaGate', () => {
     await quotaGate.admit('acme', 't1');
     await refusal(quotaGate.admit('acme', 't1'));
 
-    // An idle bot: its first call after five seconds waits for the quotas of now.
-    store.state.quotas.bot = { ratePerSecond: 100, burst: 100, maxInFlight: null };
+    // An idle bot: its first call after five seconds waits for the quotas of now (none may be in flight).
+    store.state.quotas.bot = { ratePerSecond: 100, burst: 100, maxInFlight: 0 };
     clock.t += QUOTA_CACHE_MS;
-    await quotaGate.admit('acme', 't1');
+    expect((await refusal(quotaGate.admit('acme', 't1'))).extensions.quota).toBe('maxInFlight');
     expect(store.state.quotaReads).toBe(3);
   });
 

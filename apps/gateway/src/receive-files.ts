@@ -168,8 +168,10 @@ function streamFiles(req: IncomingMessage, uploads: Uploads, owner: FileOwner, l
         },
         (error: Error) => {
           open.delete(stream);
-          // The disk failed (an errno: ENOSPC, EIO...): the service is at fault; its cause is logged, never sent.
-          if (isSystemError(error) || !stream.errored) {
+          // The store failed (an errno: ENOSPC, EIO...; a database connection lost): the service is at fault; its cause is
+          // logged, never sent. A store that fails mid-file leaves the stream errored too (reading it stops with an
+          // AbortError), so only the stream's own error is the request's fault.
+          if (isSystemError(error) || stream.errored !== error) {
             if (!failure) logger.error({ err: error, invocationId: owner.id }, 'file store write failed');
             fail(storeFailure(error));
           }

@@ -1,10 +1,13 @@
 import fc from 'fast-check';
-import { DEFAULT_JOURNAL_LIMITS } from '@gi/domain';
+import { Writable } from 'node:stream';
+import { DEFAULT_JOURNAL_LIMITS, GiError, JournalLimitExceeded } from '@gi/domain';
 import type { JobMessage } from '@gi/contracts';
-import type { InvocationRef, JournalLimits } from '@gi/domain';
+import type { EventDelivery, InvocationRef, InvocationState, JournalLimits } from '@gi/domain';
+import { createLogger } from '@gi/observability';
 import { newInvocation, SmallServices } from '@gi/testing';
 import type { GatewayDeps } from './gateway.deps';
 import { gatewayRouter } from './gateway.router';
+import { sendEvent } from './send-event';
 
 const HOUR = 3600_000;
 const EVENT = '/api/Platform/bot-a/GenericIntegrationEvent';
@@ -198,5 +201,95 @@ describe('POST .../GenericIntegrationEvent (the gateway router)', () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+/** sendEvent's deps over a journal that answers `delivery` (or throws it) and a bus that may refuse; the log lines and jobs kept. */
+function direct(delivery: EventDelivery | null | Error, options: { state?: Partial<InvocationState> | null; busDown?: boolean } = {}) {
+  const lines: Array<Record<string, unknown>> = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const text of chunk.toString('utf8').split('\n')) if (text) lines.push(JSON.parse(text) as Record<string, unknown>);
+      done();
+    },
+  });
+  const published: JobMessage[] = [];
+  const sent: unknown[] = [];
+  const deps = {
+    store: {
+      journal: {
+        sendEvent: async (...args: unknown[]) => {
+          sent.push(args);
+          if (delivery instanceof Error) throw delivery;
+          return delivery;
+        },
+      },
+      invocations: { getState: async () => options.state ?? null },
+    },
+    bus: {
+      publish: async (job: JobMessage) => {
+        if (options.busDown) throw new Error('The message broker is not reachable.');
+        published.push(job);
+      },
+    },
+    clock: { now: () => 42 },
+    logger: createLogger('info', 'test', { destination }),
+    settings: { journalLimits: DEFAULT_JOURNAL_LIMITS },
+  } as unknown as GatewayDeps;
+  return { deps, lines, published, sent };
+}
+
+const ref: InvocationRef = { botId: 'acme', id: 'inv-1' };
+const failure = (sending: Promise<unknown>) => sending.then(() => null, (error: unknown) => error as GiError);
+
+describe('sendEvent', () => {
+  it('hands the journal the event with the clock time and the limits, and publishes the job of a resumed run on its pool', async () => {
+    const { deps, published, sent } = direct({ delivered: 'resumed', pool: 'reports' });
+    expect(await sendEvent(deps, ref, 'approved', '{"by":"ada"}')).toEqual({ invocationId: 'inv-1', name: 'approved', status: 'resumed' });
+    expect(sent).toEqual([[ref, { name: 'approved', payloadJson: '{"by":"ada"}', at: 42 }, DEFAULT_JOURNAL_LIMITS]]);
+    expect(published).toEqual([{ kind: 'job', version: 1, botId: 'acme', invocationId: 'inv-1', pool: 'reports' }]);
+  });
+
+  it('publishes nothing for an event kept for a later wait', async () => {
+    const { deps, published } = direct({ delivered: 'kept' });
+    expect(await sendEvent(deps, ref, 'approved', 'null')).toEqual({ invocationId: 'inv-1', name: 'approved', status: 'kept' });
+    expect(published).toEqual([]);
+  });
+
+  it('answers a resumed run whose publish failed, leaving it to the sweeper, and logs why', async () => {
+    const { deps, lines } = direct({ delivered: 'resumed', pool: 'default' }, { busDown: true });
+    expect((await sendEvent(deps, ref, 'approved', 'null')).status).toBe('resumed');
+    expect(lines).toEqual([expect.objectContaining({ level: 40, invocationId: 'inv-1', msg: 'publish of a resumed run failed; left for the sweeper', err: expect.objectContaining({ message: 'The message broker is not reachable.' }) })]);
+  });
+
+  it('refuses a bad name before touching the journal', async () => {
+    const { deps, sent } = direct({ delivered: 'kept' });
+    const refused = await failure(sendEvent(deps, ref, '', 'null'));
+    expect([refused?.code, refused?.detail]).toEqual(['bad_request', 'The query parameter name must be the event name the run waits for: 1 to 200 characters, no control characters.']);
+    expect(sent).toEqual([]);
+  });
+
+  it('answers 413 for a journal limit, a GiError of the store as it is, and 503 for any other failure', async () => {
+    const limit = await failure(sendEvent(direct(new JournalLimitExceeded('more than 1 kept event (JOURNAL_MAX_KEPT_EVENTS)')).deps, ref, 'approved', 'null'));
+    expect([limit?.code, limit?.detail]).toEqual(['payload_too_large', 'The event was not kept: more than 1 kept event (JOURNAL_MAX_KEPT_EVENTS)']);
+    const own = new GiError('forbidden', 'Forbidden', 'from the store');
+    expect(await failure(sendEvent(direct(own).deps, ref, 'approved', 'null'))).toBe(own);
+    const down = await failure(sendEvent(direct(new Error('SQLITE_BUSY')).deps, ref, 'approved', 'null'));
+    expect([down?.code, down?.detail, down?.headers]).toEqual(['unavailable', 'The event could not be stored; nothing was kept. Try again.', { 'Retry-After': '5' }]);
+  });
+
+  it('answers 409 naming the status of a finished invocation, and 404 with the id cut to 80 characters for an unknown one', async () => {
+    const finished = await failure(sendEvent(direct(null, { state: { status: 'Completed' } }).deps, ref, 'approved', 'null'));
+    expect([finished?.code, finished?.title, finished?.detail, finished?.extensions]).toEqual([
+      'already_finished',
+      'Invocation already finished',
+      'The invocation has already finished (Completed); the event was not kept.',
+      { invocationId: 'inv-1' },
+    ]);
+    const running = await failure(sendEvent(direct(null, { state: { status: 'Running' } }).deps, ref, 'approved', 'null'));
+    expect(running?.code).toBe('not_found');
+    const long = { botId: 'acme', id: 'i'.repeat(100) };
+    const unknown = await failure(sendEvent(direct(null).deps, long, 'approved', 'null'));
+    expect([unknown?.code, unknown?.detail]).toEqual(['not_found', `No invocation '${'i'.repeat(80)}' exists for this bot (unknown or expired).`]);
   });
 });
