@@ -164,7 +164,7 @@ describe('replayDraft', () => {
     const { store, deps, stored, clock } = await world();
     const id = await stored(1);
     expect(await failure(replayDraft(deps, 'bot-a', 'ack', { last: 1, outbound: 'block' }))).toMatchObject({ code: 'not_found', detail: expect.stringContaining('has no draft') });
-    expect(await failure(replayDraft(deps, 'bot-a', 'nope', { last: 1, outbound: 'block' }))).toMatchObject({ code: 'not_found' });
+    expect(await failure(replayDraft(deps, 'bot-a', 'nope', { last: 1, outbound: 'block' }))).toEqual({ code: 'not_found', detail: "No integration 'nope' for bot 'bot-a'." });
     await store.catalog.putDraft('bot-a', 'ack', settings, clock.now());
     expect(await failure(replayDraft(deps, 'bot-a', 'ack', { last: MAX_REPLAY_REQUESTS + 1, outbound: 'block' }))).toEqual({
       code: 'bad_request',
@@ -255,5 +255,21 @@ describe('replayDraft', () => {
     await stored(1);
     await store.catalog.putDraft('bot-a', 'ack', { ...settings, code: 'suspend' }, clock.now());
     await expect(replayDraft(deps, 'bot-a', 'ack', { last: 1, outbound: 'block' })).rejects.toThrow('A replay ran without a journal, so it cannot suspend.');
+  });
+
+  it('hands the draft what the gateway verified of each call, and leaves out one that expired after it was listed', async () => {
+    const { store, runtime, deps, clock } = await world();
+    const signed = newInvocation({ createdAt: clock.now() - 3, inbound: { scheme: 'github', deliveryId: 'd-1' } });
+    const expired = newInvocation({ createdAt: clock.now() - 2 });
+    const plain = newInvocation({ createdAt: clock.now() - 1 });
+    for (const invocation of [signed, expired, plain]) await store.invocations.create(invocation);
+    const get = store.invocations.get.bind(store.invocations);
+    jest.spyOn(store.invocations, 'get').mockImplementation(async (ref) => (ref.id === expired.id ? null : get(ref)));
+    await store.catalog.putDraft('bot-a', 'ack', { ...settings, code: 'x2' }, clock.now());
+
+    const report = await replayDraft(deps, 'bot-a', 'ack', { last: 3, outbound: 'block' });
+
+    expect(report.replayed.map((r) => r.invocationId)).toEqual([plain.id, signed.id]);
+    expect(runtime.runs.map((run) => run.inbound)).toEqual([null, { scheme: 'github', deliveryId: 'd-1' }]);
   });
 });
