@@ -16,12 +16,14 @@ async function waitingRun(store: FakeStore, now: number) {
   return inv;
 }
 
+const ackSettings = { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 30, allowedHosts: [], limits: { ...DEFAULT_CONNECTOR_LIMITS }, callbackUrl: null };
+
 async function worldWithAWaitingRun() {
   const clock = new ManualClock();
   const store = createFakeStore(clock);
   const now = clock.now();
   await store.catalog.putEntity('bot-a', 'Order', [], now);
-  await store.catalog.deployIntegration('bot-a', 'ack', { entityName: 'Order', code: 'return 1', pool: 'default', timeoutSeconds: 30, allowedHosts: [], limits: { ...DEFAULT_CONNECTOR_LIMITS }, callbackUrl: null }, now);
+  await store.catalog.deployIntegration('bot-a', 'ack', ackSettings, now);
   const inv = await waitingRun(store, now);
   const published: string[] = [];
   const bus = { publishCancel: async () => void published.push('cancel'), publishCompletion: async () => void published.push('completion') };
@@ -67,6 +69,11 @@ describe('deleting from the catalog', () => {
       title: 'In use',
       detail: "Entity 'Order' is used by integration(s) 'ack'; delete them or deploy them with another entity first.",
       extensions: { integrations: ['ack'] },
+    });
+    await store.catalog.deployIntegration('bot-a', 'crm', ackSettings, deps.clock.now());
+    await expect(deleteEntity(deps, 'bot-a', 'Order')).rejects.toMatchObject({
+      detail: "Entity 'Order' is used by integration(s) 'ack', 'crm'; delete them or deploy them with another entity first.",
+      extensions: { integrations: ['ack', 'crm'] },
     });
     await store.catalog.putEntity('bot-a', 'Spare', [], deps.clock.now());
     await deleteEntity(deps, 'bot-a', 'Spare');
@@ -171,5 +178,17 @@ describe('deleting from the catalog', () => {
     const { store, deps } = await worldWithAWaitingRun();
     expect(await deleteBot(deps, 'bot-a', true)).toEqual({ cancelled: 1 });
     expect(await store.catalog.listBots()).not.toContain('bot-a');
+  });
+
+  it('deletes an integration, then its bot, without force once nothing of theirs is unfinished', async () => {
+    const { store, inv, deps } = await worldWithAWaitingRun();
+    await store.invocations.cancel(inv, { code: 'cancelled', title: 'Cancelled', detail: 'By the caller.' }, deps.clock.now());
+    const list = jest.spyOn(store.invocations, 'list');
+    expect(await deleteIntegration(deps, 'bot-a', 'ack', false)).toEqual({ cancelled: 0 });
+    expect(await store.catalog.resolveIntegration('bot-a', 'ack')).toBeNull();
+    expect(await deleteBot(deps, 'bot-a', false)).toEqual({ cancelled: 0 });
+    expect(await store.catalog.listBots()).not.toContain('bot-a');
+    // One look at each status per deletion: nothing to wait for.
+    expect(list).toHaveBeenCalledTimes(6);
   });
 });
