@@ -69,9 +69,10 @@ describe('startSweeper', () => {
   it('at the start of the first embedded process, publishes everything unfinished again, kicks the callbacks and wakes the waits that ended', async () => {
     const w = world();
     const leased = await w.running(3600_000);
-    const fresh = await w.queued();
     const slept = await w.waiting(w.clock.now() + 1000);
     w.clock.advance(1000);
+    // Published this very millisecond, yet a job no process holds any more.
+    const fresh = await w.queued();
 
     const stop = await w.start({ recoverAllAtStart: true });
     stop();
@@ -82,7 +83,7 @@ describe('startSweeper', () => {
     expect(w.callbacks.kick).toHaveBeenCalledTimes(1);
   });
 
-  it('otherwise leaves what runs or is queued alone at the start, and says nothing when nothing was woken', async () => {
+  it('otherwise leaves what runs or is queued alone at the start, and says nothing when nothing was recovered or woken', async () => {
     const w = world();
     await w.running(3600_000);
     await w.queued();
@@ -91,6 +92,12 @@ describe('startSweeper', () => {
     expect(w.published).toEqual([]);
     expect(w.lines).toEqual([]);
     expect(w.callbacks.kick).toHaveBeenCalledTimes(1);
+    // Nothing left to recover at the start of the first process, nor in a round: nothing said either.
+    const empty = world();
+    const stopEmpty = await empty.start({ recoverAllAtStart: true, recoverInRounds: true });
+    await jest.advanceTimersByTimeAsync(SETTINGS.intervalMs);
+    stopEmpty();
+    expect(empty.lines).toEqual([]);
   });
 
   it('each round, as one executor of many, requeues expired leases and republishes jobs published too long ago, kicks the callbacks, and reports waits and queue depths', async () => {
@@ -144,8 +151,8 @@ describe('startSweeper', () => {
     jest.spyOn(w.store.invocations, 'countWaiting').mockRejectedValueOnce(new Error('store down'));
     jest.spyOn(w.store.invocations, 'wakeDue').mockRejectedValueOnce(new Error('store down'));
     await jest.advanceTimersByTimeAsync(SETTINGS.intervalMs);
-    expect(w.logged('sweep failed; next round will retry')).toHaveLength(1);
-    expect(w.logged('waking waiting invocations failed; the next round retries')).toHaveLength(1);
+    expect(w.logged('sweep failed; next round will retry')).toEqual([expect.objectContaining({ level: 40, err: expect.objectContaining({ message: 'store down' }) })]);
+    expect(w.logged('waking waiting invocations failed; the next round retries')).toEqual([expect.objectContaining({ level: 40, err: expect.objectContaining({ message: 'store down' }) })]);
 
     // A round that hangs on the bus: the rounds due meanwhile are skipped, and the wakes go on.
     let answer = (_depth: number | null) => undefined as void;
@@ -161,6 +168,19 @@ describe('startSweeper', () => {
     stop();
     expect(w.bus.queueDepth.mock.calls.map(([pool]) => pool)).toEqual(['fast', 'slow', 'fast', 'slow']);
     expect(w.logged('sweep failed; next round will retry')).toHaveLength(1);
+  });
+
+  it('starts no wake while one is going', async () => {
+    const w = world();
+    const stop = await w.start();
+    let answer = (_due: []) => undefined as void;
+    const wakeDue = jest.spyOn(w.store.invocations, 'wakeDue').mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+    await jest.advanceTimersByTimeAsync(3000);
+    expect(wakeDue).toHaveBeenCalledTimes(1);
+    answer([]);
+    await jest.advanceTimersByTimeAsync(1000);
+    stop();
+    expect(wakeDue).toHaveBeenCalledTimes(2);
   });
 
   it('deletes expired invocations and the files of those gone, older than the grace, once an expiry interval passed', async () => {
@@ -182,14 +202,19 @@ describe('startSweeper', () => {
     expect(w.files.deleteAll.mock.calls).toEqual([[gone]]);
     expect(w.logged('deleted expired invocations and their files')).toEqual([expect.objectContaining({ level: 30, invocations: 1, owners: 1, abandoned: 2 })]);
 
-    // Nothing to delete: nothing said. A failure: said, and tried again at the next interval.
-    w.setOwners([kept]);
+    // Files alone are said too; nothing to delete, nothing said. A failure: said, and tried again at the next interval.
+    w.setOwners([kept, { botId: 'bot-a', id: 'gone-2' }]);
     w.files.deleteAbandoned.mockResolvedValue(0);
+    await jest.advanceTimersByTimeAsync(SETTINGS.expiryIntervalMs);
+    w.setOwners([kept]);
     await jest.advanceTimersByTimeAsync(SETTINGS.expiryIntervalMs);
     w.files.listOwners.mockRejectedValueOnce(new Error('disk gone'));
     await jest.advanceTimersByTimeAsync(SETTINGS.expiryIntervalMs);
     stop();
-    expect(w.logged('deleted expired invocations and their files')).toHaveLength(1);
+    expect(w.logged('deleted expired invocations and their files').map(({ invocations, owners, abandoned }) => [invocations, owners, abandoned])).toEqual([
+      [1, 1, 2],
+      [0, 1, 0],
+    ]);
     expect(w.logged('expiry sweep failed; next round will retry')).toEqual([expect.objectContaining({ level: 40, err: expect.objectContaining({ message: 'disk gone' }) })]);
   });
 
