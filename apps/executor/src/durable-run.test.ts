@@ -1,9 +1,15 @@
+import { SpanStatusCode } from '@opentelemetry/api';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { DEFAULT_JOURNAL_LIMITS, JournalLimitExceeded } from '@gi/domain';
 import type { ClaimedInvocation, Store } from '@gi/domain';
-import { createMetrics } from '@gi/observability';
+import { createMetrics, tracingEnabled } from '@gi/observability';
 import { createFakeStore, ManualClock, newInvocation, TEST_DURABLE_SETTINGS } from '@gi/testing';
 import { durableRunOf } from './durable-run';
 import type { JournalFailure } from './durable-run';
+
+// Tracing is off unless a test turns it on (as startTracing would, with an exporter named).
+jest.mock('@gi/observability', () => ({ ...jest.requireActual('@gi/observability'), tracingEnabled: jest.fn(() => false) }));
 
 const step = (name: string, occurrence = 1) => ({ name, occurrence, attempts: 1, startedAt: 1, status: 'done' as const, resultJson: '"ok"', finishedAt: 2 });
 
@@ -82,5 +88,51 @@ describe('durableRunOf', () => {
     expect(record).toHaveBeenCalledTimes(3);
     expect(steps()).toBe(0);
     expect(await stepCounts()).toEqual({});
+  });
+});
+
+describe('durableRunOf with tracing on', () => {
+  const exporter = new InMemorySpanExporter();
+  const sdk = new NodeSDK({ spanProcessors: [new SimpleSpanProcessor(exporter)], metricReaders: [], logRecordProcessors: [], autoDetectResources: false });
+  beforeAll(() => sdk.start());
+  afterAll(() => sdk.shutdown());
+  beforeEach(() => jest.mocked(tracingEnabled).mockReturnValue(true));
+  afterEach(() => jest.mocked(tracingEnabled).mockReturnValue(false));
+
+  it('makes each journalled step a span from its start to its end, an error when it failed or is retried', async () => {
+    const { clock, claim, durableOf } = await world();
+    const { durable } = await durableOf(await claim());
+    // Times as the sandbox records them: milliseconds since the epoch.
+    const t = Date.now() - 1000;
+    await durable.record({ ...step('send'), startedAt: t, finishedAt: t + 250 });
+    await durable.record({ name: 'charge', occurrence: 2, attempts: 3, startedAt: t + 300, status: 'failed', error: { name: 'Declined', message: 'no' }, finishedAt: t + 400 });
+    const before = Date.now();
+    await durable.record({ name: 'refund', occurrence: 1, attempts: 1, startedAt: t + 500, status: 'retrying', error: { name: 'Timeout', message: 'slow' }, until: t + 9000 });
+    await durable.beginWait({ kind: 'sleep', name: 'nap', occurrence: 1, startedAt: clock.now(), until: clock.now() + 60_000 });
+
+    const ms = ([seconds, nanos]: [number, number]) => Math.round(seconds * 1000 + nanos / 1e6);
+    const spans = exporter.getFinishedSpans().map((span) => ({ name: span.name, attributes: span.attributes, status: span.status, start: ms(span.startTime), end: ms(span.endTime) }));
+    expect(spans.slice(0, 2)).toEqual([
+      {
+        name: 'step send',
+        attributes: { 'gi.step.name': 'send', 'gi.step.occurrence': 1, 'gi.step.kind': 'step', 'gi.step.status': 'done', 'gi.step.attempts': 1 },
+        status: { code: SpanStatusCode.UNSET },
+        start: t,
+        end: t + 250,
+      },
+      {
+        name: 'step charge',
+        attributes: { 'gi.step.name': 'charge', 'gi.step.occurrence': 2, 'gi.step.kind': 'step', 'gi.step.status': 'failed', 'gi.step.attempts': 3 },
+        status: { code: SpanStatusCode.ERROR, message: 'Declined' },
+        start: t + 300,
+        end: t + 400,
+      },
+    ]);
+    // A step to be retried, and a wait begun, have no end yet: their spans end when they were written.
+    expect(spans.slice(2)).toEqual([
+      expect.objectContaining({ name: 'step refund', start: t + 500, status: { code: SpanStatusCode.ERROR, message: 'Timeout' } }),
+      expect.objectContaining({ name: 'step nap', attributes: expect.objectContaining({ 'gi.step.kind': 'sleep', 'gi.step.status': 'waiting' }), status: { code: SpanStatusCode.UNSET } }),
+    ]);
+    for (const span of spans.slice(2)) expect(span.end).toBeGreaterThanOrEqual(before);
   });
 });
