@@ -55,7 +55,7 @@ async function world(overrides: Partial<ExecutorDeps> = {}) {
     return inv;
   };
   const job = (id: string) => ({ kind: 'job' as const, version: 1 as const, botId: 'bot-a', invocationId: id, pool: 'default' });
-  const values = async (metric: 'queueWait' | 'outcomes' | 'integrationOutcomes' | 'stepsPerInvocation' | 'jobsInFlight') =>
+  const values = async (metric: 'queueWait' | 'outcomes' | 'integrationOutcomes' | 'stepsPerInvocation' | 'jobsInFlight' | 'jobDuration') =>
     (await metrics[metric].get()).values.filter((v) => !('metricName' in v) || (v as { metricName: string }).metricName.endsWith('_count')).map((v) => [v.labels, v.value]);
   return { clock, store, bus, runtime, lines, deps, created, job, values };
 }
@@ -77,7 +77,7 @@ describe('runInvocation', () => {
       status: 'Failed',
       error: { code: 'internal', title: 'Secrets unreadable', detail: "The integration's secrets cannot be decrypted with the service's key: wrong key" },
     });
-    expect(lines.find((line) => line.level === 50)).toMatchObject({ msg: "the integration's secrets cannot be opened; the invocation fails", invocationId: unreadable.id });
+    expect(lines.find((line) => line.level === 50)).toMatchObject({ msg: "the integration's secrets cannot be opened; the invocation fails", invocationId: unreadable.id, err: { message: 'wrong key' } });
 
     // The store failing is no reason to fail the invocation: the job fails, and is tried again.
     forRun.mockRejectedValueOnce(new Error('database is locked'));
@@ -151,14 +151,15 @@ describe('runInvocation', () => {
     expect(await store.invocations.get(within)).toMatchObject({ status: 'Waiting', waiting: { name: 'nap' } });
   });
 
-  it('counts the queue wait of a first attempt only, each outcome by code, and the steps of a run that made some', async () => {
-    const { clock, store, runtime, deps, created, job, values } = await world();
+  it('counts the queue wait of a first attempt only, each outcome by code, the time of each run, and the steps of a run that made some', async () => {
+    const { clock, store, runtime, deps, created, job, values, lines } = await world();
     const first = await created();
     clock.advance(2500);
     runtime.play = async (request) => {
       await request.durable!.record({ name: 'send', occurrence: 1, attempts: 1, startedAt: 1, status: 'done', resultJson: '1', finishedAt: 2 });
       return { kind: 'raised', title: 'Refused', message: 'no', logs: [], durationMs: 1 };
     };
+    let took = performance.now();
     await runInvocation(deps, job(first.id));
     // A second attempt, after its first executor stopped: its wait is not the queue's.
     const again = await created();
@@ -167,8 +168,13 @@ describe('runInvocation', () => {
     await store.invocations.requeueExpiredLeases(clock.now());
     runtime.play = async () => ({ kind: 'ok', responseBody: {}, logs: [], durationMs: 1 });
     await runInvocation(deps, job(again.id));
+    const suspending = await created();
+    runtime.play = async () => ({ kind: 'suspended', wait: { kind: 'sleep', name: 'nap', until: clock.now() + 60_000 }, logs: [], durationMs: 1 });
+    await runInvocation(deps, job(suspending.id));
+    took = performance.now() - took;
 
-    expect(await values('queueWait')).toEqual([[{ pool: 'default' }, 1]]);
+    // The first and the suspending run waited 2.5 s and 0 s; the second attempt is not counted.
+    expect(await values('queueWait')).toEqual([[{ pool: 'default' }, 2]]);
     expect((await deps.metrics.queueWait.get()).values.find((v) => (v as { metricName?: string }).metricName?.endsWith('_sum'))?.value).toBe(2.5);
     expect(await values('outcomes')).toEqual([
       [{ pool: 'default', status: 'Failed', code: 'connector_error' }, 1],
@@ -179,6 +185,16 @@ describe('runInvocation', () => {
       [{ bot: 'bot-a', integration: 'ack', status: 'Completed' }, 1],
     ]);
     expect(await values('stepsPerInvocation')).toEqual([[{}, 1]]);
+    expect(await values('jobDuration')).toEqual([
+      [{ pool: 'default', status: 'Failed' }, 1],
+      [{ pool: 'default', status: 'Completed' }, 1],
+      [{ pool: 'default', status: 'Waiting' }, 1],
+    ]);
+    // In seconds, and no longer than the three calls took.
+    const seconds = (await deps.metrics.jobDuration.get()).values.filter((v) => (v as { metricName?: string }).metricName?.endsWith('_sum'));
+    for (const { value } of seconds) expect(value).toBeLessThanOrEqual(took / 1000);
+    // A failure is logged with its code and title; a success is only counted.
+    expect(lines.filter((line) => line.msg === 'invocation finished')).toEqual([expect.objectContaining({ level: 30, status: 'Failed', code: 'connector_error', title: 'Refused' })]);
     expect(await values('jobsInFlight')).toEqual([[{ pool: 'default' }, 0]]);
   });
 });
