@@ -97,6 +97,7 @@ describe('a plainly acceptable JSON body, found without parsing', () => {
     ['{"constructor":[{"prototype":1}]}'],
     ['{"a":{"constructor":"x"},"prototype":1}'],
     ['{"__proto":1,"proto__":2,"constructor":{"prototypes":1}}'],
+    ['{"a":{"prototype":1}}'],
   ])('accepts keys that only look like those: %s', (text) => {
     expect(isPlainJson(text, 64)).toBe(true);
     expect(accepted(text)).toBe(true);
@@ -110,9 +111,15 @@ describe('a plainly acceptable JSON body, found without parsing', () => {
     expect(accepted(text)).toBe(false);
   });
 
-  it.each([['"\ud800"'], ['"\\ud800"'], ['"\u2028 and 😀"'], ['-0'], ['1E+400'], ['[[],{},"",0,true,false,null]'], [' \t\r\n{ "a" : [ 1 , 2 ] } \n']])('accepts what the parser accepts: %j', (text) => {
+  it.each([['"\ud800"'], ['"\\ud800"'], ['"tab\\tand line\\n, \\u00AF\\u0aFf"'], ['"\u2028 and 😀"'], ['-0'], ['1E+400'], ['[[],{},"",0,true,false,null]'], [' \t\r\n{ "a" : [ 1 , 2 ] } \n']])('accepts what the parser accepts: %j', (text) => {
     expect(isPlainJson(text, 64)).toBe(true);
     expect(accepted(text)).toBe(true);
+  });
+
+  it('finds a key that reaches a prototype at the deepest level allowed', () => {
+    expect(isPlainJson('{"constructor":{"prototype":1}}', 2)).toBe(false);
+    expect(isPlainJson('[[{"constructor":{"prototype":1}}]]', 4)).toBe(false);
+    expect(isPlainJson('[[{"constructor":{"prototypes":1}}]]', 4)).toBe(true);
   });
 
   it('reads a megabyte of [ in one pass, and stops at the limit', () => {
