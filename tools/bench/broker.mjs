@@ -30,13 +30,13 @@ export function brokerPid() {
   return null;
 }
 
-/** One connection to read how many messages are ready in a queue, often, and to purge it. */
-export async function watchQueue(url, queue) {
+/** One connection to read how many messages are ready in some queues together, often, and to purge them. */
+export async function watchQueue(url, queues) {
   const connection = await amqplib.connect(url);
   const channel = await connection.createChannel();
   return {
-    depth: async () => (await channel.checkQueue(queue)).messageCount,
-    purge: () => channel.purgeQueue(queue),
+    depth: async () => (await Promise.all(queues.map((queue) => channel.checkQueue(queue)))).reduce((sum, queue) => sum + queue.messageCount, 0),
+    purge: () => Promise.all(queues.map((queue) => channel.purgeQueue(queue))),
     close: () => connection.close().catch(() => {}),
   };
 }

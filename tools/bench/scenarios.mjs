@@ -339,7 +339,8 @@ export function executorCores() {
 export async function distributedScenario(broker, pinning) {
   const prefix = `gi-bench-${randomBytes(4).toString('hex')}`;
   topologies.push(prefix);
-  const queue = `${prefix}.jobs.default`;
+  // A bot's jobs past its first 16 in flight wait in the pool's backlog lane (libs/bus-amqp amqp-topology.ts).
+  const queues = [`${prefix}.jobs.default`, `${prefix}.jobs.default:backlog`];
   const env = {
     DATA_DIR: newDataDir(),
     AMQP_URL,
@@ -349,10 +350,17 @@ export async function distributedScenario(broker, pinning) {
     SANDBOX_WORKERS: '1',
     // A backlog waits in the queue on purpose; the sweeper must not republish it meanwhile.
     REPUBLISH_AFTER_SECONDS: '3600',
+    // The forwarding row's downstream API listens on loopback.
+    CONNECTOR_TRUSTED_ADDRESSES: '127.0.0.1',
+    // The backlog passes the default in-flight quota (10,000) within seconds: the accept row would count 429s,
+    // and the drains would time a backlog of 10,000.
+    BOT_MAX_IN_FLIGHT: '1000000',
   };
+  const api = await startNode([join(ROOT, 'tools/bench/mock-api.mjs')], { PATH: process.env.PATH });
   const control = await startService('control', [], env);
   const gateway = await startService('gateway', [], env);
   const token = await setUp(control.url);
+  await admin(control.url, 'PUT', '/bots/bench/integrations/forward', { entityName: 'Order', code: forwarding(api.url), allowedHosts: ['127.0.0.1'] });
   const front = [gateway, control];
   const asyncUrl = webhook(gateway.url, 'ack', true);
   const startExecutor = (cpus) => startService('executor', ['--pools', 'default'], env, { cpus });
@@ -364,7 +372,7 @@ export async function distributedScenario(broker, pinning) {
   const accept = await loadRun(asyncUrl, { connections: 50, token }, front, broker);
   httpRow('distributed-accept', 'distributed async accept (202/s), c=50, no executor running', 'c=50', accept, front);
 
-  const queued = await watchQueue(AMQP_URL, queue);
+  const queued = await watchQueue(AMQP_URL, queues);
   try {
     const drain = async (executors, id) => {
       const name = `distributed async completions/s, ${label(executors.length)}, while draining the backlog`;
@@ -384,10 +392,18 @@ export async function distributedScenario(broker, pinning) {
     const syncUrl = webhook(gateway.url, 'ack');
     await stop(executors[1]);
     await measureHttp('distributed-sync-1', `distributed sync, ${label(1)}, c=50`, syncUrl, { connections: 50, token, services: [...front, executors[0]], broker });
+    await measureHttp('distributed-sync-fetch-1', `distributed sync, ${label(1)}, connector forwarding with fetch to a downstream API on loopback, c=50`, webhook(gateway.url, 'forward'), {
+      connections: 50,
+      token,
+      services: [...front, executors[0]],
+      broker,
+      against: 'fetch',
+    });
     const again = await startExecutor(pinning.second);
     await measureHttp('distributed-sync-2', `distributed sync, ${label(2)}, c=50`, syncUrl, { connections: 50, token, services: [...front, executors[0], again], broker });
   } finally {
     await queued.close();
+    await stop(api);
     if (rows.some((r) => r.id.startsWith('distributed-drain-'))) notes.push(drainNote());
   }
 }
