@@ -8,9 +8,9 @@
  * - e2e: the built service as real processes over HTTP (`npm run build` first).
  * Beside them: security (`*.security.ts`: the attack surface, in-process or against the built service;
  * docs/security.md), browser (the web console in headless Chromium), and faults, which restart the
- * shared RabbitMQ broker. `npm test` runs small, e2e, security and browser on three workers (they mostly
- * wait on the processes they start), then medium on one (the sandbox's tests hold time bounds that a
- * shared CPU breaks), then faults alone.
+ * shared RabbitMQ broker, with the timing comparisons of the built services (`*.timing.ts`). `npm test`
+ * runs small, e2e, security and browser on three workers (they mostly wait on the processes they start),
+ * then medium on one (the sandbox's tests hold time bounds that a shared CPU breaks), then faults alone.
  */
 const { pathsToModuleNameMapper } = require('./tools/jest-paths');
 /**
@@ -56,6 +56,7 @@ module.exports = {
     { ...common, ...setup, displayName: 'e2e', testMatch: ['<rootDir>/apps/e2e/**/*.e2e.ts'] },
     { ...common, ...setup, displayName: 'security', testMatch: ['<rootDir>/{apps,libs}/**/*.security.ts'] },
     { ...common, ...setup, displayName: 'browser', testMatch: ['<rootDir>/apps/e2e/**/*.browser.ts'] },
-    { ...common, ...setup, displayName: 'faults', testMatch: ['<rootDir>/apps/e2e/**/*.fault.ts'] },
+    // Timing comparisons (`*.timing.ts`) run here too, alone: beside other test files their latencies measure the load.
+    { ...common, ...setup, displayName: 'faults', testMatch: ['<rootDir>/apps/e2e/**/*.fault.ts', '<rootDir>/apps/e2e/**/*.timing.ts'] },
   ],
 };
