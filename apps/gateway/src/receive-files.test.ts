@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { GiError } from '@gi/domain';
 import type { FileOwner, FileStore, StoredFile } from '@gi/domain';
+import { eventually } from '@gi/testing';
 import { receiveFiles } from './receive-files';
 import type { ReceivedRequest, UploadLimits, Uploads } from './receive-files';
 import { diskLow } from './storage-guard';
@@ -251,7 +252,8 @@ describe('receiveFiles', () => {
       const socket = connect(server.port, '127.0.0.1');
       const start = `--${boundary}\r\nContent-Disposition: form-data; name="doc"; filename="doc.txt"\r\n\r\nhello`;
       socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 10000\r\n\r\n${start}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Cut off once the file's write has begun: there is something to remove.
+      await eventually(() => files.writes === 1);
       socket.destroy();
       expect(refusalOf(await server.outcome)).toEqual(['bad_request', 'The upload was aborted before its end; nothing was stored.']);
       expect(files.deletedAll).toEqual([{ botId: 'bot-a', id: 'inv-1' }]);
