@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { LocalJobBus } from '@gi/bus-local';
 import { DEFAULT_CONNECTOR_LIMITS, DEFAULT_JOURNAL_LIMITS } from '@gi/domain';
-import type { ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, Store } from '@gi/domain';
+import type { ConnectorRunRequest, ConnectorRunResult, Store } from '@gi/domain';
 import type { CompletionEvent, JobMessage } from '@gi/contracts';
 import { IntegrationVersions } from './integration-versions';
 import { runInvocation } from './run-invocation';
@@ -10,6 +10,7 @@ import type { ExecutorDeps } from './executor-deps';
 import { createMetrics } from '@gi/observability';
 import { createSqliteStore } from '@gi/store-sqlite';
 import { newInvocation, TEST_DURABLE_SETTINGS, ManualClock } from '@gi/testing';
+import { PlayedRuntime } from './played-runtime.fixture';
 
 /**
  * The executor's side of durable runs, on the SQLite store: the journal handed to a run and written under
@@ -17,19 +18,6 @@ import { newInvocation, TEST_DURABLE_SETTINGS, ManualClock } from '@gi/testing';
  * against the wall-time limit, the lifetime limit, and progress against giving up. The connector runtime
  * is the edge: a stand-in that plays the run's part through the DurableRun it is given.
  */
-type Play = (request: ConnectorRunRequest) => Promise<ConnectorRunResult>;
-class PlayedRuntime implements ConnectorRuntime {
-  readonly runs: ConnectorRunRequest[] = [];
-  play: Play = async () => ({ kind: 'ok', responseBody: { ok: true }, logs: [], durationMs: 1 });
-  compile() {
-    return { ok: true as const };
-  }
-  async run(request: ConnectorRunRequest) {
-    this.runs.push(request);
-    return this.play(request);
-  }
-  async close() {}
-}
 
 /** Goes on until the run is stopped (its lease found lost at a heartbeat), as a run whose executor hangs. */
 const untilStopped = async (request: ConnectorRunRequest): Promise<ConnectorRunResult> => {

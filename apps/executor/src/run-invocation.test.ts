@@ -1,36 +1,25 @@
 import { SecretUnreadable } from '@gi/auth';
 import { DEFAULT_CONNECTOR_LIMITS } from '@gi/domain';
-import type { ConnectorRunRequest, ConnectorRunResult, ConnectorRuntime, FileStore } from '@gi/domain';
+import type { FileStore } from '@gi/domain';
 import { createLogger, createMetrics } from '@gi/observability';
 import { createFakeStore, ManualClock, newInvocation, TEST_DURABLE_SETTINGS } from '@gi/testing';
 import type { JobBus } from '@gi/contracts';
 import type { ExecutorDeps } from './executor-deps';
 import { IntegrationVersions } from './integration-versions';
 import { runInvocation } from './run-invocation';
+import { PlayedRuntime } from './played-runtime.fixture';
 
 /**
  * What a run is given and what is recorded of it, on the fake store and a bus that drops what it is sent: the parts the medium
  * tests (SQLite) leave out, the secrets, files, progress, limits and metrics. The connector runtime is scripted.
  */
-class ScriptedRuntime implements ConnectorRuntime {
-  readonly runs: ConnectorRunRequest[] = [];
-  play: (request: ConnectorRunRequest) => Promise<ConnectorRunResult> = async () => ({ kind: 'ok', responseBody: { ok: true }, logs: [], durationMs: 1 });
-  compile() {
-    return { ok: true as const };
-  }
-  async run(request: ConnectorRunRequest) {
-    this.runs.push(request);
-    return this.play(request);
-  }
-  async close() {}
-}
 
 async function world(overrides: Partial<ExecutorDeps> = {}) {
   const clock = new ManualClock(1_700_000_000_000);
   const store = createFakeStore(clock);
   // What a run sends on the bus is the medium tests' subject; here it is taken and dropped.
   const bus = { publish: jest.fn(async () => {}), reply: jest.fn(async () => {}), publishCompletion: jest.fn(async () => {}) } as unknown as JobBus;
-  const runtime = new ScriptedRuntime();
+  const runtime = new PlayedRuntime();
   const lines: Array<Record<string, unknown>> = [];
   const logger = createLogger('info', 'executor', { destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
   const metrics = createMetrics({ integrationLabels: { enabled: true, limit: 10 } });
